@@ -21,6 +21,7 @@ from turnfold import AssistantText, SystemNotice, ToolCall, UserMessage
 from turnfold.caches import CACHE_ENV
 from turnfold.model import AbortMarker, AssistantError, PendingAction, Thinking, Transcript
 from turnfold.session import session_facts
+from turnfold.tools import tool_category
 from turnfold.usage import transcript_tokens
 
 CLINE = Path(__file__).parents[1] / "fixtures" / "cline"
@@ -61,12 +62,15 @@ def test_edits_reasoning_and_a_failed_edit_as_the_panel_showed_them() -> None:
         "TF-REASON-2: now the notes.",
     ]
     calls = transcript.tool_calls()
+    # The panel shows the calls as its kinds (say: tool, "newFileCreated",
+    # "editedExistingFile"): each is the tool the model called, as the result's header names it.
     assert [(c.name, c.status, c.description) for c in calls] == [
-        ("newFileCreated", "success", "hello.py"),
-        ("editedExistingFile", "success", "notes.txt"),
+        ("write_to_file", "success", "hello.py"),
+        ("replace_in_file", "success", "notes.txt"),
         # say: diff_error (written partial): the edit whose SEARCH block matched nothing.
         ("replace_in_file", "error", "notes.txt"),
     ]
+    assert [tool_category(c.name) for c in calls] == ["write", "edit", "edit"]
     new, edit, failed = calls
     assert new.args["content"] == 'def hello():\n    return "TF-HELLO"'
     assert edit.args["content"] == (
@@ -177,6 +181,18 @@ def test_the_answer_the_history_never_saved_is_the_panel_s_with_its_request_s_us
     ]
 
 
+def test_the_task_starts_when_the_panel_said_it_as_the_json_output_does() -> None:
+    """The history stamps its first message when the first request is built (10:35:08.548),
+    a second after the user gave the task (``say: task``, 10:35:07.516): the session starts
+    then, in the folder as in the CLI's --json output of the same run."""
+    folder, printed = history("edits"), turnfold.load(JSON / "edits.jsonl")
+    task = folder.entries[0]
+    assert isinstance(task, UserMessage)
+    assert task.timestamp == "2026-12-05T10:35:07.516000+00:00"
+    assert session_facts(folder).started == session_facts(printed).started
+    assert session_facts(folder).duration_s == pytest.approx(9.728)
+
+
 def test_what_only_the_panel_records_is_put_where_it_happened_in_the_history() -> None:
     limit = said(history("mistake-limit"))
     assert [kind for kind, _ in limit] == [
@@ -217,7 +233,7 @@ def test_a_question_the_user_answered_and_an_edit_never_approved() -> None:
     ]
     # ask: tool waited for approval until the CLI timed out; the resumed task never ran it.
     (call,) = transcript.tool_calls()
-    assert (call.name, call.status) == ("newFileCreated", "cancelled")
+    assert (call.name, call.status) == ("write_to_file", "cancelled")
     assert call.args["path"] == "hello.py"
     assert call.result is None
     assert [n[1] for n in notices(transcript)] == ["task_resumption", "task_resumption"]
@@ -231,13 +247,14 @@ def test_an_edit_still_waiting_for_approval_is_confirming() -> None:
     history messages, unedited): as the folder stood while the edit waited for approval."""
     transcript = turnfold.load(WAITING / "ui_messages.json")
     (call,) = transcript.tool_calls()
-    assert (call.name, call.status) == ("newFileCreated", "confirming")
+    # No request followed it to name the tool: the panel's kind says it (a new file).
+    assert (call.name, call.status) == ("write_to_file", "confirming")
     assert call.args["path"] == "hello.py"
     assert call.result is None
     pending = transcript.entries[-1]
     assert isinstance(pending, PendingAction)
     assert (pending.action, pending.text, pending.call_id) == (
-        "permission", "Approve newFileCreated?", call.call_id,
+        "permission", "Approve write_to_file?", call.call_id,
     )  # fmt: skip
 
 
@@ -387,8 +404,8 @@ def test_the_json_output_is_the_panel_s_messages_with_no_usage_and_the_failed_ed
     calls = transcript.tool_calls()
     # The failed edit's diff_error is partial, never printed: the next request's result is it.
     assert [(c.name, c.status, c.description) for c in calls] == [
-        ("newFileCreated", "success", "hello.py"),
-        ("editedExistingFile", "success", "notes.txt"),
+        ("write_to_file", "success", "hello.py"),
+        ("replace_in_file", "success", "notes.txt"),
         ("replace_in_file", "error", "notes.txt"),
     ]
     assert calls[2].result is not None

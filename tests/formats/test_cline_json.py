@@ -12,6 +12,7 @@ import pytest
 
 import turnfold
 from turnfold import AssistantText, Thinking, ToolCall
+from turnfold.session import session_facts
 from turnfold.usage import counts_of
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "cline" / "cline-cli-3.0.65_json"
@@ -162,3 +163,19 @@ def test_a_denied_call_an_error_and_an_aborted_run() -> None:
     assert transcript.entries[2].message == "TF-BOOM"  # type: ignore[attr-defined]
     assert transcript.metadata["outcome"] == "cancelled"
     assert isinstance(transcript.entries[0], ToolCall)
+
+
+def test_the_session_spans_the_run_not_only_its_entries() -> None:
+    # The `trouble` run: its first request was retried for two seconds before the model's first
+    # text; the run's span is its first line (the lead's agent_start) to its run_result, as
+    # the run_result's own durationMs (2291) says, not the 80 ms between its entries.
+    facts = session_facts(turnfold.load(FIXTURES / "trouble.jsonl"))
+    assert facts.started is not None
+    assert facts.ended is not None
+    assert facts.started.isoformat() == "2026-12-05T18:45:25.174000+00:00"
+    assert facts.ended.isoformat() == "2026-12-05T18:45:27.473000+00:00"
+    assert facts.duration_s == pytest.approx(2.299)
+    # A stream cut off before its run_result still starts at its first line.
+    facts = session_facts(turnfold.load(INTERRUPT))
+    assert facts.started is not None
+    assert facts.started.isoformat() == "2026-12-05T10:13:44.228000+00:00"

@@ -160,6 +160,17 @@ def test_H6_the_envelope_and_the_manifest_beside_it_are_the_session_s_facts() ->
     assert (metadata["started_at"], metadata["ended_at"]) == (
         "2026-07-16T11:06:39.412Z", "2026-07-16T11:08:27.612Z",
     )  # fmt: skip
+    assert "outcome" not in metadata  # completed
+
+
+def test_H6_a_session_the_manifest_says_failed_is_an_error() -> None:
+    # The real cline 3.0.65 ended this run on an API error (exit code 1): its manifest's status
+    # is "failed", the outcome the CLI's --json output gives the same run (finishReason error).
+    folder = FOLDER.parent / "cline-cli-3.0.65_api-error" / "1796495860052_aovfe"
+    transcript = turnfold.load(folder / "1796495860052_aovfe.messages.json")
+    assert transcript.metadata["status"] == "failed"
+    assert transcript.metadata["outcome"] == "error"
+    assert session_facts(transcript).outcome == "error"
 
 
 def test_H5_a_spawn_agent_call_holds_the_sub_agent_whose_prompt_was_its_task() -> None:

@@ -132,16 +132,18 @@ def test_the_subagent_is_nested_in_its_agent_call() -> None:
     assert [x.split(":")[0] for x in texts] == ["TF-SUB-DONE"]
 
 
-def test_the_interrupted_command_is_the_failure_the_cli_recorded_in_a_stopped_turn() -> None:
+def test_the_interrupted_command_is_cancelled_in_a_stopped_turn() -> None:
     """A SIGINT kills the command (exit code -2) and ends the turn: the CLI records a failed
     result and, for a cancel, no StepInterrupted, only the turn's end; its context never got the
     step (calls are appended with their results), which the wire keeps. The model never saw the
-    result: the turn was stopped, not completed."""
+    result: the turn was stopped, not completed, and the command was the user's to stop, not a
+    failure (the harness's truth.txt: "cancelled"), its output and exit code kept."""
     t = turnfold.load(INTERRUPT)
     assert not t.warnings
     (call,) = t.tool_calls()
     assert call.args["command"] == "echo TF-SLOW-START; sleep 45"
-    assert call.status == "error"
+    assert [i["outcome"] for i in truth("interrupt")["issued"]] == ["cancelled"]
+    assert call.status == "cancelled"
     assert call.result is not None
     assert call.result.text == "TF-SLOW-START\nCommand failed with exit code: -2."
     assert call.meta["note"] == "Command failed with exit code: -2."
@@ -177,6 +179,33 @@ def test_a_turn_ended_after_its_calls_is_stopped_and_its_running_calls_cancelled
     assert kinds == ["UserMessage", "AssistantText", "UserMessage", "ToolCall", "AbortMarker"]
     (call,) = t.tool_calls()
     assert call.status == "cancelled"
+
+
+def test_a_command_that_failed_on_its_own_before_a_stop_stays_failed(tmp_path: Path) -> None:
+    """Only the command Ctrl-C killed (exit code -2) is the stop's: one that exited 3 before
+    the user stopped the turn failed."""
+    wire = tmp_path / "wire.jsonl"
+    result = {
+        "is_error": True,
+        "output": "TF-OUT\n",
+        "message": "Command failed with exit code: 3.",
+    }
+    events = [
+        ("TurnBegin", {"user_input": "TF-ONE"}),
+        ("StepBegin", {"n": 1}),
+        ("ToolCall", {"type": "function", "id": "c1",
+                      "function": {"name": "Shell", "arguments": '{"command": "exit 3"}'}}),
+        ("ToolResult", {"tool_call_id": "c1", "return_value": result}),
+        ("TurnEnd", {}),
+    ]  # fmt: skip
+    lines = [json.dumps({"type": "metadata", "protocol_version": "1.10"})]
+    lines += [json.dumps({"timestamp": 1796480472.5 + n, "message": {"type": kind,
+              "payload": payload}}) for n, (kind, payload) in enumerate(events)]  # fmt: skip
+    wire.write_text("\n".join(lines) + "\n")
+    t = turnfold.load(wire, format="kimi-cli")
+    (call,) = t.tool_calls()
+    assert call.status == "error"
+    assert isinstance(t.entries[-1], AbortMarker)
 
 
 def test_a_context_without_its_wire_is_read_from_its_messages(tmp_path: Path) -> None:

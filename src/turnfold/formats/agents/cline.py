@@ -90,17 +90,31 @@ entry's ``meta["cached_tokens"]`` keeps the number.
 
 A lone ``ui_messages.json`` (no history beside it: a user copied just that file) is read as
 what the chat panel showed, with one warning that says so (:func:`read_panel`): ``say: task``
-and ``user_feedback`` are the user's words, ``text`` and ``completion_result`` the assistant's
+and ``user_feedback`` are the user's words (Roo Code and Kilo Code say the task as the panel's
+first ``text``), ``text`` and ``completion_result`` the assistant's
 (the latter its answer), ``reasoning`` thinking, ``error`` an error; ``say``/``ask`` ``command``
 is an ``execute_command`` call whose output is the ``command_output`` after it; ``say``/``ask``
-``tool`` a call of the tool its JSON names (``readFile``, ``newFileCreated``,
-``editedExistingFile``…; its other fields the arguments: an edit's ``content`` is its
-SEARCH/REPLACE diff, a new file's its text); ``say: diff_error`` an edit whose diff did not
+``tool`` a call of the tool its JSON names, by the name the model called it (the panel's
+``readFile`` is ``read_file``, ``newFileCreated`` ``write_to_file``: :data:`_PANEL_TOOLS`, and
+the header of its result, when a request sends one back, names it; its other fields the
+arguments: an edit's ``content`` is its SEARCH/REPLACE diff, a new file's its text);
+``say: diff_error`` an edit whose diff did not
 apply (a ``replace_in_file`` call of the file it names: Cline shows no ``tool`` message for it);
 ``say``/``ask`` ``use_mcp_server`` a call of its ``type`` (``use_mcp_tool``,
-``access_mcp_resource``; ``serverName``, ``toolName``, ``arguments``, ``uri`` its arguments);
+``access_mcp_resource``; ``serverName``, ``toolName``, ``arguments``, ``uri`` its arguments),
+whose result is the ``mcp_server_response`` after it; ``browser_action_launch`` (its URL) and
+``browser_action`` (``{action, coordinate, text}``) a ``browser_action`` call, whose result is
+the ``browser_action_result`` after it (the page's URL, console logs and screenshot);
 ``ask: followup`` the question (``{question, options}``; the option the user picked,
-``selected``, their answer). A request that failed is an ``error_retry`` warning per retry
+``selected``, their answer), ``ask: plan_mode_respond`` plan mode's answer the same way
+(``{response, options, selected}``); Roo Code's ``subtask_result`` (the sub-task's answer) the
+result of its ``new_task`` call, and ``condense_context`` and ``sliding_window_truncation`` a
+:class:`CompactionBoundary`; ``use_subagents``, ``load_mcp_documentation`` and the asks
+``new_task``, ``condense``, ``summarize_task``, ``report_bug`` calls of those tools
+(:data:`_PANEL_CALLS`); a hook's status and output, the conditional rules applied info notices;
+a path an ignore file kept from a tool, the terminal's missing shell integration, a command not
+permitted and Roo Code's delayed retry warnings (:data:`_PANEL_WARNINGS`). A
+request that failed is an ``error_retry`` warning per retry
 and ``ask: api_req_failed`` an :class:`AssistantError` (its JSON's ``message``);
 ``ask: mistake_limit_reached`` (too many replies without a tool) a warning, ``say: info`` (yolo
 mode answering a question itself) an info notice. Each ``api_req_started``
@@ -186,11 +200,13 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
+from turnfold.formats.openai_responses import data_url_image
 from turnfold.formats.source import Source, read_file
 from turnfold.model import (
     AbortMarker,
     AssistantError,
     AssistantText,
+    CompactionBoundary,
     Entry,
     SystemNotice,
     Thinking,
@@ -214,7 +230,8 @@ RECORDS = Records(
         # A lone ui_messages.json: what the chat panel showed (read_panel).
         "say/task": "the task (UserMessage)",
         "say/user_feedback": "the user's words (UserMessage)",
-        "say/text": "assistant text",
+        "say/text": "assistant text; Roo Code's and Kilo Code's task when it is the panel's "
+        "first message",
         "say/reasoning": "thinking",
         "say/completion_result": "the assistant's answer",
         "say/error": "an error",
@@ -228,6 +245,38 @@ RECORDS = Records(
         "say/use_mcp_server": "an MCP call (use_mcp_tool, access_mcp_resource)",
         "ask/use_mcp_server": "an MCP call; the panel's last message: it waits for approval",
         "ask/followup": "the assistant's question",
+        "ask/plan_mode_respond": "plan mode's answer (assistant text); the option the user "
+        "picked their words",
+        "ask/act_mode_respond": "an answer (assistant text)",
+        "say/mcp_server_response": "what the MCP call before it returned (its result)",
+        "say/mcp_notification": "an MCP server's notification (an info notice)",
+        "say/browser_action_launch": "a browser_action call launching its URL",
+        "ask/browser_action_launch": "a browser_action call launching its URL; the panel's "
+        "last message: it waits for approval",
+        "say/browser_action": "a browser_action call (its JSON the arguments)",
+        "say/browser_action_result": "what the browser action before it saw (its result: "
+        "the URL, console logs, screenshot)",
+        "say/subtask_result": "Roo Code: the sub-task's answer, the new_task call's result",
+        "say/condense_context": "Roo Code: the context condensed (a compaction boundary)",
+        "say/sliding_window_truncation": "Roo Code: the oldest messages dropped (a compaction "
+        "boundary)",
+        "say/clineignore_error": "a warning: .clineignore kept a tool from the path",
+        "say/rooignore_error": "a warning: .rooignore kept a tool from the path",
+        "say/shell_integration_warning": "a warning: the terminal's shell integration is off",
+        "say/api_req_retry_delayed": "Roo Code: a warning: a failed request, retried after a delay",
+        "say/condense_context_error": "Roo Code: condensing failed (a warning)",
+        "say/user_feedback_diff": "the user's change to a proposed edit (a notice)",
+        "ask/new_task": "a new_task call (its text the context)",
+        "ask/condense": "a condense call (its text the context)",
+        "ask/summarize_task": "a summarize_task call",
+        "ask/report_bug": "a report_bug call (its JSON the arguments)",
+        "say/use_subagents": "a use_subagents call ({prompts})",
+        "ask/use_subagents": "a use_subagents call ({prompts}), asked of the user",
+        "say/load_mcp_documentation": "a load_mcp_documentation call",
+        "say/hook_status": "a hook runs (an info notice)",
+        "say/hook_output_stream": "a hook's output (an info notice)",
+        "say/conditional_rules_applied": "the rules applied (an info notice)",
+        "say/command_permission_denied": "a warning: the command is not permitted",
         "say/diff_error": "a replace_in_file edit whose diff did not apply (a call)",
         "say/info": "an info notice (yolo mode answering a question itself)",
         "say/error_retry": "a warning: a failed request, retried",
@@ -250,6 +299,9 @@ RECORDS = Records(
         "holds it",
         "say/task_progress": "the focus chain's checklist as the panel showed it",
         "say/api_req_retried": "the panel's mark of a retried request: error_retry says it",
+        "say/mcp_server_request_started": "the panel's mark of an MCP request: its "
+        "use_mcp_server and mcp_server_response hold it",
+        "say/checkpoint_saved": "Roo Code's checkpoint marker",
     },
 )
 
@@ -287,7 +339,9 @@ _GREEDY = ("content", "diff")
 
 _TAG = re.compile(r"<([a-z_]+)>")
 _PATH = re.compile(r"<path>(.*?)</path>", re.DOTALL)
-_HEADER = re.compile(r"\[([a-z_]+)(?: for .*?|: [^\]]*)?\] Result:", re.DOTALL)
+#: ``[read_file for 'a.ts'] Result:``; Roo Code's also ``[new_task in Code mode: '…']`` and
+#: ``[switch_mode to 'code' because: …]`` (``presentAssistantMessage``'s ``toolDescription``).
+_HEADER = re.compile(r"\[([a-z_]+)(?: (?:for|in|to) .*?|: [^\]]*)?\] Result:", re.DOTALL)
 #: Headers that do not name their tool (``SubagentToolHandler.getDescription``: ``[subagents]``,
 #: ``[subagent: <name>]``).
 _HEADER_TOOLS = {"subagents": "use_subagents", "subagent": "use_subagents"}
@@ -1006,8 +1060,10 @@ def read(source: Source) -> Transcript:
         if line - 1 in dropped and (call := _waiting_call(message, added)) is not None:
             transcript.update(call, status="cancelled")
         stamp = ms_to_iso(message.get("ts")) if isinstance(message, Mapping) else None
-        if line == 1 and stamp is None:
-            stamp = _task_time(ui)
+        if line == 1:
+            # The task was given when the panel said it (``say: task``), a second or more
+            # before the history stamps its first message (when the first request is built).
+            stamp = _task_time(ui) or stamp
         if isinstance(message, Mapping) and message.get("role") == "assistant":
             own_provider = _model_info(message, "providerId")
             model = _model_info(message, "modelId") or model
@@ -1226,8 +1282,47 @@ def _cli_line(value: Any) -> str | None:
 
 
 _PANEL_IGNORED = frozenset(RECORDS.ignored)
+#: The panel's warnings, each with what it says before its text: the ignore file kept a tool
+#: from a path (its text; the call's result says so too), the terminal's shell integration is
+#: off, Roo Code waits before retrying a failed request.
+_PANEL_WARNINGS = {
+    "say/clineignore_error": "blocked by .clineignore",
+    "say/rooignore_error": "blocked by .rooignore",
+    "say/shell_integration_warning": "shell integration unavailable",
+    "say/api_req_retry_delayed": "request failed, retrying",
+    "say/command_permission_denied": "command not permitted",
+}
+#: The calls the panel shows as kinds of their own (their handlers' ``ask``/``say``): the tool
+#: called.
+_PANEL_CALLS = {
+    "ask/new_task": "new_task", "ask/condense": "condense", "ask/summarize_task": "summarize_task",
+    "ask/report_bug": "report_bug", "say/use_subagents": "use_subagents",
+    "ask/use_subagents": "use_subagents", "say/load_mcp_documentation": "load_mcp_documentation",
+}  # fmt: skip
+#: Plan mode's answer, asked of the user (Act Mode Respond says ``text``).
+_RESPONDS = ("ask/plan_mode_respond", "ask/act_mode_respond")
+#: The images an MCP tool returned, appended to the panel's text (``\n\ndata:image/…``).
+_MCP_IMAGE = re.compile(r"\n\n(data:image/[\w.+-]+;base64,[A-Za-z0-9+/=]+)")
+#: What a browser action's result holds besides its screenshot, as its result's lines.
+_BROWSER_SEEN = (("currentUrl", "URL"), ("logs", "console logs"))
 _RESUMES = ("ask/resume_task", "ask/resume_completed_task")
 _MCP_KINDS = ("say/use_mcp_server", "ask/use_mcp_server")
+#: The panel's names of the tools whose calls it shows as ``say``/``ask`` ``tool``
+#: (``ClineSayTool.tool``: Cline's ``src/shared/ExtensionMessage.ts``, Roo Code's and Kilo
+#: Code's ``packages/types/src/vscode-extension-host.ts``) that are not the tool's name in
+#: camelCase (``readFile``: ``read_file``): the name the model called it by. ``write_to_file``
+#: and ``replace_in_file`` both show an existing file as ``editedExistingFile`` (Cline's
+#: ``WriteToFileToolHandler``; Roo Code's is ``write_to_file``'s only): an edit whose content is
+#: a SEARCH/REPLACE diff is ``replace_in_file`` (:func:`_panel_tool`). The header of the result
+#: the next request sends names the tool itself, and wins (:func:`_settle`).
+_PANEL_TOOLS = {
+    "newFileCreated": "write_to_file", "editedExistingFile": "write_to_file",
+    "appliedDiff": "apply_diff", "listFilesTopLevel": "list_files",
+    "listFilesRecursive": "list_files", "imageGenerated": "generate_image",
+    "fileDeleted": "apply_patch",
+}  # fmt: skip
+_SEARCH_MARKS = ("------- SEARCH", "<<<<<<< SEARCH")
+_CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
 #: Where the results in a request's text end: the blocks Cline adds after them.
 _AFTER_RESULTS = re.compile(
     r"\n\n(?:# task_progress|# TODO LIST UPDATE REQUIRED|<environment_details>)"
@@ -1235,6 +1330,16 @@ _AFTER_RESULTS = re.compile(
 #: Headers whose result is no call's: the question's answer (the panel shows the user's words)
 #: and the replies' (the panel shows the answer and what the user said to it).
 _NO_CALL_HEADERS = NameSet({"ask_followup_question", *_REPLIES, "act_mode_respond"})
+
+
+def _panel_tool(named: str, args: Mapping[str, Any]) -> str:
+    """The tool the panel's ``ClineSayTool.tool`` kind ``named`` shows a call of
+    (:data:`_PANEL_TOOLS`)."""
+    if named == "editedExistingFile":
+        edit = args.get("diff") or args.get("content")
+        if isinstance(edit, str) and edit.lstrip().startswith(_SEARCH_MARKS):
+            return "replace_in_file"
+    return _PANEL_TOOLS.get(named) or _CAMEL.sub(r"_\1", named).lower()
 
 
 def _json_of(text: Any) -> Any:
@@ -1289,6 +1394,7 @@ def read_panel(
     last_call_shown: ToolCall | None = None
     stop: Entry | None = None  # how Cline cut the last request's stream short (its cancelReason)
     errors: set[str] = set()  # the errors the panel showed since the last request
+    said_any = False  # whether a message of the panel was read: the next is not its first
     for line, message in messages:
         kind = _panel_kind(message)
         if kind in _RESPONSE_ENDS and stop is not None:
@@ -1316,6 +1422,7 @@ def read_panel(
             else:
                 source.warn("not a Cline UI message", line)
             continue
+        first, said_any = not said_any, True
         stamp = ms_to_iso(message.get("ts"))
         provider = _model_info(message, "providerId") or provider
         own_model = _model_info(message, "modelId")
@@ -1323,6 +1430,10 @@ def read_panel(
         text = message.get("text") if isinstance(message.get("text"), str) else ""
         entry: Entry | None = None
         if kind in ("say/task", "say/user_feedback"):
+            entry = UserMessage(text=text, timestamp=stamp)
+        elif kind == "say/text" and first and not beside_history:
+            # Roo Code and Kilo Code say the task as the panel's first text (Task.startTask:
+            # ``say("text", task, images)``; the panel shows ``messages[0]`` as the task).
             entry = UserMessage(text=text, timestamp=stamp)
         elif kind in ("say/text", "say/completion_result"):
             entry = AssistantText(text=text, model=own_model, timestamp=stamp) if text else None
@@ -1373,25 +1484,122 @@ def read_panel(
             # An MCP request names its kind in ``type`` (ClineAskUseMcpServer), a tool in ``tool``.
             key = "type" if kind in _MCP_KINDS else "tool"
             named = payload.get(key)
+            args = {k: v for k, v in payload.items() if k != key}
             if kind in _MCP_KINDS:
                 name = named if named in _MCP_REQUESTS else "use_mcp_tool"
             else:
-                name = named if isinstance(named, str) and named else "tool"
-            args = {k: v for k, v in payload.items() if k != key}
+                name = _panel_tool(named, args) if isinstance(named, str) and named else "tool"
             entry = ToolCall(
                 call_id=f"ui-{message.get('ts')}", name=name, args=args,
                 description=describe_args(name, args), timestamp=stamp, started_at=stamp,
             )  # fmt: skip
-        elif kind == "ask/followup":
+        elif kind in ("ask/followup", *_RESPONDS):
+            # A question ({question, options, selected}), or plan mode's answer ({response,
+            # options, selected}: PlanModeRespondHandler), which the user answers in turn.
             question = _json_of(text)
             question = question if isinstance(question, Mapping) else {}
-            said, chosen = question.get("question"), question.get("selected")
+            said = question.get("question" if kind == "ask/followup" else "response")
+            chosen = question.get("selected")
             entry = AssistantText(text=said if isinstance(said, str) else text, timestamp=stamp)
             if isinstance(chosen, str) and chosen:
                 # An option the user picked is written into the question (AskFollowupQuestion
                 # handler), no user_feedback: the pick is the user's answer.
                 response.append(transcript.append(entry))
                 entry = UserMessage(text=chosen, timestamp=stamp)
+        elif kind == "say/mcp_server_response":
+            # What the MCP tool or resource returned (UseMcpToolHandler, AccessMcpResource-
+            # Handler; ``Error:`` first when the tool said it failed): the request after it
+            # sends it back, which settles the call.
+            if last_call is not None and last_call.name in _MCP_REQUESTS:
+                images = [i for i in map(data_url_image, _MCP_IMAGE.findall(text)) if i]
+                shown = _MCP_IMAGE.sub("", text).rstrip()
+                transcript.update(last_call, result=text_result(shown, images=images))
+            elif text:
+                entry = SystemNotice(text=text, subtype="mcp_server_response", timestamp=stamp)
+        elif kind == "say/mcp_notification":
+            entry = SystemNotice(text=text, subtype="mcp_notification", timestamp=stamp)
+        elif kind in ("say/browser_action_launch", "ask/browser_action_launch",
+                      "say/browser_action"):  # fmt: skip
+            # BrowserToolHandler: the launch's URL, or the action's JSON ({action, coordinate,
+            # text}); what it saw is the browser_action_result after it.
+            if kind == "say/browser_action":
+                action = _json_of(text)
+                args = dict(action) if isinstance(action, Mapping) else {"action": text}
+            else:
+                args = {"action": "launch", "url": text}
+            entry = ToolCall(
+                call_id=f"ui-{message.get('ts')}", name="browser_action", args=args,
+                description=describe_args("browser_action", args), timestamp=stamp,
+                started_at=stamp,
+            )  # fmt: skip
+        elif kind == "say/browser_action_result":
+            seen = _json_of(text)  # {screenshot, logs, currentUrl, currentMousePosition}
+            if last_call is not None and last_call.name == "browser_action" and seen:
+                seen = seen if isinstance(seen, Mapping) else {"logs": text}
+                shot = data_url_image(seen.get("screenshot"))
+                lines = [f"{label}: {seen[key]}" for key, label in _BROWSER_SEEN if seen.get(key)]
+                transcript.update(
+                    last_call, result=text_result("\n".join(lines), images=[shot] if shot else None)
+                )
+            elif text and not seen:  # "" is the panel's spinner while the browser starts
+                entry = SystemNotice(text=text, subtype="browser_action_result", timestamp=stamp)
+        elif kind == "say/subtask_result":
+            # Roo Code: the sub-task's answer, which is the new_task call's result
+            # (ClineProvider's reopenParentFromDelegation writes both).
+            if last_call is not None and last_call.name == "new_task":
+                transcript.update(last_call, status="success", result=text_result(text))
+            else:
+                entry = AssistantText(text=text, timestamp=stamp) if text else None
+        elif kind in ("say/condense_context", "say/sliding_window_truncation"):
+            # Roo Code: the context condensed ({summary, prevContextTokens, …}), or its oldest
+            # messages dropped ({messagesRemoved, prevContextTokens, …}).
+            condensed = message.get(
+                "contextCondense" if kind == "say/condense_context" else "contextTruncation"
+            )
+            condensed = condensed if isinstance(condensed, Mapping) else {}
+            summary = condensed.get("summary")
+            entry = CompactionBoundary(
+                summary=summary if isinstance(summary, str) else None,
+                trigger="condense" if kind == "say/condense_context" else "truncation",
+                pre_tokens=as_int(condensed.get("prevContextTokens")), timestamp=stamp,
+            )  # fmt: skip
+        elif kind in _PANEL_CALLS:
+            # A tool the panel shows by its own kind, its JSON (use_subagents' {prompts}) or
+            # its text (new_task's and condense's context) the arguments.
+            named = _PANEL_CALLS[kind]
+            given = _json_of(text)
+            args = dict(given) if isinstance(given, Mapping) else {"context": text} if text else {}
+            entry = ToolCall(
+                call_id=f"ui-{message.get('ts')}", name=named, args=args,
+                description=describe_args(named, args), timestamp=stamp, started_at=stamp,
+            )  # fmt: skip
+        elif kind == "say/hook_status":
+            # A hook runs (hook-executor.ts: {hookName, toolName, status, …}).
+            hook = _json_of(text)
+            hook = hook if isinstance(hook, Mapping) else {}
+            said = " ".join(
+                str(hook[k]) for k in ("hookName", "toolName", "status") if hook.get(k)
+            )  # fmt: skip
+            entry = SystemNotice(text=f"hook {said or text}", subtype="hook", timestamp=stamp)
+        elif kind in ("say/hook_output_stream", "say/conditional_rules_applied"):
+            entry = SystemNotice(text=text, subtype=kind.partition("/")[2], timestamp=stamp)
+        elif kind in _PANEL_WARNINGS:
+            entry = SystemNotice(
+                text=f"{_PANEL_WARNINGS[kind]}: {text}" if text else _PANEL_WARNINGS[kind],
+                level="warning", subtype=kind.partition("/")[2], timestamp=stamp,
+            )  # fmt: skip
+        elif kind == "say/condense_context_error":
+            entry = SystemNotice(
+                text=f"condensing the context failed: {text}", level="warning",
+                subtype="condense_context_error", timestamp=stamp,
+            )  # fmt: skip
+        elif kind == "say/user_feedback_diff":
+            # The user changed the edit Cline proposed before approving it ({tool, path, diff}).
+            changed = _json_of(text)
+            changed = changed if isinstance(changed, Mapping) else {}
+            edited = f"the user edited {changed.get('path') or 'the file'}:"
+            edited += f"\n{changed.get('diff') or text}"
+            entry = SystemNotice(text=edited, subtype="user_feedback_diff", timestamp=stamp)
         elif kind == "say/api_req_started":
             requests += 1
             info = _json_of(text)
@@ -1537,10 +1745,14 @@ def _settle(transcript: Transcript, calls: list[ToolCall], request: str, ts: Any
     paired = len(results) == len(calls)
     for index, call in enumerate(calls):
         if not paired:
-            transcript.update(call, status="unknown")
+            if call.status in UNSETTLED:  # not a call the panel settled (a sub-task's answer)
+                transcript.update(call, status="unknown")
             continue
-        body = results[index][2]
+        name, _, body = results[index]
         changes: dict[str, Any] = {"status": status_of(body)}
+        if name != call.name:  # the tool the model called (_PANEL_TOOLS)
+            changes["name"] = name
+            changes["description"] = describe_args(name, call.args) or call.description
         if call.result is None and body:
             changes["result"] = text_result(body)
         transcript.update(call, **changes)

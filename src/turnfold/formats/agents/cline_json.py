@@ -41,7 +41,9 @@ format): these are the runtime's live events, written by ``apps/cli/src/utils/ev
   the lead's own total, ``aggregateUsage``, ``durationMs``, ``model``), ``run_aborted`` → metadata
   (H-6: ``outcome``, ``usage``, ``cost_usd``, ``duration_ms``, ``model``,
   ``model_provider``; ``aborted`` → ``cancelled``, another reason than ``completed`` →
-  ``error``);
+  ``error``). The run's span is ``metadata["started_at"]``, the first line's ``ts`` (the CLI
+  prints it as the run starts), to ``metadata["ended_at"]``, the ``ts`` of its ``run_result``
+  or ``run_aborted``;
 - ``team_event`` and ``team_restored``: agent teams' progress, left out (the teammates' own
   output is not printed: ``subscribeToAgentEvents`` drops it).
 
@@ -192,6 +194,11 @@ class _Reader:
     def event(self, record: Mapping[str, Any], line: int) -> None:
         kind = record.get("type")
         stamp = checked_timestamp(record.get("ts"))
+        if stamp is not None:
+            # The run's own span: its first line is printed as it starts (before the model's
+            # first answer, which a slow or retried request may hold back for seconds), and
+            # run_result or run_aborted when it ends (_run).
+            self.lead.transcript.metadata.setdefault("started_at", stamp)
         if kind == "agent_event":
             event = record.get("event")
             event = event if isinstance(event, Mapping) else {}
@@ -207,6 +214,8 @@ class _Reader:
             self._hook(record, line)
         elif kind in ("run_start", "run_result", "run_aborted"):
             self._run(kind, record)
+            if kind != "run_start" and stamp is not None:
+                self.lead.transcript.metadata["ended_at"] = stamp
         elif isinstance(kind, str) and kind in _IGNORED:
             self.source.ignored(kind)
             return

@@ -15,7 +15,7 @@ move it) holding (``SessionArtifacts``, ``sdk/packages/core/src/services/session
 - ``<sessionId>.json``, the manifest (``SessionManifestSchema``,
   ``session/models/session-manifest.ts``): ``cwd``, ``status``, ``started_at``, ``ended_at``,
   ``provider``, ``model``, ``metadata.title``. Read beside the messages for the session's
-  facts;
+  facts (a ``status`` of ``failed`` is the outcome ``error``, ``cancelled`` ``cancelled``);
 - ``<sessionId>.compaction.json``: the compacted history the model was last sent, a sidecar
   that is "safe to delete" (``session-manifest-store.ts``): the messages file holds every
   message, so it is not read;
@@ -596,6 +596,11 @@ def manifest_beside(path: Path | None) -> dict[str, Any]:
     return json_object_file(path.with_name(path.name.removesuffix(MESSAGES_SUFFIX) + ".json"))
 
 
+#: The manifest's ``status`` (``SESSION_STATUS_VALUES``, ``sdk/packages/shared/src/session/
+#: records.ts``) of a session that did not complete.
+_OUTCOMES = {"failed": "error", "cancelled": "cancelled"}
+
+
 def _manifest_metadata(manifest: Mapping[str, Any]) -> dict[str, Any]:
     """What the manifest says of the session (``SessionManifestSchema``)."""
     found: dict[str, Any] = {}
@@ -607,6 +612,11 @@ def _manifest_metadata(manifest: Mapping[str, Any]) -> dict[str, Any]:
             found[name] = manifest[key]
     if isinstance(manifest.get("exit_code"), int):
         found["exit_code"] = manifest["exit_code"]
+    # The session's end as H-6's outcome, as the CLI's --json output says it (cline_json):
+    # ``failed`` (an API error ended the run) is an error, ``cancelled`` (aborted) cancelled.
+    status = manifest.get("status")
+    if isinstance(status, str) and status in _OUTCOMES:
+        found["outcome"] = _OUTCOMES[status]
     extra = manifest.get("metadata")
     if isinstance(extra, Mapping):
         for key in ("title", "mode"):

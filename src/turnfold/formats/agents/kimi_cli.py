@@ -30,7 +30,9 @@ compaction, ``/clear`` or a checkpoint revert, while the wire keeps every event.
 - ``StepInterrupted`` → :class:`~turnfold.model.AbortMarker` (running calls ``cancelled``);
   ``TurnEnd`` after a step that made calls, too: the model never saw their results, as when
   Ctrl-C stops a command (``KimiSoul.run`` writes no ``StepInterrupted`` for a cancel, only
-  the ``TurnEnd`` of its ``finally``), the step limit is reached or a call is rejected;
+  the ``TurnEnd`` of its ``finally``), the step limit is reached or a call is rejected. A
+  command of that step the Ctrl-C killed (its SIGINT reaches the command first: "Command failed
+  with exit code: -2.") is ``cancelled`` too, not failed;
   ``CompactionEnd`` → :class:`~turnfold.model.CompactionBoundary`;
   ``ApprovalResponse`` → the call's ``meta["approval"]`` (a rejected call's result is its error).
 
@@ -92,6 +94,9 @@ CONTEXT = "context.jsonl"
 WIRE = "wire.jsonl"
 #: A sub-agent's nesting depth at most.
 _MAX_DEPTH = 8
+#: The Shell tool's message for a command SIGINT killed (``asyncio``'s return code -signal;
+#: ``kimi_cli/tools/shell/__init__.py``).
+_KILLED_BY_SIGINT = "Command failed with exit code: -2."
 #: What ``kimi_cli/soul/message.py`` wraps the CLI's own text in, and marks a failed result with.
 _SYSTEM, _ERROR = "<system>", "<system>ERROR: "
 #: The working folder in the CLI's system prompt (``kimi_cli/agents/default/system.md``: "The
@@ -245,11 +250,20 @@ class _Reader:
         self.transcript.update(call, status=status, ended_at=stamp, meta=meta,
                                result=text_result(text))  # fmt: skip
 
-    def _abort(self, reason: str | None, stamp: str | None) -> None:
+    def _abort(self, reason: str | None, stamp: str | None, calls: list[ToolCall]) -> None:
+        """The turn stopped: its running calls are ``cancelled``, and so is a command of the
+        stopped step that Ctrl-C killed first (the terminal's SIGINT reaches the command's
+        process group before the soul's cancel, so the Shell tool returns its exit code -2,
+        "Command failed with exit code: -2.", and the turn ends): the user stopped it, it
+        did not fail."""
         for call in self.open.values():
             if call.status in ("unknown", "pending", "executing"):
                 self.transcript.update(call, status="cancelled")
         self.open.clear()
+        for call in calls:
+            said = call.result.text if call.result is not None else None
+            if call.status == "error" and said and said.endswith(_KILLED_BY_SIGINT):
+                self.transcript.update(call, status="cancelled")
         self.transcript.append(AbortMarker(reason=reason, timestamp=stamp))
 
     def finish(self) -> Transcript:
@@ -339,15 +353,16 @@ class _Reader:
         # A turn the model finished ends on a step without calls (its answer). One that ends on
         # a step with calls was stopped before the model saw their results: a cancel writes no
         # StepInterrupted, only this TurnEnd (KimiSoul.run's ``finally``).
-        stopped = any(isinstance(entry, ToolCall) for entry in self.step.entries)
+        calls = [entry for entry in self.step.entries if isinstance(entry, ToolCall)]
         self._close_step()
-        if stopped:
-            self._abort("stopped before the model saw the tool results", stamp)
+        if calls:
+            self._abort("stopped before the model saw the tool results", stamp, calls)
 
     def _StepInterrupted(self, payload: Mapping[str, Any], stamp: str | None,
                          line: int) -> None:  # fmt: skip
+        calls = [entry for entry in self.step.entries if isinstance(entry, ToolCall)]
         self._close_step()
-        self._abort("interrupted", stamp)
+        self._abort("interrupted", stamp, calls)
 
     def _CompactionEnd(self, payload: Mapping[str, Any], stamp: str | None, line: int) -> None:
         self._close_step()
