@@ -77,26 +77,31 @@ Mapping (:class:`LangChainBuilder`, one builder for the static load and the live
 
 Live (:class:`Follower`): every event of ``graph.stream(...)`` / ``astream`` in any stream mode:
 ``updates`` (``{node: {"messages": [...]}}``, or a list of such updates when the node wrote more
-than once in its step), ``values`` (the whole state each step: only messages not yet seen are fed,
-by id), ``messages`` (``(message chunk, metadata)``: the chunks of one message, by its id, grow a
-streaming :class:`Thinking` / :class:`AssistantText` until the message is complete, which then
-takes those entries over), ``tasks`` / ``debug`` (which task ran which tool call), a list of modes
-(``(mode, chunk)``), ``subgraphs=True`` (``(namespace, mode, chunk)`` or ``(namespace, chunk)``),
-and ``version="v2"``'s ``{"type": mode, "ns": namespace, "data": chunk}`` parts; and
+than once in its step), ``values`` (the whole state each step: only messages not yet seen are
+fed, by id), ``messages`` (``(message chunk, metadata)``: the chunks of one message, by its id,
+grow a streaming :class:`Thinking` / :class:`AssistantText` until the message is complete, which
+then takes those entries over), ``tasks`` / ``debug`` (which task ran which tool call), a list
+of modes (``(mode, chunk)``), ``subgraphs=True`` (``(namespace, mode, chunk)`` or ``(namespace,
+chunk)``), and ``version="v2"``'s ``{"type": mode, "ns": namespace, "data": chunk}`` parts; and
 ``astream_events``, whose graph's own ``on_chain_stream`` events carry its updates
-(:func:`_callback_event`; the prompt is in its first node's input). A message seen twice (as
-chunks and in an update, or in two states) is fed once. A namespace ``("tools:<task id>",)`` is
-the run of a graph called inside the tool call that task ran (an agent used as a tool): its
-messages become a :class:`SubAgent` transcript on that call, matched by the ``tasks`` event of
-the task, else by the parent's ``ToolMessage`` whose ``langgraph_checkpoint_ns`` names the
-namespace, else by the one parent call still running (when the run begins, or once the others'
-results came while it went on, or the others have their runs), else by the result that is the
-run's answer; a run none of these tells is nested by a guess at the stream's end, with a warning
-(:meth:`Follower._match_by_order`). The sub-agent's name is its messages' ``name``. Other
-namespaces (a graph used as a node) are left out: the node's update in the parent carries their
-messages. An interrupt (an ``__interrupt__`` update, the ``__interrupt__`` of the ``values``
-state a run stopped in, or a ``tasks`` result's ``interrupts``, which also says the tool call it
-stopped) is a :class:`PendingAction`, shown once, its call ``confirming``.
+(:func:`_callback_event`; the prompt is in its first node's input), and an agent a tool
+``invoke``s, which streams nothing of its own, is read from its nodes' inputs and outputs and
+its own output, each of its graph runs told by its ``run_id`` (:meth:`Follower.callback`). A
+message seen twice (as chunks and in an update, or in two states) is fed once. A namespace
+``("tools:<task id>",)`` is the run of a graph called inside the tool call that task ran (an
+agent used as a tool): its messages become a :class:`SubAgent` transcript on that call (a tool
+that runs its agent again runs it in ``("tools:<task id>", "<n>")``: each run a sub-agent of its
+own, the call's sub-agent holding them as calls, ``subagent_count`` how many), matched by the
+``tasks`` event of the task, else by the parent's ``ToolMessage`` whose
+``langgraph_checkpoint_ns`` names the namespace, else by the one parent call still running (when
+the run begins, or once the others' results came while it went on, or the others have their
+runs), else by the result that is the run's answer; a run none of these tells is nested by a
+guess at the stream's end, with a warning (:meth:`Follower._match_by_order`). The sub-agent's
+name is its messages' ``name``. Other namespaces (a graph used as a node) are left out: the
+node's update in the parent carries their messages. An interrupt (an ``__interrupt__`` update,
+the ``__interrupt__`` of the ``values`` state a run stopped in, or a ``tasks`` result's
+``interrupts``, which also says the tool call it stopped) is a :class:`PendingAction`, shown
+once, its call ``confirming``.
 
 Handoffs between agents (a multi-agent graph in the langgraph-swarm / langgraph-supervisor
 pattern, whose agents are nodes that hand control on with a ``transfer_to_<agent>`` tool
@@ -1164,6 +1169,8 @@ STREAM_MODES = NameSet(
     {"values", "updates", "messages", "custom", "checkpoints", "tasks", "debug", "events"}
 )
 _TOOLS_NAMESPACE = "tools:"
+#: The ``astream_events`` events :meth:`Follower._nested` reads.
+_NESTED_EVENTS = NameSet({"on_chain_start", "on_chain_end", "on_chat_model_end", "on_tool_end"})
 
 
 class _Run:
@@ -1195,6 +1202,14 @@ class _Run:
         #: The ids of the parent's calls that were running when this run began (which of
         #: them it is the run of, when no event says), until it is matched.
         self.candidates: list[str] = []
+        #: One of several runs of the agent one call ran (``astream_events``): the call, and
+        #: the transcript of its sub-agent where ``call`` stands for this run.
+        self.via: ToolCall | None = None
+        self.home: Transcript | None = None
+        #: Whether the graph run ended (``astream_events``: its own ``on_chain_end``).
+        self.ended = False
+        #: A further run of an agent in one tool task: the task's first run (:meth:`_again`).
+        self.first: _Run | None = None
 
 
 class Follower:
@@ -1224,22 +1239,39 @@ class Follower:
         #: results arrived meanwhile without a run, in the order they arrived.
         self._unmatched = 0
         self._answered: list[str] = []
+        #: ``astream_events``: the run of each graph run inside a tool, by its ``run_id``
+        #: (version 1, which names no parent run: by its namespace), and the runs of each
+        #: call, in the order they began (:meth:`_hang`).
+        self._graphs: dict[str, _Run] = {}
+        self._hung: dict[int, list[_Run]] = {}
+        #: The nodes of those runs still running, by their ``run_id``, and the messages the
+        #: models in each returned (:meth:`_nested`).
+        self._nodes: dict[str, _Run] = {}
+        self._said: dict[str, list[Any]] = {}
 
     # --- events ----------------------------------------------------------------------------
 
     def feed(self, event: Any, line: int | None = None) -> None:
         """Fold one event in; ``line`` is its place in a saved stream (warnings name it),
         else the events are counted."""
+        if type(event) is dict and _is_callback_event(event):
+            self.callback(event, line)
+            return
         self._line = self._line + 1 if line is None else line
         namespace, mode, chunk = _split(event)
+        self._fold(namespace, mode, chunk, event)
+
+    def _fold(self, namespace: tuple[str, ...], mode: str | None, chunk: Any, event: Any) -> None:
         if mode is None:
             mode = _mode_of(chunk)
         if mode in ("tasks", "debug"):
             self._task(namespace, chunk if mode == "tasks" else _debug_task(chunk))
             return
         run = self._run(namespace)
-        if run is None:
-            return
+        if run is not None:
+            self._fold_run(run, mode, chunk, event)
+
+    def _fold_run(self, run: _Run, mode: str | None, chunk: Any, event: Any) -> None:
         run.line = self._line
         if run.candidates and run.call is None:
             self._narrow(run)
@@ -1257,6 +1289,184 @@ class Follower:
             )
         # "custom", "checkpoints" and "events" carry no message of the run
 
+    # --- astream_events ----------------------------------------------------------------------
+
+    def callback(self, event: dict[str, Any], line: int | None = None) -> str:
+        """Fold in an event of ``astream_events`` (:func:`_is_callback_event`); the stream
+        mode it was read as (``events``: none, what it carries others carry).
+
+        The root graph's own are read by :func:`_callback_event`. An agent run inside a tool
+        (a compiled graph the tool ``invoke``s) streams nothing of its own: its steps are in
+        its nodes' events, whose namespace is under the tool task's
+        (``metadata["langgraph_checkpoint_ns"]`` ``tools:<task id>|model:<id>``), and in
+        its own ``on_chain_end`` (:meth:`_nested`). Each such graph run is told by its
+        ``run_id``, which its nodes' events name last in their ``parent_ids``, so that two
+        runs in one tool are two sub-agents; version 1 names no parent run, and its
+        namespace stands for it (LangGraph counts a further run in one task in it)."""
+        self._line = self._line + 1 if line is None else line
+        namespace, mode, chunk = _callback_event(event)
+        if mode != "events":
+            self._fold(namespace, mode, chunk, event)
+            return mode or _mode_of(chunk) or "events"
+        return self._nested(event)
+
+    def _nested(self, event: dict[str, Any]) -> str:
+        """An ``astream_events`` event below the root graph's own: a tool task starting (its
+        input the call it runs: which call its namespace is of), or a step of an agent run
+        inside a tool (:meth:`callback`). A node's input is the state it reads, read as
+        ``values`` (the prompt, then the messages of the steps before); its output the update
+        it wrote, read as ``updates`` (a call shows as the model made it, before it runs);
+        the run's own output its final state, read as ``values`` (its answer, which no node
+        reads). Saved, ``create_agent``'s model node's output (a ``Command``) is only its
+        text: the messages its models returned (``on_chat_model_end``, kept until the node
+        ends) stand for its update, which its tool's result must not come before. The
+        others (its tools' events) repeat those."""
+        if event["event"] not in _NESTED_EVENTS:
+            return "events"  # tokens, starts of models and tools: the most, read by none
+        metadata, data = event.get("metadata"), event.get("data")
+        metadata = metadata if isinstance(metadata, Mapping) else {}
+        data = data if isinstance(data, Mapping) else {}
+        ns = metadata.get("langgraph_checkpoint_ns")
+        if not (isinstance(ns, str) and ns):
+            return "events"
+        parts = tuple(ns.split("|"))
+        ids = event.get("parent_ids")
+        parents = [p for p in ids if isinstance(p, str)] if isinstance(ids, (list, tuple)) else []
+        kind, node, task = event["event"], metadata.get("langgraph_node"), tool_task(parts[-1])
+        if kind in ("on_chain_start", "on_chain_end") and event.get("name") == node:
+            started = kind == "on_chain_start"
+            if started and task is not None and self._bind(task, _called(data.get("input"))):
+                return "tasks"
+            run = self._graph(parts[:-1], parents)
+            if run is None:
+                return "events"
+            own = str(event.get("run_id"))
+            if started:
+                self._nodes[own] = run
+                state = data.get("input")
+                if not (isinstance(state, Mapping) and "messages" in state):
+                    return "events"  # a tool task's calls, the state that made them before
+                self._fold_run(run, "values", state, event)
+                return "values"
+            self._nodes.pop(own, None)
+            said = self._said.pop(own, None)
+            update = _node_update(data.get("output"))
+            if update is None and said:
+                update = {"messages": said}
+            if update is None:
+                return "events"
+            self._fold_run(run, "updates", {str(node): update}, event)
+            return "updates"
+        if kind == "on_chat_model_end":
+            # A model's message, kept by the node it ran in (the nearest: one inside a
+            # chain of the node is the node's) until the node's own output is seen.
+            within = next((p for p in reversed(parents) if p in self._nodes), None)
+            if within is not None and data.get("output") is not None:
+                self._said.setdefault(within, []).append(data.get("output"))
+            return "events"
+        if kind == "on_chain_end":
+            run = self._graphs.get(str(event.get("run_id")) if parents else ns)
+            output = data.get("output")
+            if run is not None and isinstance(output, Mapping) and "messages" in output:
+                self._fold_run(run, "values", output, event)
+                self._ended(run)
+                return "values"
+        elif kind == "on_tool_end" and task is not None:
+            # The tool's result names its call: which call the task ran, if no input said.
+            found = message_of(data.get("output"))
+            if found is not None and found[0] == "tool":
+                return "tasks" if self._bind(task, found[1].get("tool_call_id")) else "events"
+        return "events"
+
+    def _bind(self, task: str, call_id: Any) -> bool:
+        """Tool task ``task`` ran call ``call_id``: the agent runs in its namespace are that
+        call's. Whether this was news."""
+        if not isinstance(call_id, str) or self._task_calls.get(task) == call_id:
+            return False
+        self._task_calls[task] = call_id
+        for run in list(self._graphs.values()):
+            if run.call is None and run.namespace[-1] == _TOOLS_NAMESPACE + task:
+                self._hang_on_task(run)
+        return True
+
+    def _graph(self, namespace: tuple[str, ...], parents: list[str]) -> _Run | None:
+        """The run of the graph whose node's event this is (its namespace, and the event's
+        ``parent_ids``, the graph's run last), made when its first node starts; None for
+        the root graph's nodes and a graph's used as a node (whose parent's update holds
+        its messages). A tool that runs its agent again runs it in its task's namespace and
+        a count (``tools:<task id>|1``: ``langgraph.pregel._loop``'s ``subgraph_counter``)."""
+        again = len(namespace) > 1 and namespace[-1].isdigit()
+        owner = namespace[:-1] if again else namespace
+        task = tool_task(owner[-1]) if owner else None
+        if task is None:
+            return None
+        key = parents[-1] if parents else "|".join(namespace)
+        run = self._graphs.get(key)
+        if run is not None:
+            return run
+        # Its parent: the nearest graph run above it (a tool's agent's tool's agent), else
+        # the root (whose messages the calls of a graph used as a node come back to).
+        graphs = self._graphs
+        above = (
+            next((graphs[p] for p in reversed(parents[:-1]) if p in graphs), None)
+            if parents
+            else graphs.get("|".join(owner[:-1]))
+        )
+        child = Transcript(metadata={"source_format": NAME})
+        run = _Run(LangChainBuilder(child, self.source_name, live=self.live), owner)
+        run.parent, run.subagent = above or self._root, SubAgent(transcript=child)
+        graphs[key] = run
+        mark = (*namespace, f"#{key}")  # its key among the runs closed at the end
+        self._runs[mark] = run
+        self._hang_on_task(run)
+        return run
+
+    def _hang_on_task(self, run: _Run) -> None:
+        task = tool_task(run.namespace[-1])
+        call_id = self._task_calls.get(task) if task is not None else None
+        call = run.parent.builder._calls.get(call_id) if run.parent and call_id else None
+        if call is not None:
+            self._hang(run, call)
+
+    def _hang(self, run: _Run, call: ToolCall) -> None:
+        """``run`` is a run of the agent ``call``'s tool ran: the call's sub-agent. A tool
+        may run its agent more than once (each ``invoke`` a graph run of its own, in the
+        tool task's namespace): the call's sub-agent then holds each run as a call of its
+        own (``<call id>/<n>``) with its sub-agent, as a delegation to several agents is
+        shown, its ``subagent_count`` how many."""
+        runs = self._hung.setdefault(id(call), [])
+        runs.append(run)
+        run.call = call
+        if len(runs) > 1:
+            home = runs[0].home
+            if home is None:
+                home = Transcript(metadata={"source_format": NAME})
+                self._run_call(runs[0], home, 1)
+            self._run_call(run, home, len(runs))
+        self._touch(run)
+
+    def _run_call(self, run: _Run, home: Transcript, n: int) -> None:
+        """The call standing for ``run``, the ``n``-th run of its call's agent, in ``home``."""
+        via = run.call
+        assert via is not None
+        assert run.parent is not None
+        run.via, run.home = via, home
+        status = "success" if run.ended else run.parent.builder.open_status
+        result = text_result(_answer(run.builder.root)) if run.ended else None
+        made = _new_call(f"{via.call_id}/{n}", via.name, None, f"run {n}", status, None, {})
+        made.result, made.subagent = result, run.subagent
+        home.append(made)
+        run.call = made
+
+    def _ended(self, run: _Run) -> None:
+        """A graph run inside a tool ended: the call standing for it (one of several runs)
+        has its answer; the parent's call is settled by its tool's own result."""
+        run.ended = True
+        if run.home is not None and run.call is not None:
+            answer = text_result(_answer(run.builder.root))
+            run.home.update(run.call, status="success", result=answer)
+            self._touch(run)
+
     def close(self) -> None:
         for run in list(self._runs.values()):
             self._finish_pending(run)
@@ -1264,6 +1474,11 @@ class Follower:
             self._match_by_order()
         for run in list(self._runs.values()):
             run.builder.close()
+            if run.home is not None and run.call is not None and not run.ended:
+                if run.via is not None and run.via.result is not None:
+                    self._ended(run)  # the tool returned: its agent's runs are over
+                else:
+                    run.home.update(run.call, status="unknown")  # its end never came (L-3)
             if run is not self._root and run.call is None and run.builder.root.entries:
                 self._warn(f"the run of namespace {'/'.join(run.namespace)} matched no call")
             self._name_task(run)
@@ -1288,6 +1503,8 @@ class Follower:
         if namespace in self._skipped:
             return None
         parent = self._run(namespace[:-1])
+        if parent is not None and parent.parent is not None and namespace[-1].isdigit():
+            return self._again(parent, namespace)
         task = tool_task(namespace[-1])
         if parent is None or task is None:
             # A graph used as a node: its messages come back in the parent's update.
@@ -1302,7 +1519,7 @@ class Follower:
         call = parent.builder._calls.get(call_id) if call_id else None
         self._unmatched += 1
         if call is None:
-            taken = {r.call.call_id for r in self._runs.values() if r.call is not None}
+            taken = {(r.via or r.call).call_id for r in self._runs.values() if r.call is not None}
             running = [
                 c.call_id
                 for c in parent.builder.open_calls()
@@ -1316,16 +1533,35 @@ class Follower:
             self._attach(run, call)
         return run
 
+    def _again(self, first: _Run, namespace: tuple[str, ...]) -> _Run:
+        """The run of ``namespace``, a further run of the agent whose first run is
+        ``first``'s, in the same tool task: LangGraph counts the graph runs of a task after
+        its first (``tools:<task id>|1``, :meth:`_graph`). It is the same call's, a sub-agent
+        of its own beside the first's (:meth:`_hang`), once the first's call is known."""
+        child = Transcript(metadata={"source_format": NAME})
+        run = _Run(LangChainBuilder(child, self.source_name, live=self.live), namespace)
+        run.parent, run.subagent, run.first = first.parent, SubAgent(transcript=child), first
+        self._runs[namespace] = run
+        call = first.via or first.call
+        if call is not None:
+            self._hang(run, call)
+        return run
+
     def _attach(self, run: _Run, call: ToolCall) -> None:
         parent = run.parent
-        if parent is None or run.subagent is None or run.call is call:
+        if parent is None or run.subagent is None or call is run.call or call is run.via:
             return
         if run.call is not None:  # a guess the task's own record corrects
             parent.builder.update(run.call, subagent=None)
+            self._hung.pop(id(run.call), None)
         else:
             self._unmatched -= 1
         run.call = call
+        self._hung[id(call)] = [run]
         parent.builder.update(call, subagent=run.subagent)
+        for other in list(self._runs.values()):
+            if other.first is run and other.call is None:  # its further runs
+                self._hang(other, call)
         if self._unmatched:
             self._eliminate(parent, call.call_id)
 
@@ -1341,7 +1577,7 @@ class Follower:
         )
         if prompt is not None and prompt.text:
             run.subagent = dataclasses.replace(sub, task=prompt.text)
-            parent.builder.update(call, subagent=run.subagent)
+            self._touch(run)
 
     def _eliminate(self, parent: _Run, call_id: str) -> None:
         """``call_id`` has its run: it is no other run's; a run left with one call it may
@@ -1453,17 +1689,12 @@ class Follower:
                     self._interrupt(run, interrupt, call_id)
         if task.get("name") != "tools" or "input" not in task:
             return
-        task_id, value = task.get("id"), task.get("input")
-        calls = value if isinstance(value, list) else [value]
-        for call in calls:
-            call = getattr(call, "tool_call", None) or call  # ToolCallWithContext
-            if isinstance(call, Mapping) and isinstance(call.get("id"), str):
-                if isinstance(task_id, str):
-                    self._task_calls[task_id] = call["id"]
-                    for namespace in list(self._runs):
-                        if namespace and namespace[-1] == _TOOLS_NAMESPACE + task_id:
-                            self._link(namespace, call["id"])
-                return
+        task_id, call_id = task.get("id"), _called(task.get("input"))
+        if call_id is not None and isinstance(task_id, str):
+            self._task_calls[task_id] = call_id
+            for namespace in list(self._runs):
+                if namespace and namespace[-1] == _TOOLS_NAMESPACE + task_id:
+                    self._link(namespace, call_id)
 
     # --- messages --------------------------------------------------------------------------
 
@@ -1561,6 +1792,12 @@ class Follower:
             if run.merging:
                 run.merged[own_id] = list(run.entries) + entries
             run.pending_id, run.chunks, run.entries, run.text, run.thinking = None, [], [], "", ""
+        if kind == "tool":
+            # A tool that ran its agent more than once returned: those runs are over.
+            answered = run.builder._calls.get(str(data.get("tool_call_id")))
+            for each in self._hung.get(id(answered), ()) if answered is not None else ():
+                if each.home is not None and not each.ended:
+                    self._ended(each)
         if kind == "tool" and self._unmatched:
             self._match_answer(run, data.get("tool_call_id"))
         self._touch(run)
@@ -1683,10 +1920,23 @@ class Follower:
             self._touch(run)
 
     def _touch(self, run: _Run) -> None:
-        """Tell the parent's observers its call's sub-agent grew."""
+        """Tell the parent's observers its call's sub-agent grew (one of several runs of the
+        call's agent: the call standing for it, then the call's sub-agent that holds them)."""
         parent, call = run.parent, run.call
-        if parent is not None and call is not None and run.subagent is not None:
+        if parent is None or call is None or run.subagent is None:
+            return
+        if run.home is None or run.via is None:
             parent.builder.update(call, subagent=run.subagent)
+            return
+        run.home.update(call, subagent=run.subagent)
+        runs = self._hung[id(run.via)]
+        names = {r.subagent.name for r in runs if r.subagent is not None}
+        held = SubAgent(
+            name=names.pop() if len(names) == 1 else None,
+            transcript=run.home,
+            subagent_count=len(runs),
+        )
+        parent.builder.update(run.via, subagent=held)
 
 
 #: ``langgraph.graph.message.REMOVE_ALL_MESSAGES``: a ``RemoveMessage`` of this id first in
@@ -1720,6 +1970,32 @@ def tool_task(part: str) -> str | None:
     return part[len(_TOOLS_NAMESPACE) :] if part.startswith(_TOOLS_NAMESPACE) else None
 
 
+def _called(value: Any) -> str | None:
+    """The id of the tool call a tool task's input holds (its first: a list of ``ToolCall``
+    dicts, or of ``ToolCallWithContext``, object or saved), None when it holds none."""
+    for call in value if isinstance(value, list) else [value]:
+        call = getattr(call, "tool_call", None) or call
+        if isinstance(call, Mapping) and isinstance(call.get("tool_call"), Mapping):
+            call = call["tool_call"]  # a saved ToolCallWithContext
+        if isinstance(call, Mapping) and isinstance(call.get("id"), str):
+            return str(call["id"])
+    return None
+
+
+def _node_update(output: Any) -> Any:
+    """A node's output (``astream_events``' ``on_chain_end``) as the update it wrote: a
+    mapping of channels, or a ``langgraph.types.Command`` (what ``create_agent``'s model node
+    returns, in a list) by its ``update``; None when it holds none (saved, a Command is its
+    repr, or ``dumps``' ``not_implemented`` record)."""
+    if isinstance(output, Mapping):
+        return output if output.get("lc") != 1 and message_of(output) is None else None
+    if isinstance(output, (list, tuple)):
+        updates = [u for u in map(_node_update, output) if u is not None]
+        return updates or None
+    update = getattr(output, "update", None) if type(output).__name__ == "Command" else None
+    return update if isinstance(update, Mapping) else None
+
+
 def _id_of(message: Any) -> str | None:
     """A message's id: its own field, or in a saved form's fields (``messages_to_dict``'s
     ``data``, ``dumpd``'s ``kwargs``, whose own ``id`` is the class path)."""
@@ -1733,12 +2009,10 @@ def _id_of(message: Any) -> str | None:
 def _split(event: Any) -> tuple[tuple[str, ...], str | None, Any]:
     """An event as (namespace, mode or None, chunk), whichever of LangGraph's shapes it has:
     ``(ns, mode, chunk)``, ``(mode, chunk)``, ``(ns, chunk)``, ``(message, metadata)``, a
-    bare chunk, ``stream(..., version="v2")``'s :func:`_stream_part`, or an event of
-    ``astream_events`` (:func:`_callback_event`)."""
+    bare chunk, or ``stream(..., version="v2")``'s :func:`_stream_part` (an event of
+    ``astream_events`` is :meth:`Follower.callback`'s)."""
     if type(event) is dict and event.get("type") in STREAM_MODES and "data" in event:
         return _stream_part(event)
-    if type(event) is dict and _is_callback_event(event):
-        return _callback_event(event)
     if isinstance(event, tuple):
         if len(event) == 3 and isinstance(event[0], tuple) and event[1] in STREAM_MODES:
             return tuple(str(p) for p in event[0]), str(event[1]), event[2]
@@ -1769,7 +2043,9 @@ def _callback_event(event: dict[str, Any]) -> tuple[tuple[str, ...], str | None,
     graph's own are those of no parent run (``parent_ids`` empty; version 1 leaves it empty
     for all) and no node (``metadata["langgraph_node"]``, which a node's runs and an agent run
     inside a tool inherit). The others (models', tools', nodes' and child runs' own) repeat
-    what those carry, or carry no message: the silent ``events`` mode."""
+    what those carry, or carry no message, or are those of an agent run inside a tool, which
+    only a follower that remembers the runs seen can tell (:meth:`Follower._nested`): the
+    silent ``events`` mode."""
     data, metadata = event.get("data"), event.get("metadata")
     node = metadata.get("langgraph_node") if isinstance(metadata, Mapping) else None
     if node is None and not event.get("parent_ids"):
@@ -1995,6 +2271,13 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
             source.note(type_of_record(record), "warned")
             continue
         namespace, mode, chunk = found
+        if type(record) is dict and _is_callback_event(record):
+            # Read whole: the follower tells the graph runs inside tools by their run ids.
+            before = len(transcript.warnings)
+            told = follower.callback(record, line)
+            used: Disposition = "ignored" if told in _SILENT_MODES else "mapped"
+            source.note(f"{told} event", "warned" if len(transcript.warnings) > before else used)
+            continue
         kind = f"{mode} event"
         if mode in _SILENT_MODES:
             source.ignored(kind)
@@ -2059,13 +2342,18 @@ RECORDS = Records(
         "updates event": "a saved stream's {node: {messages}} (a [mode, chunk] pair, a "
         "[namespace, mode, chunk] triple, a v2 {type, ns, data} part or bare): its messages, "
         "each read once whatever modes carry it; a tools:<task> namespace's as the SubAgent "
-        "of its call",
-        "values event": "a saved stream's whole state: the messages not yet seen",
+        "of its call (a further run of its agent, tools:<task>|<n>, a SubAgent beside the "
+        "first); astream_events: the graph's own on_chain_stream, and the output of a node "
+        "of an agent run inside a tool (its model's messages where the output is a saved "
+        "Command's text)",
+        "values event": "a saved stream's whole state: the messages not yet seen; "
+        "astream_events: a node's input, and the final output of an agent run inside a tool "
+        "(told apart by run_id and parent_ids: each run its call's SubAgent)",
         "messages event": "a saved stream's [message chunk, metadata]: the chunks of a message "
         "merged by LangChain's own rules (langchain-core) into the message, unless another "
         "mode holds it",
         "tasks event": "a saved stream's task start or result: which task ran which call, "
-        "interrupts",
+        "interrupts; astream_events: a tool task's node input (its call) or its tool's result",
         "debug event": "as tasks event",
     },
     ignored={
@@ -2073,6 +2361,7 @@ RECORDS = Records(
         "other state": "a graph result's other non-scalar state values",
         "custom event": "a saved stream's own data of a node (StreamWriter): no message",
         "checkpoints event": "a saved stream's checkpoints: states the values events hold",
-        "events event": "a saved stream's callback events: the other modes hold its messages",
+        "events event": "a saved stream's callback events of models, tools and other runs: "
+        "the events read above hold their messages",
     },
 )
