@@ -52,9 +52,9 @@ LINES: list[tuple[str, bytes, list[Any], list[str]]] = [
     ("text after spaces", b" \t x", [("bad", "invalid JSON: Expecting value (column 4)")], []),
     ("a prefix of null", b"nul", [("bad", "invalid JSON: Expecting value (column 1)")], []),
     (
-        "a log line: the numbers it starts with read as glued values",
+        "a log line: one line that is not JSON, not the numbers it starts with",
         b"2026-01-01 12:00:07 INFO worker 7 done",
-        [2026, 0, 1, 0, 1, 12, ("bad", "invalid JSON after 6 glued objects: Expecting value")],
+        [("bad", "invalid JSON: Extra data (column 5)")],
         [],
     ),
     (
@@ -76,7 +76,18 @@ LINES: list[tuple[str, bytes, list[Any], list[str]]] = [
         [],
     ),
     ("NaN alone", b"NaN", ["NaN"], []),
-    ("Infinity and a number, glued", b"-Infinity 1", [-math.inf, 1], []),
+    (
+        "Infinity and a number: no glued records",
+        b"-Infinity 1",
+        [("bad", "invalid JSON: Extra data (column 11)")],
+        [],
+    ),
+    (
+        "an object and a number",
+        b'{"a":1} 5',
+        [{"a": 1}, ("bad", "invalid JSON after 1 glued objects: a value that is no object")],
+        [],
+    ),
     ("glued objects", b'{"a":1}{"b":2}', [{"a": 1}, {"b": 2}], []),
     (
         "glued objects, the last cut off",
@@ -94,7 +105,12 @@ LINES: list[tuple[str, bytes, list[Any], list[str]]] = [
         [{"a": 1}, ("bad", "invalid JSON after 1 glued objects: Expecting value")],
         [],
     ),
-    ("three numbers", b"1 2 3", [1, 2, 3], []),
+    (
+        "three numbers: no glued records",
+        b"1 2 3",
+        [("bad", "invalid JSON: Extra data (column 3)")],
+        [],
+    ),
     (
         "too many glued values to be glued records",
         b"{}" * (source.MAX_GLUED_VALUES + 1),
@@ -198,9 +214,9 @@ LOADS: list[tuple[str, Callable[[int], bytes], list[str], dict[str, dict[str, in
     (
         "log lines",
         _log,
-        ["P:2: not a JSON object; skipped"] * 5
-        + ["P:2: 51 more problem(s) like those above, not listed one by one"],
-        {"(int)": {"warned": 48}, "(invalid JSON)": {"warned": 8}},
+        [f"P:{n}: invalid JSON: Extra data (column 5)" for n in range(2, 7)]
+        + ["P:7: 3 more problem(s) like those above, not listed one by one"],
+        {"(invalid JSON)": {"warned": 8}},
     ),
     (
         "truncated JSON",
@@ -261,23 +277,23 @@ def test_X1_past_a_thousand_listed_warnings_every_bad_line_is_still_counted(
     path = _session(tmp_path / "bad.jsonl", lambda i: b"x" if i % 2 else _log(i % 60), 3_000)
     transcript = turnfold.load(path, format="claude-code")
     shown = [str(w).replace(str(path), "P") for w in transcript.warnings]
-    # Each log line is six numbers and a bad tail, seven warnings of its line; then a word.
-    first = [f"P:{n}: not a JSON object; skipped" for n in (2,) * 6] + [
-        "P:2: invalid JSON after 6 glued objects: Expecting value",
+    # A log line, then a word: one warning each.
+    first = [
+        "P:2: invalid JSON: Extra data (column 5)",
         "P:3: invalid JSON: Expecting value (column 1)",
     ]
-    assert shown[:8] == first
+    assert shown[:2] == first
     assert len(shown) == source.MAX_LISTED_WARNINGS + 1
-    assert shown[-2] == "P:251: invalid JSON: Expecting value (column 1)"
-    assert shown[-1] == "P:252: 11,000 more problem(s) like those above, not listed one by one"
+    assert shown[-2] == "P:1001: invalid JSON: Expecting value (column 1)"
+    assert shown[-1] == "P:1002: 2,000 more problem(s) like those above, not listed one by one"
     assert transcript.accounting is not None
-    assert transcript.accounting.counts["(int)"] == {"warned": 6 * 1_500}
+    assert "(int)" not in transcript.accounting.counts
     assert transcript.accounting.counts["(invalid JSON)"] == {"warned": 3_000}
     # The view names the file, not its path, and still says how many were not listed.
     notice = build_view_model(transcript)["notice"]
     assert notice is not None
     assert notice["items"][-1] == (
-        "bad.jsonl:252: 11,000 more problem(s) like those above, not listed one by one"
+        "bad.jsonl:1002: 2,000 more problem(s) like those above, not listed one by one"
     )
 
 

@@ -729,15 +729,16 @@ MAX_GLUED_VALUES = 1000
 def _glued_values(line: str) -> list[Any]:
     """``{...}{...}`` on one line (seen in Qwen Code files) as its values.
 
-    A tail that does not parse (a truncated last object) ends the list as a ``MalformedLine``,
-    so the complete objects before it are still read. A line with no complete value, or with
-    more than :data:`MAX_GLUED_VALUES`, gives [].
+    Only objects and arrays are glued records: a log line's leading ``2026-01-01`` is no
+    record of 2026, 0 and 1 but one line that is not JSON. A tail that does not parse (a
+    truncated last object) ends the list as a ``MalformedLine``, so the complete objects before
+    it are still read. A line with no complete object, or with more than
+    :data:`MAX_GLUED_VALUES`, gives [].
     """
     values: list[Any] = []
     index, end = 0, len(line.rstrip())
-    # The scanner ``raw_decode`` calls, called here: a log line's leading numbers are glued
-    # values, and raw_decode's frame for each, and the error it builds for the text after
-    # them, were most of the read of a log file (X-1).
+    # The scanner ``raw_decode`` calls, called here: raw_decode's frame for each value, and the
+    # error it builds for the text after them, were most of the read of a file of bad lines.
     scan = _SCAN
     while index < end:
         try:
@@ -747,12 +748,14 @@ def _glued_values(line: str) -> list[Any]:
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a value too deep or long
             reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         else:
-            values.append(value)
-            if len(values) > MAX_GLUED_VALUES:
-                return []
-            while index < end and line[index].isspace():
-                index += 1
-            continue
+            if isinstance(value, dict | list):
+                values.append(value)
+                if len(values) > MAX_GLUED_VALUES:
+                    return []
+                while index < end and line[index].isspace():
+                    index += 1
+                continue
+            reason = "a value that is no object"
         if values:
             values.append(
                 MalformedLine(f"invalid JSON after {len(values)} glued objects: {reason}")
