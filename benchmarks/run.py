@@ -19,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = (
     "load", "render", "batches", "scale", "browser", "corpus", "runs", "site", "harnesses",
-    "traces", "frameworks", "compare",
+    "traces", "frameworks", "compare", "bad_lines",
 )  # fmt: skip
 
 

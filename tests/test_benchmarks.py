@@ -33,6 +33,7 @@ CASES = [
     ("traces.py", ["--mb", "0.2", "--runs", "1"], "traces: load/parse = "),
     ("frameworks.py", ["--steps", "5", "--runs", "1"], "frameworks: convert/serialize = "),
     ("compare.py", ["--turns", "30", "--runs", "1"], "compare: align/widget = "),
+    ("bad_lines.py", ["--lines", "2000", "--runs", "1"], "bad lines: load/try-each = "),
 ]
 
 
