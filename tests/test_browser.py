@@ -96,6 +96,17 @@ def test_B1_the_first_page_shows_the_default_columns_in_the_corpus_order() -> No
     assert page["label"] == "1–100 of 250"
 
 
+def test_B1_only_text_columns_may_be_cut_short_by_a_narrow_table() -> None:
+    # The view lets a narrow table cut the columns marked clip (tests/browser/
+    # test_session_browser_widths.py): text; never a figure, a moment or an outcome.
+    columns = [*COLUMNS, "tokens"]
+    page = page_of(Paging(table_of(rows_of(1))), {"columns": columns})
+    clipped = {head["name"] for head in page["columns"] if head["clip"]}
+    assert {"title", "agent", "model", "error"} <= clipped
+    for name in ("started", "duration_s", "tokens", "cost_usd", "outcome", "score", "turns"):
+        assert name not in clipped
+
+
 def test_B1_cells_read_as_a_person_reads_them_with_outcome_and_failures_at_a_glance() -> None:
     page = page_of(Paging(table_of(rows_of(5))), {})
     names = [c["name"] for c in page["columns"]]

@@ -34,7 +34,7 @@ from turnfold.render.viewmodel import OUTCOMES, _score_text, build_view_model, c
 from turnfold.session import AGENT_NAMES, session_facts
 from turnfold.settings import DisplaySettings
 from turnfold.tools import display_name, format_duration
-from turnfold.usage import total_of
+from turnfold.usage import records_tokens_per_turn, total_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 #: Fixtures that lie at the top of ``tests/fixtures``, scanned together as one group.
@@ -227,8 +227,12 @@ def _row_vs_view(row: Mapping[str, Any], transcript: turnfold.Transcript) -> lis
     return problems
 
 
-def _turn_rows_vs_view(rows: list[dict[str, Any]], view: Mapping[str, Any]) -> list[str]:
-    """What of ``corpus.turns()``'s rows of one item differs from its turns' headers."""
+def _turn_rows_vs_view(
+    rows: list[dict[str, Any]], view: Mapping[str, Any], *, per_turn: bool
+) -> list[str]:
+    """What of ``corpus.turns()``'s rows of one item differs from its turns' headers;
+    ``per_turn``: whether its source records tokens per turn (else a row has none, and its
+    header says they are not recorded per turn)."""
     turns = _turn_nodes(view["nodes"])
     if [row["turn"] for row in rows] != list(range(1, len(turns) + 1)):
         return [f"turns(): rows {[row['turn'] for row in rows]}, view {len(turns)} turns"]
@@ -239,7 +243,7 @@ def _turn_rows_vs_view(rows: list[dict[str, Any]], view: Mapping[str, Any]) -> l
         took = format_duration(duration * 1000, hide_trailing_zeros=True) if duration else None
         count = row["tool_calls"]
         tokens = total_of({name: row[name] for name in TOKEN_COLUMNS if row[name] is not None})
-        usage = None
+        usage = None if per_turn else translate("session.tokens_not_per_turn", LOCALE)
         if tokens:
             usage = translate("session.tokens", LOCALE, tokens=compact_count(tokens))
             if row["cost_usd"] is not None:
@@ -319,9 +323,10 @@ def test_C2_C3_every_fixtures_rows_say_what_its_view_says(group: str) -> None:
             continue  # an unreadable item (C-7): no view to compare with
         transcript = corpus[row["key"]]
         detailed = build_view_model(transcript, DETAILED)
+        per_turn = records_tokens_per_turn(transcript)
         found = (
             _row_vs_view(row, transcript)
-            + _turn_rows_vs_view(turn_rows.pop(row["key"], []), detailed)
+            + _turn_rows_vs_view(turn_rows.pop(row["key"], []), detailed, per_turn=per_turn)
             + _tool_rows_vs_view(tool_rows.pop(row["key"], []), detailed)
         )
         name = row["key"].removeprefix(f"{FIXTURES}/")

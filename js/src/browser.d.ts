@@ -19,6 +19,7 @@ export interface ColumnHead {
   name: string;
   label: string;
   numeric: boolean;
+  clip: boolean;
   sort: "ascending" | "descending" | null;
 }
 

@@ -20,6 +20,14 @@ import { h, text, token } from "./dom.js";
  * @property {(key: string) => void} open  show this row's run under the table
  */
 
+/** Whether a cell shows less than its whole text. @param {HTMLElement} cell */
+function isCut(cell) {
+  const clip = /** @type {HTMLElement | null} */ (cell.querySelector(".tf-b-clip"));
+  // A .tf-b-clip shows its first line only: its text cut short runs on into lines not shown.
+  if (clip) return clip.scrollHeight > clip.clientHeight + 1;
+  return cell.scrollWidth > cell.clientWidth;
+}
+
 export class RunsGrid {
   /** @param {GridActions} actions @param {() => Record<string, string>} strings */
   constructor(actions, strings) {
@@ -42,12 +50,13 @@ export class RunsGrid {
     this.scroller.append(this.table);
     this.table.addEventListener("keydown", (event) => this.onKey(event));
     this.scroller.addEventListener("wheel", (event) => this.onWheel(event), { passive: true });
-    // A cell is cut at 36em with an ellipsis. Python gives a long text its tooltip by its length,
-    // but wide letters (capitals, CJK) are cut well before that length: a cell cut without a
+    // A text cell is cut with an ellipsis at 36em, or sooner when the table is too narrow for
+    // every column (see drawRow). Python gives a long text its tooltip by its length, but wide
+    // letters (capitals, CJK) and narrow tables cut well before that length: a cell cut without a
     // tooltip gets its own text as one when the pointer reaches it (measured then, not per draw).
     this.body.addEventListener("mouseover", (event) => {
       const cell = /** @type {HTMLElement} */ (event.target).closest?.("td");
-      if (cell && !cell.title && cell.scrollWidth > cell.clientWidth) cell.title = cell.textContent ?? "";
+      if (cell && !cell.title && isCut(cell)) cell.title = cell.textContent ?? "";
     });
   }
 
@@ -104,9 +113,12 @@ export class RunsGrid {
     });
     if (row.key === this.selected) tr.classList.add("tf-b-open");
     row.cells.forEach((cell, column) => {
-      const numeric = page.columns[column]?.numeric;
-      const classes = [numeric ? "tf-num" : "", cell.tone ? `tf-tone-${token(cell.tone)}` : ""].filter(Boolean);
-      const td = text("td", classes.join(" "), cell.text);
+      const head = page.columns[column];
+      const classes = [head?.numeric ? "tf-num" : "", cell.tone ? `tf-tone-${token(cell.tone)}` : ""].filter(Boolean).join(" ");
+      // A text column's cell holds its text in a .tf-b-clip, which the table may narrow (to a few
+      // letters and an ellipsis) where it is too narrow for every column: a number is never cut.
+      const td = head?.clip ? h("td", classes) : text("td", classes, cell.text);
+      if (head?.clip) td.append(text("span", "tf-b-clip", cell.text));
       td.setAttribute("role", "gridcell");
       if (cell.title) td.title = cell.title;
       tr.append(td);

@@ -35,7 +35,8 @@ read with the definitions the turn headers, the session header and the corpus ro
 different agents (H-6's ``agent``) name their tools apart (Claude Code's ``Read``, Codex's
 ``exec_command``, Gemini CLI's ``read_file``): their calls are compared by category (F-1), the
 names kept beside each count. A turn's tokens are a turn's only where the source records them
-per response (:func:`records_tokens_per_turn`); else a pair says they are not recorded per turn.
+per response (:func:`~turnfold.usage.records_tokens_per_turn`); else a pair says they are not
+recorded per turn.
 
 **Two corpora** (:func:`compare_rows`): rows are joined by a key (by default an eval sample's
 task, id and epoch, else the row's sample or file name); the pairs whose outcome or score
@@ -67,7 +68,7 @@ from turnfold.process import (
 )
 from turnfold.settings import DisplaySettings, SettingsSnapshot
 from turnfold.tools import ToolCategory, display_name, tool_category
-from turnfold.usage import Tokens, add_into, count_tokens, counts_of, tokens_spent, total_of
+from turnfold.usage import Tokens, add_into, records_tokens_per_turn, tokens_spent, total_of
 
 if TYPE_CHECKING:
     from turnfold.corpus import Corpus
@@ -423,33 +424,15 @@ class BlockFacts:
     was first called: what two agents' calls are compared by."""
     tokens_per_turn: bool = True
     """False where the source records tokens for the session only
-    (:func:`records_tokens_per_turn`)."""
-
-
-def records_tokens_per_turn(transcript: Transcript) -> bool:
-    """Whether ``transcript``'s turns record the tokens its session header adds up (U-1).
-
-    Not where the source records a session total only (Codex's ``exec --json`` stream: no
-    response has usage, ``turn.completed`` the thread's), or a total holding a count its
-    responses lack (Claude Code's stream-json: output tokens only in the ``result``): a turn's
-    sum of what its responses record would then be a figure no header shows.
-    """
-    totals: Tokens = {}
-    for key in ("usage", "session_usage"):
-        recorded = transcript.metadata.get(key)
-        if isinstance(recorded, Mapping):
-            add_into(totals, counts_of(recorded))
-    if not any(totals.values()):
-        return True
-    responses = count_tokens(transcript.entries)
-    return all(name in responses for name, count in totals.items() if count)
+    (:func:`~turnfold.usage.records_tokens_per_turn`)."""
 
 
 def block_facts(
     transcript: Transcript, block: Block, *, tokens_per_turn: bool | None = None
 ) -> BlockFacts:
     """The facts of ``block``, one of ``transcript``'s; ``tokens_per_turn`` is
-    :func:`records_tokens_per_turn` of ``transcript`` when the caller knows it already."""
+    :func:`~turnfold.usage.records_tokens_per_turn` of ``transcript`` when the caller knows it
+    already."""
     if tokens_per_turn is None:
         tokens_per_turn = records_tokens_per_turn(transcript)
     statuses: list[TurnStatus] = []

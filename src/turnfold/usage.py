@@ -322,6 +322,26 @@ def transcript_tokens(transcript: Transcript) -> SessionTokens:
     return SessionTokens(own=own or count_tokens(transcript.entries), subagents=subagents)
 
 
+def records_tokens_per_turn(transcript: Transcript) -> bool:
+    """Whether ``transcript``'s turns record the tokens its session header adds up (U-1).
+
+    Not where the source records a session total only (Codex's ``exec --json`` stream: no
+    response has usage, ``turn.completed`` the thread's), or a total holding a count its
+    responses lack (Claude Code's stream-json: output tokens only in the ``result``): a turn's
+    sum of what its responses record would then be a figure no header shows. A turn's
+    header (``show_turn_usage``) and a comparison's pair say so instead.
+    """
+    totals: Tokens = {}
+    for key in ("usage", "session_usage"):
+        recorded = transcript.metadata.get(key)
+        if isinstance(recorded, Mapping):
+            add_into(totals, counts_of(recorded))
+    if not any(totals.values()):
+        return True
+    responses = count_tokens(transcript.entries)
+    return all(name in responses for name, count in totals.items() if count)
+
+
 __all__ = [
     "TOKEN_FIELDS",
     "USAGE_KINDS",
@@ -335,6 +355,7 @@ __all__ = [
     "count_tokens_by",
     "counts_of",
     "has_subagent_tokens",
+    "records_tokens_per_turn",
     "responses",
     "subagent_tokens",
     "tokens_spent",

@@ -261,6 +261,7 @@ class TranscriptWidget(anywidget.AnyWidget):
             # built from it by key, reused while the planner does not plan their item anew.
             self._planner = ProjectionPlanner(transcript)
             self._nodes: dict[str, TopNode] = {}
+            self._nodes_per_turn = True  # the tokens_per_turn they were built with
             # the nodes inside a growing turn, reused for what its projection reused.
             self._reuse = self._node_reuse()
             self._dirty: set[str] = set()  # ids of the entries changed since the last build
@@ -425,12 +426,16 @@ class TranscriptWidget(anywidget.AnyWidget):
                 self.transcript, snapshot, more_chars=OUTPUT_REST_CHARS, items=items, facts=facts,
                 timeline=self._timeline,
             )  # fmt: skip
-            built = rebuilt(items, fresh, cache, lambda item: plan.nodes([item], reuse)[0])
+            per_turn = plan.options.tokens_per_turn
+            # A session total that arrives after its turns (a claude -p result) can show that
+            # they record their tokens in part only: every turn's header then says so (U-1).
+            last = cache if per_turn == self._nodes_per_turn else {}
+            built = rebuilt(items, fresh, last, lambda item: plan.nodes([item], reuse)[0])
             nodes: list[TopNode] = list(built.values())
             reuse.next_build()
         with self._dirty_lock:
             if self._nodes is cache:  # not cleared by a settings change meanwhile
-                self._nodes = built
+                self._nodes, self._nodes_per_turn = built, per_turn
         view = plan.view(nodes)
         footer = usage_footer(self._usage, view["locale"])
         if footer:

@@ -253,6 +253,7 @@ def test_B1_a_title_cut_short_by_its_width_shows_whole_as_a_tooltip(lab: Lab) ->
     browser = browser_of(lab, "shouted.ipynb", [SETUP, SHOUTED])
     title = rows(browser).first.locator("td").first
     expect(title).to_have_text(CAPITALS)
-    assert title.evaluate("(e) => e.scrollWidth > e.clientWidth")  # cut, with an ellipsis
+    # Cut, with an ellipsis: its text, broken into lines at the cell's width, shows its first.
+    assert title.locator(".tf-b-clip").evaluate("(e) => e.scrollHeight > e.clientHeight")
     title.hover()
     expect(title).to_have_attribute("title", CAPITALS)

@@ -105,6 +105,12 @@ class Column:
         return self.kind in _NUMERIC
 
     @property
+    def clip(self) -> bool:
+        """Free text (a title, a name, an error): what a table too narrow for every column cuts
+        short, so that numbers, moments and outcomes never are."""
+        return self.kind in ("text", "error")
+
+    @property
     def ranged(self) -> bool:
         """Values a range filter (``>=``, ``<=``) applies to: numbers and moments."""
         return self.numeric or self.kind == "datetime"
@@ -124,6 +130,7 @@ class ColumnHead(TypedDict):
     name: str
     label: str
     numeric: bool
+    clip: bool  #: :attr:`Column.clip`
     sort: Literal["ascending", "descending"] | None
 
 
@@ -219,7 +226,7 @@ def heads_of(
         if col.name == sort:
             order = "descending" if descending else "ascending"
         heads.append({"name": col.name, "label": label(col.name, locale), "numeric": col.numeric,
-                      "sort": order})  # fmt: skip
+                      "clip": col.clip, "sort": order})  # fmt: skip
     return heads
 
 

@@ -42,7 +42,7 @@ from turnfold.formats.source import (
     open_source,
     warned_records,
 )
-from turnfold.formats.wrappers import UNKNOWN, OneFormat
+from turnfold.formats.wrappers import UNKNOWN, OneFormat, run_name
 from turnfold.model import LoadWarning
 
 if TYPE_CHECKING:
@@ -191,7 +191,8 @@ class Records:
 class Runs:
     """:class:`Records`, each read as ``load(record)`` reads it, with the warnings of its line:
     ``(place, line, transcript)``, or the record's :class:`MalformedLine`, or the exception its
-    load raised; :attr:`mark` once read.
+    load raised; :attr:`mark` once read. A record that names its run (a Batch API line's
+    ``custom_id``: :func:`~turnfold.formats.wrappers.run_name`) gives that name for its place.
 
     The records of one dataset are read in one format where they can be
     (:class:`~turnfold.formats.wrappers.OneFormat`): a part of the file is given ``guess``,
@@ -202,16 +203,23 @@ class Runs:
         self._path = path
         self._records = Records(path, span)
         self._read = OneFormat(read_record, guess=guess)
+        self._named = False
 
     @property
     def mark(self) -> Mark | None:
-        """Where the file can be read on from, with the dataset's format."""
+        """Where the file can be read on from, with the dataset's format; None for a file of
+        named runs, which is read whole: a part read on from a mark numbers its rows on,
+        and names cannot be."""
         mark = self._records.mark
-        return None if mark is None else replace(mark, guess=self._read.found)
+        if mark is None or self._named:
+            return None
+        return replace(mark, guess=self._read.found)
 
-    def __iter__(self) -> Iterator[tuple[int, int, Any]]:
+    def __iter__(self) -> Iterator[tuple[int | str, int, Any]]:
         read = self._read
         for place, line, record, warned in self._records:
+            name = run_name(record)
+            self._named = self._named or name is not None
             result: Transcript | MalformedLine | Exception
             if isinstance(record, MalformedLine):
                 result = record
@@ -224,7 +232,7 @@ class Runs:
                     result = exc
                 else:
                     result.warnings[:0] = warned
-            yield place, line, result
+            yield place if name is None else name, line, result
 
 
 def first_format(path: str) -> str | None:

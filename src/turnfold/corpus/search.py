@@ -243,7 +243,7 @@ def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
             part = item.part if isinstance(item.part, tables.Rows) else None
             cells = tables.cells(item.path, item.column, part)
             first = part.start if part is not None else 0  # rows are keyed as the file's
-            found: Iterator[tuple[int, Any]] = (
+            found: Iterator[tuple[int | str, Any]] = (
                 (place, _or_none(read, cell)) for place, cell in enumerate(cells, first)
             )
         else:

@@ -48,7 +48,7 @@ from turnfold.formats.errors import MalformedLine
 from turnfold.formats.harnesses import archive, inspect_log, openhands
 from turnfold.formats.source import Source, open_source
 from turnfold.formats.traces import otlp
-from turnfold.formats.wrappers import UNKNOWN, OneFormat, runs_key
+from turnfold.formats.wrappers import CUSTOM_ID, UNKNOWN, OneFormat, runs_key
 from turnfold.model import (
     AssistantError,
     Entry,
@@ -66,6 +66,7 @@ from turnfold.process import (
 )
 from turnfold.session import AGENT_NAMES, session_facts, utc
 from turnfold.tools import safe_description, tool_category
+from turnfold.usage import records_tokens_per_turn
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -522,7 +523,8 @@ def _examine_conversations(
 
 def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
     """Every record of a file of runs (:mod:`turnfold.corpus.runs`), or of its part
-    ``item.part``, each a row keyed ``path#n`` read as ``load(record)`` reads it; the one
+    ``item.part``, each a row keyed ``path#n`` (``path#<name>`` for a run its record names: a
+    Batch API line's ``custom_id``) read as ``load(record)`` reads it; the one
     ``item.sample`` names when it names one. A record that cannot be read is a row with its
     ``error`` (C-7). A part's summary holds its mark, for the scan to join the parts; a file
     seen growing, its own, to be read on from next time (C-4)."""
@@ -698,7 +700,10 @@ def _many_runs(path: str) -> str | None:
         format = _detect(source)
         return openhands.NAME if format == openhands.NAME else None
     except _NotASession as exc:
-        return FILE_OF_RUNS if exc.kind == "skipped" and runs_key(source) is not None else None
+        key = runs_key(source) if exc.kind == "skipped" else None
+        # Named runs (a Batch API file's, keyed by their custom_id) are read whole: a part
+        # numbers its rows for the scan to number on, and names cannot be.
+        return FILE_OF_RUNS if key is not None and key != CUSTOM_ID else None
     except Exception:
         return None
     finally:
@@ -958,6 +963,7 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
     turns = tool_calls = errors = 0
     tool_rows: list[dict[str, Any]] = []
     turn_rows: list[dict[str, Any]] = []
+    per_turn = tables and records_tokens_per_turn(transcript)
     for planned_item in planned:
         segment, context = planned_item.segment, planned_item.context
         if segment is None or context is None:
@@ -973,7 +979,8 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
         tool_calls += header.tool_count
         errors += sum(1 for e in segment.entries if isinstance(e, AssistantError))
         if tables:
-            _turn_tables(transcript, key, turns, segment, header, tool_rows, turn_rows)
+            _turn_tables(transcript, key, turns, segment, header, tool_rows, turn_rows,
+                         per_turn=per_turn)  # fmt: skip
     # The session's own facts as its header states them (U-3): one definition of its span,
     # models, tokens (each response once, sub-agents included) and cost, recorded or estimated.
     facts = session_facts(transcript, turns=turns)
@@ -995,9 +1002,10 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
 
 def _turn_tables(
     transcript: Transcript, key: str, turn: int, segment: Segment, header: TurnHeader,
-    tool_rows: list[dict[str, Any]], turn_rows: list[dict[str, Any]],
+    tool_rows: list[dict[str, Any]], turn_rows: list[dict[str, Any]], *, per_turn: bool,
 ) -> None:  # fmt: skip
-    """A turn's row of ``corpus.turns()`` and its calls' rows of ``corpus.tool_calls()``."""
+    """A turn's row of ``corpus.turns()`` and its calls' rows of ``corpus.tool_calls()``;
+    ``per_turn``: whether the source records tokens per turn (else the row's are null)."""
     everything: list[Entry] = ([segment.user] if segment.user else []) + segment.entries
     started: datetime | None = None
     for entry in everything:
@@ -1010,15 +1018,16 @@ def _turn_tables(
             began = utc(entry.started_at) if entry.started_at else moment
             tool_rows.append(_tool_row(key, turn, entry, began))
     # The turn's responses once each, and what its calls' sub-agents spent (U-1, U-2), as its
-    # header shows them with show_turn_usage.
-    spent = spend_of(transcript, everything, started)
+    # header shows them with show_turn_usage; none where the source records only the session's
+    # (its header says they are not recorded per turn).
+    spent = spend_of(transcript, everything, started) if per_turn else None
     duration = header.duration_ms  # the header's own (None while the turn runs)
     turn_rows.append({
         "key": key, "turn": turn, "status": header.status, "started": started,
         "duration_s": duration / 1000 if duration is not None else None,
         "tool_calls": header.tool_count,
-        **{name: spent.tokens.get(name) for name in TOKEN_COLUMNS},
-        "cost_usd": spent.cost.usd if spent.cost is not None else None,
+        **{name: spent.tokens.get(name) if spent is not None else None for name in TOKEN_COLUMNS},
+        "cost_usd": spent.cost.usd if spent is not None and spent.cost is not None else None,
     })  # fmt: skip
 
 

@@ -32,7 +32,10 @@ from turnfold.formats.source import (
 from turnfold.formats.wrappers import (
     UNKNOWN,
     OneFormat,
+    how_to_load_one,
+    is_run,
     no_such_run,
+    run_name,
     run_place,
     runs_held,
     runs_key,
@@ -189,7 +192,7 @@ def _detect(source: Source) -> ModuleType:
             first = next((v for v in source.head_values() if isinstance(v, Mapping)), None)
             reason = (
                 f"a file of runs (each record holds {runs_held(first, runs)}): turnfold.scan() "
-                "reads each as a row; turnfold.load(path, sample=n) reads the n-th, from 0"
+                f"reads each as a row; {how_to_load_one(runs)}"
             )
         elif near and reason == "no known transcript structure":
             reason += "; closest: " + detection.describe(near)
@@ -226,31 +229,43 @@ def read_source(
 
 def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Transcript:
     """The run a file of runs (``wrappers.runs_key``) holds at place ``sample`` (from 0, as
-    ``scan`` keys it ``path#n``), read as ``load(record)`` reads it, in the dataset's format
-    where it fits (its first run's: ``wrappers.OneFormat``), as a scan reads it."""
+    ``scan`` keys it ``path#n``), or named ``sample`` (a Batch API line's ``custom_id``:
+    ``wrappers.is_run``), read as ``load(record)`` reads it, in the dataset's format where it
+    fits (its first run's: ``wrappers.OneFormat``), as a scan reads it."""
     place = run_place(sample)
-    if place is None or epoch is not None:
-        raise ValueError(
-            f"{source.name} is a file of runs: sample= is a record's place in it (0, 1, …), "
-            f"with no epoch; not sample={sample!r}" + (f", epoch={epoch!r}" if epoch else "")
-        )
+    if (place is None and not isinstance(sample, str)) or epoch is not None:
+        raise _no_place(source.name, sample, epoch)
     read = OneFormat(lambda value, format: read_record(value, format, agent))
-    count = 0
+    count, named = 0, False
     for count, (line, record, warned) in enumerate(warned_records(source), start=1):
-        if count - 1 == place:
+        named = named or run_name(record) is not None
+        if is_run(record, count - 1, sample):
             if isinstance(record, MalformedLine):
                 raise TranscriptFormatError(
-                    source.name, FORMATS, line, f"#{place}: {record.reason}"
+                    source.name, FORMATS, line, f"#{count - 1}: {record.reason}"
                 )
             try:
                 transcript = read(record)
             except TranscriptFormatError as exc:
-                raise run_error(exc, source.name, line, place) from None
+                raise run_error(exc, source.name, line, count - 1) from None
             transcript.warnings[:0] = warned  # its line's, as a scan's row counts them
             return transcript
         if read.guess == UNKNOWN and not isinstance(record, MalformedLine):
             read.learn(record)  # the dataset's first run: its format
-    raise no_such_run(source.name, count, place)
+    if place is not None:
+        raise no_such_run(source.name, count, place)
+    if named:
+        raise ValueError(f"{source.name} holds no run named {sample!r}")
+    raise _no_place(source.name, sample, epoch)
+
+
+def _no_place(name: str, sample: Any, epoch: int | None) -> ValueError:
+    """The error of a ``sample=`` (or an ``epoch=``) that names no record of a file of runs
+    whose runs have no names."""
+    return ValueError(
+        f"{name} is a file of runs: sample= is a record's place in it (0, 1, …), with no "
+        f"epoch; not sample={sample!r}" + (f", epoch={epoch!r}" if epoch else "")
+    )
 
 
 def run_error(

@@ -71,6 +71,13 @@ Mapping (:class:`OpenAIChatBuilder`):
 - a logged API call (:func:`~turnfold.formats.wrappers.exchange`: ``{"request": {...},
   "response": {...}}``, or a request with the ``response`` beside its messages): the request's
   messages, then the ChatCompletion's answer as above;
+- a line of an OpenAI Batch API file (:func:`~turnfold.formats.wrappers.batch_line`; such a
+  file is a file of runs, each named by its ``custom_id``): an input line's request (its
+  ``body``) as a request, the line's ``custom_id``, ``method`` and ``url`` kept as metadata;
+  an output line's ChatCompletion as above after a prompt not recorded (the output file holds
+  no request); a failed line (its ``error``, or an HTTP status of 400 or more and the error
+  its body holds) an :class:`AssistantError` of the API's words after that prompt. A line of
+  another endpoint (``/v1/embeddings``) is refused as no transcript run, not read as nothing;
 - a preference row in TRL's conversational shape (``chosen`` and ``rejected`` lists, with or
   without a ``prompt`` list; :func:`~turnfold.formats.wrappers.find_messages`): the
   conversation, the rejected reply with its entries marked ``meta["rejected"]`` (as the
@@ -94,7 +101,14 @@ from typing import Any
 
 from turnfold import codec
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import MessageBuilder, NameSet, as_int, as_list, mark_rejected
+from turnfold.formats.common import (
+    MessageBuilder,
+    NameSet,
+    as_int,
+    as_list,
+    mark_rejected,
+    prompt_not_recorded,
+)
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.openai_responses import (
@@ -114,7 +128,11 @@ from turnfold.formats.openai_responses import (
 from turnfold.formats.source import Source, from_object, type_of_record
 from turnfold.formats.tables import MEDIA_COMPANIONS
 from turnfold.formats.wrappers import (
+    CHAT_URL,
+    RESPONSES_URL,
+    BatchLine,
     Exchange,
+    batch_line,
     exchange,
     find_messages,
     keep_wrapper_keys,
@@ -136,6 +154,8 @@ from turnfold.model import (
 from turnfold.usage import attach_usage
 
 NAME = "openai"
+#: The record of a Batch API output line whose call failed.
+_BATCH_FAILED = "batch/failed"
 #: The object of a streamed completion's chunk (``stream=True``).
 CHUNK = "chat.completion.chunk"
 _UNFINISHED = "a streamed completion without a finish_reason: it may be cut off"
@@ -159,6 +179,8 @@ RECORDS = Records(
         "(beside them, or the request under request) read after them as a chat.completion",
         "rejected": "a preference pair's rejected reply (TRL's conversational rows), each "
         'message read as above before the chosen reply, its entries marked meta["rejected"]',
+        _BATCH_FAILED: "a Batch API call that failed (its error, or an HTTP status of 400 or "
+        "more): an error entry of the API's words, after a prompt not recorded",
     },
     ignored={
         "rejected/conversation": "the conversation a preference pair's rejected messages "
@@ -1047,6 +1069,15 @@ def detect(source: Source) -> Evidence:
         return Evidence.of(source.head_values(), _classify, _LACKS)
     if isinstance(document, Mapping) and is_completion(document):
         return Evidence(share=1.0, marks=1)
+    batch = batch_line(document)
+    if batch is not None:
+        if batch.endpoint == RESPONSES_URL:
+            return Evidence.none("a Batch API line of the Responses API")
+        if batch.request is None or batch.endpoint != CHAT_URL:
+            # A completion, a failed call (its line says no more), or a line of an endpoint
+            # no format reads, which read() refuses saying so.
+            return Evidence(share=1.0, marks=1)
+        document = batch.request
     answer = _logged_answer(document)
     found = find_messages(document if answer is None else answer.request)
     if found is None:
@@ -1069,6 +1100,13 @@ def read(source: Source) -> Transcript:
     transcript = Transcript(metadata={"source_format": NAME})
     builder = OpenAIChatBuilder(transcript, source.name)
     document = source.document if source.is_document else None
+    batch = batch_line(document)
+    if batch is not None and batch.request is None:
+        return _batch_outcome(source, batch, transcript, builder)
+    if batch is not None:
+        if batch.endpoint != CHAT_URL:
+            raise TranscriptFormatError(source.name, [NAME], 1, _not_chat(batch))
+        document = batch.request
     answer = _logged_answer(document)
     if answer is not None:
         document = answer.request
@@ -1106,6 +1144,36 @@ def read(source: Source) -> Transcript:
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no Chat Completions messages")
     return transcript
+
+
+def _batch_outcome(
+    source: Source, line: BatchLine, transcript: Transcript, builder: OpenAIChatBuilder
+) -> Transcript:
+    """A Batch API output line: its ChatCompletion, or the error of its failed call, after a
+    prompt not recorded (the output file keeps no request: its input file's line of the same
+    ``custom_id`` does); the line's ``custom_id``, ``id``, status and request id as metadata."""
+    if line.failure is None and line.endpoint != CHAT_URL:
+        raise TranscriptFormatError(source.name, [NAME], 1, _not_chat(line))
+    transcript.append(prompt_not_recorded())
+    if line.response is not None:
+        builder.feed_noted(source, line.response, 1, "chat.completion")
+        if isinstance(line.response.get("model"), str):
+            transcript.metadata["model"] = line.response["model"]
+    else:
+        transcript.append(AssistantError(message=line.failure or ""))
+        source.note(_BATCH_FAILED, "mapped")
+    keep_wrapper_keys(transcript, line.metadata)
+    return transcript
+
+
+def _not_chat(line: BatchLine) -> str:
+    """Why a Batch API line of another endpoint is no Chat run: a Responses call is read by
+    its own format; an embedding (or a legacy completion) is no transcript run at all."""
+    held = "request" if line.request is not None else "response"
+    said = f"{line.custom_id!r} is a Batch API {line.endpoint or 'unknown endpoint'} {held}"
+    if line.endpoint == RESPONSES_URL:
+        return f"{said}: read it as openai-responses"
+    return f"{said}, not a transcript run (no conversation to show)"
 
 
 def _record_type(record: Any) -> str:

@@ -5,7 +5,12 @@ objects (``load`` turns them into dicts) or JSON lines; a whole Response object
 ``{"object": "response", "output": [...]}`` (or a JSONL of them); a request ``{"input": ...}``;
 a logged API call (:func:`~turnfold.formats.wrappers.exchange`: ``{"request": {...},
 "response": {...}}``, or a request with the ``response`` beside its input): the request, then
-the Response.
+the Response; a line of an OpenAI Batch API file of ``/v1/responses`` calls
+(:func:`~turnfold.formats.wrappers.batch_line`; such a file is a file of runs, each named by
+its ``custom_id``): an input line's request (its ``body``, the line's ``custom_id``,
+``method`` and ``url`` kept as metadata), or an output line's Response after a prompt not
+recorded (the output file holds no request). A failed line, whose endpoint its line does not
+say, is read by the Chat format (``openai``).
 
 Mapping (:class:`ResponsesBuilder`):
 
@@ -80,6 +85,7 @@ from turnfold.formats.common import (
     counted_usage,
     describe_args,
     parse_arguments,
+    prompt_not_recorded,
     relative,
     stringify,
     text_and_images,
@@ -89,7 +95,10 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source, type_of_record
 from turnfold.formats.wrappers import (
+    RESPONSES_URL,
+    BatchLine,
     Exchange,
+    batch_line,
     exchange,
     find_messages,
     keep_wrapper_keys,
@@ -1157,6 +1166,11 @@ def detect(source: Source) -> Evidence:
         return Evidence.of(source.head_values(), _classify, _LACKS)
     if is_response(document) or _logged_response(document) is not None:
         return Evidence(share=1.0, marks=1)
+    batch = batch_line(document)
+    if batch is not None:  # its url, or its body, names the API it called
+        if batch.endpoint != RESPONSES_URL:
+            return Evidence.none("a Batch API line of another endpoint than /v1/responses")
+        return Evidence(share=1.0, marks=1)
     items = document.get("input") if isinstance(document, Mapping) else None
     if isinstance(items, list) and "messages" not in document:
         return Evidence.of(sample(items), _classify, _LACKS)
@@ -1175,11 +1189,15 @@ def read(source: Source) -> Transcript:
     document = source.document if source.is_document else None
     found = None
     call = _logged_response(document)
-    whole = is_response(document) or call is not None
+    batch = batch_line(document)
+    whole = is_response(document) or call is not None or batch is not None
     if isinstance(document, Mapping) and not whole and "input" not in document:
         found = find_messages(document)
     first_line: int | None = None
-    if call is not None:
+    if batch is not None:
+        first_line = 1
+        _batch_line(source, batch, transcript, builder)
+    elif call is not None:
         first_line = 1
         builder.feed_noted(source, call.request, 1, "request")
         builder.feed_noted(source, call.response, 2, "response")
@@ -1196,9 +1214,31 @@ def read(source: Source) -> Transcript:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no Responses API items")
     # A logged call's response names the model that answered, its request the one asked for
     # (an alias: "o4-mini"); the header names the one that answered, once.
-    if builder.model and (call is not None or "model" not in transcript.metadata):
+    answered = call is not None or (batch is not None and batch.response is not None)
+    if builder.model and (answered or "model" not in transcript.metadata):
         transcript.metadata["model"] = builder.model
     return transcript
+
+
+def _batch_line(
+    source: Source, line: BatchLine, transcript: Transcript, builder: ResponsesBuilder
+) -> None:
+    """A Batch API line of a ``/v1/responses`` call: its request, or its Response after a
+    prompt not recorded (the output file keeps no request: its input file's line of the same
+    ``custom_id`` does), the line's other keys kept as metadata. A line of another endpoint,
+    or a failed call's (which says no endpoint: the Chat format reads it), is refused."""
+    if line.endpoint != RESPONSES_URL:
+        what = line.endpoint or "failed call's"
+        reason = f"{line.custom_id!r} is a Batch API {what} line, not a /v1/responses call's"
+        raise TranscriptFormatError(source.name, [NAME], 1, reason)
+    if line.request is not None:
+        builder.feed_noted(source, line.request, 1, "request")
+        keep_wrapper_keys(transcript, {k: v for k, v in line.request.items()
+                                       if k not in _REQUEST_READ})  # fmt: skip
+        return
+    transcript.append(prompt_not_recorded())
+    builder.feed_noted(source, line.response, 1, "response")
+    keep_wrapper_keys(transcript, line.metadata)
 
 
 #: The keys of a request its reading takes (the others are kept as metadata).

@@ -454,6 +454,99 @@ def _body(value: Any) -> Any:
     return value.get(_BODY) if isinstance(value, Mapping) and _BODY in value else value
 
 
+#: What a line of an OpenAI Batch API file names its call by: a run of such a file is named
+#: by it (``path#<custom_id>``), not by its place (the output file's lines come in any order).
+CUSTOM_ID = "custom_id"
+#: The endpoints a Batch API line may call whose calls are conversations.
+CHAT_URL, RESPONSES_URL = "/v1/chat/completions", "/v1/responses"
+#: The endpoint a response body answers, by its ``object`` (embeddings answer with a list).
+_ANSWERED = {
+    "chat.completion": CHAT_URL, "response": RESPONSES_URL, "list": "/v1/embeddings",
+    "text_completion": "/v1/completions",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BatchLine:
+    """One line of an OpenAI Batch API file (its input file: ``{"custom_id", "method", "url",
+    "body"}``; its output or error file: ``{"id", "custom_id", "response": {"status_code",
+    "request_id", "body"}, "error"}``): the request its input line holds (the body, with the
+    line's other keys) or the response body of a call that succeeded, or why the call failed;
+    the endpoint it called (an output line's told by its body; None for a failed one), and
+    the line's other keys, kept as the run's metadata."""
+
+    custom_id: str
+    endpoint: str | None
+    request: dict[str, Any] | None = None
+    response: Mapping[str, Any] | None = None
+    failure: str | None = None
+    rest: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """An output line's other keys as its run's metadata: its ``custom_id``, status and
+        request id, its own ``id`` (``batch_req_…``, the line's, not the run's) as
+        ``batch_line_id``."""
+        return {"batch_line_id" if k == "id" else k: v for k, v in self.rest.items()}
+
+
+def batch_line(document: Any) -> BatchLine | None:
+    """The Batch API line ``document`` is, or None.
+
+    >>> line = batch_line({"custom_id": "t-1", "method": "POST", "url": "/v1/chat/completions",
+    ...                    "body": {"model": "m", "messages": []}})
+    >>> line.endpoint, sorted(line.request)
+    ('/v1/chat/completions', ['custom_id', 'messages', 'method', 'model', 'url'])
+    >>> batch_line({"id": "batch_req_1", "custom_id": "t-2", "response": None,
+    ...             "error": {"code": "batch_expired", "message": "Not run in time."}}).failure
+    'batch_expired: Not run in time.'
+    """
+    if not isinstance(document, Mapping) or not isinstance(document.get(CUSTOM_ID), str):
+        return None
+    name = document[CUSTOM_ID]
+    body = document.get(_BODY)
+    if isinstance(body, Mapping) and isinstance(document.get("url"), str):
+        rest = {k: v for k, v in document.items() if k != _BODY}
+        return BatchLine(name, document["url"], request={**rest, **body})
+    if RESPONSE not in document or "error" not in document:
+        return None
+    response, error = document[RESPONSE], document["error"]
+    if not all(isinstance(half, (Mapping, type(None))) for half in (response, error)):
+        return None
+    response = response or {}
+    rest = {k: v for k, v in document.items() if k not in (RESPONSE, "error")}
+    rest |= {k: response[k] for k in ("status_code", "request_id") if k in response}
+    body, status = response.get(_BODY), response.get("status_code")
+    failed = isinstance(status, int) and status >= 400
+    if error is None and not failed and isinstance(body, Mapping):
+        return BatchLine(name, _answered(body), response=body, rest=rest)
+    return BatchLine(name, None, failure=_failure(error, status, body), rest=rest)
+
+
+def _answered(body: Mapping[str, Any]) -> str | None:
+    """The endpoint a response body answers: by its ``object``, else by its shape (a server
+    that writes the Batch API's files, vLLM's ``run_batch`` say, may leave ``object`` out)."""
+    found = _ANSWERED.get(str(body.get("object")))
+    if found is None and isinstance(body.get("choices"), list):
+        return CHAT_URL
+    if found is None and isinstance(body.get("output"), list):
+        return RESPONSES_URL
+    return found
+
+
+def _failure(error: Mapping[str, Any] | None, status: Any, body: Any) -> str:
+    """Why a Batch API call failed, in the API's words: the line's ``error`` (``{code,
+    message}``: an expired batch's unrun request), else its status and the error its body
+    holds (``{"error": {message, type, code}}``, as the API answers a bad request)."""
+    said = error or (body.get("error") if isinstance(body, Mapping) else None)
+    if not isinstance(said, Mapping):
+        return f"HTTP {status}" if status is not None else "neither a response nor an error"
+    kind = said.get("code") or said.get("type")
+    message = str(said.get("message") or "")
+    text = f"{kind}: {message}" if kind else message or "an error with no message"
+    return text if error is not None or status is None else f"HTTP {status}, {text}"
+
+
 def find_messages(document: Any) -> FoundMessages | None:
     """The message list of ``document`` (itself when it is a list), or None."""
     if isinstance(document, list):
@@ -566,6 +659,9 @@ def runs_key(source: Source) -> str | None:
     if not rows or len(rows) * 2 < len(source.head):
         return None
     first = rows[0]
+    if batch_line(first) is not None:  # an OpenAI Batch API file: its runs have names
+        held = sum(batch_line(row) is not None for row in rows)
+        return CUSTOM_ID if held * 2 >= len(rows) else None
     shapes = (
         (_prompt_completion, PROMPT), (_chat_pair, CHOSEN), (_function_calling_row, QUERY),
         (_query_response, QUERY), (_alpaca_row, INSTRUCTION), (_glaive_row, GLAIVE_CHAT),
@@ -616,6 +712,9 @@ def runs_held(row: Any, key: str) -> str:
     "one, under 'prompt' and 'completion'"
     """
     row = row if isinstance(row, Mapping) else {}
+    if key == CUSTOM_ID and (line := batch_line(row)) is not None:
+        held = "request" if line.request is not None else "call's outcome"
+        return f"one OpenAI Batch API {held}, named by its {CUSTOM_ID!r}"
     if pair_key(row) == key or (key == CHOSEN and _chat_pair(row) is not None):
         return f"a preference pair, its chosen reply under {key!r}"
     if key == REQUEST and exchange(row) is not None:
@@ -685,6 +784,29 @@ class OneFormat:
         read leaves each run to be detected on its own)."""
         with contextlib.suppress(Exception):
             self(value)
+
+
+def run_name(record: Any) -> str | None:
+    """The name a record of a file of runs gives its run, which a scan keys it by
+    (``path#<name>``) and ``load(path, sample=name)`` reads: a Batch API line's
+    ``custom_id``; None for a record named by its place alone."""
+    line = batch_line(record)
+    return line.custom_id if line is not None else None
+
+
+def is_run(record: Any, place: int, sample: Any) -> bool:
+    """Whether ``record``, at ``place`` in a file of runs, is the run ``sample`` names: a run
+    with a name (:func:`run_name`) by that name alone (a ``custom_id`` may be digits), any
+    other by its place."""
+    name = run_name(record)
+    return str(sample) == name if name is not None else run_place(sample) == place
+
+
+def how_to_load_one(key: str) -> str:
+    """How ``load`` reads one run of a file of runs whose :func:`runs_key` is ``key``."""
+    if key == CUSTOM_ID:
+        return f"turnfold.load(path, sample=<its {CUSTOM_ID}>) reads one"
+    return "turnfold.load(path, sample=n) reads the n-th, from 0"
 
 
 def run_place(sample: Any) -> int | None:

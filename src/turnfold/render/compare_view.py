@@ -252,9 +252,9 @@ def _differences(
     tokens = _pair_tokens(a, b, locale, names)
     if tokens is not None:
         parts.append(_part("tokens", tokens))
-    if a.duration_ms is not None or b.duration_ms is not None:
-        time_a, time_b = _duration(a.duration_ms), _duration(b.duration_ms)
-        parts.append(_part("duration", time_a if time_a == time_b else f"{time_a} → {time_b}"))
+    duration = _pair_duration(a, b, locale, names)
+    if duration is not None:
+        parts.append(_part("duration", duration))
     if a.answer is not None or b.answer is not None:
         changed = "answer" in differ
         phrase = "compare.answer_changed" if changed else "compare.answer_same"
@@ -270,7 +270,7 @@ def _facts(facts: BlockFacts, locale: str) -> list[DiffPart]:
     if facts.failed_tools:
         parts.append(_part("failed", plural("compare.failed_same", facts.failed_tools, locale)))
     if not facts.tokens_per_turn:
-        parts.append(_part("tokens", translate("compare.tokens_not_per_turn", locale)))
+        parts.append(_part("tokens", translate("session.tokens_not_per_turn", locale)))
     elif facts.tokens is not None:
         parts.append(_part("tokens", translate("session.tokens", locale,
                                                tokens=_tokens(facts.tokens))))  # fmt: skip
@@ -335,13 +335,13 @@ def _pair_tokens(a: BlockFacts, b: BlockFacts, locale: str, names: Sequence[str]
     """The pair's tokens; where a source records them for its session only, the pair says so
     rather than showing a turn's figure that is not recorded (U-1), as the session header does."""
     if not a.tokens_per_turn and not b.tokens_per_turn:
-        return translate("compare.tokens_not_per_turn", locale)
+        return translate("session.tokens_not_per_turn", locale)
     if not a.tokens_per_turn or not b.tokens_per_turn:
         recorded, side, other = (a, names[0], names[1])
         if b.tokens_per_turn:
             recorded, side, other = (b, names[1], names[0])
         if recorded.tokens is None:
-            return translate("compare.tokens_not_per_turn", locale)
+            return translate("session.tokens_not_per_turn", locale)
         return translate("compare.tokens_not_per_turn_in", locale, side=side, other=other,
                          tokens=_tokens(recorded.tokens))  # fmt: skip
     if a.tokens is None and b.tokens is None:
@@ -355,8 +355,23 @@ def _tokens(count: int | None) -> str:
     return compact_count(count) if count is not None else _MISSING
 
 
-def _duration(ms: float | None) -> str:
-    return format_duration(ms, hide_trailing_zeros=True) if ms is not None else _MISSING
+def _pair_duration(a: BlockFacts, b: BlockFacts, locale: str, names: Sequence[str]) -> str | None:
+    """The pair's time; where one side's turns record none (Codex's ``exec --json`` events
+    carry no time at all), the pair says so rather than ``292ms → —``, as it does of tokens."""
+    if a.duration_ms is not None and b.duration_ms is not None:
+        time_a, time_b = _duration(a.duration_ms), _duration(b.duration_ms)
+        return time_a if time_a == time_b else f"{time_a} → {time_b}"
+    if a.duration_ms is not None:
+        return translate("compare.time_not_recorded_in", locale, time=_duration(a.duration_ms),
+                         side=names[0], other=names[1])  # fmt: skip
+    if b.duration_ms is not None:
+        return translate("compare.time_not_recorded_in", locale, time=_duration(b.duration_ms),
+                         side=names[1], other=names[0])  # fmt: skip
+    return None
+
+
+def _duration(ms: float) -> str:
+    return format_duration(ms, hide_trailing_zeros=True)
 
 
 def _summary(comparison: TranscriptComparison, locale: str, names: Sequence[str]) -> str:

@@ -71,7 +71,7 @@ from turnfold.render.content import (
 from turnfold.settings import SettingsSnapshot, snapshot_of
 from turnfold.tools import display_name, format_duration
 from turnfold.tools import status_text as tool_status_text
-from turnfold.usage import TOKEN_FIELDS, total_of
+from turnfold.usage import TOKEN_FIELDS, records_tokens_per_turn, total_of
 
 # The session's facts, price and timeline make the view's head alone: their modules are imported
 # where the head (or a turn's usage) is built, which a page does beside its turns
@@ -247,6 +247,7 @@ class SubagentReuse:
         self._planner = ProjectionPlanner(transcript, prefix)
         self._reuse = NodeReuse(changed)
         self._nodes: dict[str, TopNode] = {}
+        self._nodes_per_turn = True  # the tokens_per_turn they were built with
         weakref.finalize(self, transcript.observe(lambda change: changed(change.entry.id)))
 
     def _changed(self, entry_id: str) -> None:
@@ -261,15 +262,18 @@ class SubagentReuse:
             dirty, self._dirty = self._dirty, set()
         self._reuse.changed(dirty)
         items, fresh = self._planner.plan(options.settings, running=None, changed=dirty)
-        inner = replace(options, reuse=self._reuse)
+        inner = replace(_drawing(self.transcript, options), reuse=self._reuse)
+        # Its parent's session total arriving can show that its turns' tokens are not recorded
+        # per turn either (_drawing): the turns built before then say so too.
+        last = self._nodes if inner.tokens_per_turn == self._nodes_per_turn else {}
         built = rebuilt(
             items,
             fresh,
-            self._nodes,
+            last,
             lambda item: _planned(item, self.transcript, inner, self.prefix),
         )
         self._reuse.next_build()
-        self._nodes = built
+        self._nodes, self._nodes_per_turn = built, inner.tokens_per_turn
         return list(built.values())
 
 
@@ -299,6 +303,22 @@ class _Options:
     more_chars: int | None
     #: The nodes of the last build, reused for the same process items (a live widget's).
     reuse: NodeReuse | None = None
+    #: Whether the transcript being drawn records its tokens per turn (:func:`_drawing`).
+    tokens_per_turn: bool = True
+
+
+def _drawing(transcript: Transcript, options: _Options) -> _Options:
+    """``options`` for the turns of ``transcript``: with ``show_turn_usage``, whether its
+    source records tokens per turn (:func:`~turnfold.usage.records_tokens_per_turn`, a walk
+    over its entries when it records a session total, done once per view). A sub-agent's
+    transcript came from its parent's source: where the parent's turns do not record their
+    tokens, its responses lack the same counts (Claude Code's stream-json writes no output
+    tokens for either), though it records no total to tell."""
+    if not options.settings.show_turn_usage or not options.tokens_per_turn:
+        return options
+    if records_tokens_per_turn(transcript):
+        return options
+    return replace(options, tokens_per_turn=False)
 
 
 def build_view_model(
@@ -424,7 +444,8 @@ def plan_view(
     snapshot = snapshot_of(settings)
     if items is None:
         items = plan_projection(transcript, snapshot, running=running)
-    plan = ViewPlan(items, _Options(snapshot, more_chars), transcript, facts, timeline)
+    options = _drawing(transcript, _Options(snapshot, more_chars))
+    plan = ViewPlan(items, options, transcript, facts, timeline)
     if head:
         plan.head  # noqa: B018  # computed now, cached on the plan
     return plan
@@ -434,6 +455,7 @@ def _nodes(
     transcript: Transcript, options: _Options, *, running: bool | None, prefix: str
 ) -> list[TopNode]:
     planned = plan_projection(transcript, options.settings, running=running, key_prefix=prefix)
+    options = _drawing(transcript, options)
     return [_planned(item, transcript, options, prefix) for item in planned]
 
 
@@ -444,14 +466,26 @@ def _planned(item: PlannedItem, transcript: Transcript, options: _Options, prefi
         return _top_level(projected, options, prefix)
     usage = None
     if options.settings.show_turn_usage and item.segment is not None:
-        usage = turn_usage(transcript, item.segment, options.settings.locale)
+        usage = turn_usage(
+            transcript, item.segment, options.settings.locale, per_turn=options.tokens_per_turn
+        )
     return _turn(projected, options, usage)
 
 
-def turn_usage(transcript: Transcript, segment: Segment, locale: str) -> str | None:
+def turn_usage(
+    transcript: Transcript, segment: Segment, locale: str, *, per_turn: bool = True
+) -> str | None:
     """U-3: a turn's tokens and ≈ cost, for its header (``show_turn_usage``): the numbers the
     corpus's ``turns()`` table carries (:func:`turnfold.cost.spend_of` at the turn's start);
-    None when the turn records no tokens."""
+    None when the turn records no tokens.
+
+    ``per_turn=False``, for a source that records tokens for the session only
+    (:func:`~turnfold.usage.records_tokens_per_turn`), says so, as a comparison's pair does:
+    what its responses record would be a part of the turn's tokens shown as the whole (U-1),
+    and a cost of that part an underestimate.
+    """
+    if not per_turn:
+        return translate("session.tokens_not_per_turn", locale)
     from turnfold.cost import format_usd, spend_of  # as the head's (see ViewPlan.head)
     from turnfold.session import utc
 

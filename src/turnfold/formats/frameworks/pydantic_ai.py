@@ -359,10 +359,18 @@ def _stopped_by(run: Any) -> str | None:
     return None
 
 
+#: What :func:`plain` makes of an exception a run raised: the name of its type alone.
+RAISED = "raised"
+
+
 def plain(value: Any) -> Any:
     """An ``AgentRunResult`` (or the ``AgentRunResultEvent`` holding one, or an ``AgentRun``,
     finished or not), a list of messages or one message as the records :func:`read` reads;
-    the value itself is never modified."""
+    the value itself is never modified. An exception the run raised (``UsageLimitExceeded``
+    from ``agent.run_sync``) holds none of the run's messages: ``{"raised": "<its type>"}``,
+    which :func:`read` refuses saying how to keep them."""
+    if isinstance(value, BaseException):
+        return {RAISED: type(value).__name__}
     result = getattr(value, "result", None)
     if result is not None and hasattr(result, "all_messages"):
         value = result  # AgentRunResultEvent, a finished AgentRun
@@ -1009,6 +1017,8 @@ def read(source: Source) -> Transcript:
     document = source.document if source.is_document else None
     if isinstance(document, Mapping):
         messages = document.get("messages")
+        if not isinstance(messages, list) and isinstance(document.get(RAISED), str):
+            raise TranscriptFormatError(source.name, [NAME], None, _no_messages(document[RAISED]))
         if not isinstance(messages, list):
             raise TranscriptFormatError(source.name, [NAME], None, "no messages list")
         start = as_int(document.get("new_message_index")) or 0
@@ -1029,6 +1039,16 @@ def read(source: Source) -> Transcript:
     if not transcript.entries and builder.responses == 0 and not transcript.metadata.get("system"):
         raise TranscriptFormatError(source.name, [NAME], None, "no pydantic-ai messages")
     return transcript
+
+
+def _no_messages(raised: str) -> str:
+    """Why an exception a run raised is no transcript, and how to keep the run's messages:
+    ``capture_run_messages`` collects them as the run goes, even when it raises."""
+    return (
+        f"a {raised[:100]} exception holds no messages of the run; to keep them, run the "
+        "agent inside `with capture_run_messages() as messages:` (from pydantic_ai) and, "
+        "where the exception is caught, turnfold.load(messages)"
+    )
 
 
 def run_metadata(transcript: Transcript, output: Any, usage: Any) -> None:
