@@ -57,7 +57,7 @@ AGENT_NAMES: dict[str, str] = {
     "agent-framework": "Microsoft Agent Framework", "agno": "Agno", "agno-db": "Agno",
     "langgraph-checkpoints": "LangGraph", "openai-agents-db": "OpenAI Agents SDK",
     "adk-db": "Google ADK", "strands-session": "Strands Agents",
-    "llamaindex-chat-store": "LlamaIndex", "autogen-state": "AutoGen",
+    "llamaindex-chat-store": "LlamaIndex", "autogen-state": "AutoGen", "dspy-evaluate": "DSPy",
     # Forks that write their parent's format, named by the reader (metadata["agent"]).
     "roo-code": "Roo Code", "kilo-code": "Kilo Code",
 }  # fmt: skip

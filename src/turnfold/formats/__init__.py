@@ -88,6 +88,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("llamaindex-chat-store", "turnfold.formats.frameworks.llamaindex_chat_store"),
     ("agent-framework", "turnfold.formats.frameworks.agent_framework"),
     ("dspy", "turnfold.formats.frameworks.dspy"),
+    ("dspy-evaluate", "turnfold.formats.frameworks.dspy_evaluate"),
     ("haystack", "turnfold.formats.frameworks.haystack"),
     ("agno", "turnfold.formats.frameworks.agno"),
     ("agno-db", "turnfold.formats.frameworks.agno_db"),
@@ -338,7 +339,7 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
 PATH_FORMATS: tuple[str, ...] = (
     "inspect", "aider", "openhands-sdk", "openhands", "opencode", "crush", "mlflow", "agno-db",
     "langgraph-checkpoints", "openai-agents-db", "adk-db", "strands-session", "kimi", "kimi-cli",
-    "cline",
+    "cline", "dspy-evaluate",
 )  # fmt: skip
 
 #: Of :data:`PATH_FORMATS`, those whose ``read_path`` reads a folder as one run (an OpenHands

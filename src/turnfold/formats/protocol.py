@@ -244,6 +244,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             autogen_state,
             claude_agent_sdk,
             dspy,
+            dspy_evaluate,
             haystack,
             langchain,
             langgraph_checkpoints,
@@ -277,12 +278,12 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
         sampled: list[SampledFormat] = [
             inspect_log, openhands, otlp, opencode, crush, mlflow, agno_db,
             langgraph_checkpoints, openai_agents_db, adk_db, strands_session,
-            llamaindex_chat_store,
+            llamaindex_chat_store, dspy_evaluate,
         ]  # fmt: skip
         paths: list[PathFormat] = [
             inspect_log, aider, openhands_sdk, openhands, opencode, crush, mlflow, agno_db,
             langgraph_checkpoints, openai_agents_db, adk_db, strands_session, kimi, kimi_cli,
-            cline,
+            cline, dspy_evaluate,
         ]  # fmt: skip
         frameworks: list[FrameworkAdapter] = [
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,

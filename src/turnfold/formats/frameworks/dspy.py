@@ -13,12 +13,22 @@ and globally (``dspy.inspect_history()``), each entry with the call's ``usage``,
 Input shapes:
 
 - a ``Prediction`` (:func:`plain`), its ``toDict()``, and the ``json.dumps`` of either or of its
-  ``trajectory`` alone;
+  ``trajectory`` alone (``dspy.Evaluate``'s saved results, a run per example, are
+  :mod:`~turnfold.formats.frameworks.dspy_evaluate`'s);
 - ``agent=``: the program that ran (``load(prediction, agent=program)``, its ``history``, and its
   tools, which say which tool is a DSPy program), the LM (its ``history``) or a list of history
   entries (``lm.history``). Each step's LM call is found in that history by its response, which
   holds the step's thought and tool name, searched from the latest call back, and gives the
-  step its usage, model and time; the run's cost is their sum (``metadata["cost_usd"]``).
+  step its usage, model and time (the answer's call likewise). The history's other calls that
+  ran while the run ran count too (:func:`match_calls`): those between its calls found, and,
+  given the program (whose ``history`` holds only the calls made while it ran), those before
+  and after them back and on to another run's (a second call of a predictor already met: a
+  module's other predictors count, an earlier run of it does not). An LM's history is anyone's:
+  from it, only the calls between. A call made during a step ran in its tool: a nested
+  program's, found among them for its steps, or a program tool's, its sub-agent's tokens; any
+  other call no entry shows is the run's own, its tokens in the run's total
+  (``metadata["usage"]``, then every own call's). The run's cost is the sum of every call's,
+  its sub-agents' too (``metadata["cost_usd"]``).
 
 Mapping, per step: the thought → :class:`Thinking`; the call → :class:`ToolCall` (``step-<i>``;
 DSPy gives calls no id) with the observation as its result: ``error`` when it is ReAct's own
@@ -38,10 +48,11 @@ What the objects do not record: **the inputs** (the question is not in the ``Pre
 history's messages hold it only in the adapter's prompt text, which is not parsed); **call
 ids, timestamps, usage and model** without ``agent=`` (the trajectory holds none); no start or
 end time per tool call, only the time each LM response was recorded (local time without its
-offset, as DSPy writes it: given this machine's, the one that ran the LM); the LM calls a
-nested program made, when its run is not returned (they are in the history, between its
-caller's steps, but not shown); a model's own thinking
-(``reasoning_content``) is in the history's ``outputs``, not read.
+offset, as DSPy writes it: given this machine's, the one that ran the LM); what the LM calls
+no entry shows (a module's other predictors', a program tool's) wrote: counted, not shown; a
+model's own thinking (``reasoning_content``) is in the history's ``outputs``, not read. Runs
+made at once in threads (``Evaluate(num_threads=...)``) interleave their calls in a history,
+which says nothing of whose each is: given such a history, a run may count another's.
 
 Live (A-2): ``dspy.streamify(program, ...)`` (its async generator, or ``async_streaming=False``'s
 sync one): ``StreamResponse`` chunks of ``next_thought`` and ``reasoning`` grow a
@@ -51,7 +62,9 @@ and ``next_tool_args`` chunks are not shown: the call appears when it starts); t
 thinking entry that its thought fills in at the end when no listener streamed it; a nested
 program's tool calls (started while another runs) are not shown live; the final ``Prediction``
 settles every entry in place, so the transcript then equals ``load(prediction)`` (with the same
-``agent=``). Status messages of a custom provider are said once in a warning, not shown.
+``agent=``). A trajectory ReAct cut to fit the context window settles the steps shown by their
+numbers: those cut off stay as shown, their outcomes unknown, and a warning says so in place of
+the load's notice. Status messages of a custom provider are said once in a warning, not shown.
 """
 
 from __future__ import annotations
@@ -60,7 +73,7 @@ import dataclasses
 import re
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
@@ -87,7 +100,7 @@ from turnfold.model import (
     Usage,
     maker,
 )
-from turnfold.usage import attach_usage
+from turnfold.usage import add_into, attach_usage, counts_of
 
 NAME = "dspy"
 #: ``load(prediction, agent=program)``: the program (or LM) holds the run's LM calls.
@@ -108,20 +121,20 @@ _CODE_ERRORS = ("Failed to parse the generated code: ", "Failed to execute the g
 #: The tool name a CodeAct step's code is shown as.
 CODE_TOOL = "python"
 #: Keys of a ``Prediction`` that are no output field.
-_REASONING = "reasoning"
-_TRAJECTORY = "trajectory"
+REASONING = "reasoning"
+TRAJECTORY = "trajectory"
 #: ``StatusMessageProvider``'s default texts (``streaming/messages.py``).
 _TOOL_START = re.compile(r"Calling tool (.+)\.\.\.\Z", re.DOTALL)
 _TOOL_END = "Tool calling finished! Querying the LLM with tool calling results..."
 #: Stream chunks of these fields are thinking; of these, not shown (the call shows them).
-_THOUGHT_FIELDS = frozenset({"next_thought", _REASONING})
+_THOUGHT_FIELDS = frozenset({"next_thought", REASONING})
 _CALL_FIELDS = frozenset({"next_tool_name", "next_tool_args"})
 
 
 # --- detection --------------------------------------------------------------------------------
 
 
-def _steps_of(trajectory: Mapping[str, Any]) -> int:
+def steps_of(trajectory: Mapping[str, Any]) -> int:
     """How many step keys a trajectory has (0 when any key is no step key)."""
     count = 0
     for key in trajectory:
@@ -143,10 +156,10 @@ def _trajectory_of(document: Any) -> Mapping[str, Any] | None:
     is one (``json.dumps(prediction.trajectory)``)."""
     if not isinstance(document, MAPPINGS):
         return None
-    held = document.get(_TRAJECTORY)
+    held = document.get(TRAJECTORY)
     if isinstance(held, MAPPINGS):
         return held
-    return document if document and _steps_of(document) else None
+    return document if document and steps_of(document) else None
 
 
 def detect(source: Source) -> Evidence:
@@ -154,7 +167,7 @@ def detect(source: Source) -> Evidence:
     if not source.is_document:
         return Evidence.none("not a DSPy Prediction")
     trajectory = _trajectory_of(source.document)
-    if trajectory is None or not _steps_of(trajectory):
+    if trajectory is None or not steps_of(trajectory):
         return Evidence.none("no trajectory of thought_N / tool_name_N keys")
     return Evidence(share=1.0, marks=1, sampled=1)
 
@@ -242,15 +255,54 @@ def _call_of(entry: Mapping[str, Any]) -> _Call:
     )
 
 
+@dataclasses.dataclass
+class RunCalls:
+    """The LM calls of one run found in the history (:func:`match_calls`)."""
+
+    #: Each step's call (None: not found) and the answer's.
+    steps: list[_Call | None]
+    answer: _Call | None = None
+    #: The history entries of the calls no step or answer was found in that ran during a step
+    #: (after its call, before the next call found), by the step's place: its tool ran them.
+    during: dict[int, list[Any]] = dataclasses.field(default_factory=dict)
+    #: The run's other calls no step or answer was found in: before its first call found,
+    #: or after its answer's.
+    others: list[_Call] = dataclasses.field(default_factory=list)
+
+
+def _system_prompt(entry: Any) -> str | None:
+    """The system message of a history entry's prompt: the adapter writes a predictor's
+    signature (its fields, its instructions) there, the same for each call of that predictor."""
+    messages = entry.get("messages") if isinstance(entry, MAPPINGS) else None
+    first = messages[0] if isinstance(messages, list) and messages else None
+    if isinstance(first, MAPPINGS) and first.get("role") == "system":
+        content = first.get("content")
+        return content if isinstance(content, str) else None
+    return None
+
+
 def match_calls(
-    history: list[Any], steps: list[dict[str, Any]], answer: list[Any]
-) -> tuple[list[_Call | None], _Call | None]:
+    history: list[Any],
+    steps: list[dict[str, Any]],
+    answer: list[Any],
+    *,
+    owned: Literal["all", "program", "shared"] = "shared",
+) -> RunCalls:
     """Each step's LM call, and the answer's, from ``history`` (oldest first): searched from
     the latest call back, the answer's first (its response holds the answer's values), then
     each step's (its response holds the step's thought and tool name). A step whose call is
-    not found gets none: nothing is guessed."""
+    not found gets none: nothing is guessed.
+
+    The calls found in none are the run's too when they ran while it ran: those between its
+    first and its last call found; and what else of the history is the run's by ``owned``:
+    ``"all"`` (the calls a tool made, which ran inside it), ``"program"`` (a program's
+    ``history``, which holds the calls made while it ran alone: the calls before and after
+    those found, back and on to a call of a predictor the run called already, which is
+    another run of the program's) or ``"shared"`` (an LM's, which every program that used it
+    wrote to: no more)."""
+    found = RunCalls([None] * len(steps))
     if not history:  # no agent= given: no call to look for
-        return [None] * len(steps), None
+        return found
     texts = [_output_text(entry) for entry in history]
     end = len(texts)
 
@@ -260,21 +312,50 @@ def match_calls(
                 return index
         return None
 
-    answer_call: _Call | None = None
+    places: dict[int, int | None] = {}  # a found call's index → its step's place (None: answer)
     if answer:
-        found = latest(answer)
-        if found is not None:
-            answer_call, end = _call_of(history[found]), found
-    calls: list[_Call | None] = [None] * len(steps)
+        at = latest(answer)
+        if at is not None:
+            found.answer, end, places[at] = _call_of(history[at]), at, None
     for position in range(len(steps) - 1, -1, -1):
         step = steps[position]
         wanted = [step.get("thought"), step.get("tool_name") or step.get("code")]
         if all(not isinstance(v, str) or not v for v in wanted):
             continue  # nothing to know its call by
-        found = latest(wanted)
-        if found is not None:
-            calls[position], end = _call_of(history[found]), found
-    return calls, answer_call
+        at = latest(wanted)
+        if at is not None:
+            found.steps[position], end, places[at] = _call_of(history[at]), at, position
+    first, last = (min(places), max(places)) if places else (len(history), -1)
+    if owned == "all":
+        first, last = 0, len(history) - 1
+    elif owned == "program" and places:
+        seen = {_system_prompt(history[at]) for at in places}
+        first = _own_calls(history, range(first - 1, -1, -1), seen, first)
+        last = _own_calls(history, range(last + 1, len(history)), seen, last)
+    running: int | None = None  # the step whose tool ran the calls met since its call
+    for at in range(first, last + 1):
+        if at in places:
+            running = places[at]
+        elif not isinstance(history[at], MAPPINGS):
+            continue  # no LM call's record: nothing of it to count
+        elif running is not None:
+            found.during.setdefault(running, []).append(history[at])
+        else:
+            found.others.append(_call_of(history[at]))
+    return found
+
+
+def _own_calls(history: list[Any], order: range, seen: set[str | None], bound: int) -> int:
+    """How far from ``bound``, going ``order``'s way, a program's history holds calls of the
+    same run: up to a call of a predictor the run called already (``seen``, which the calls
+    passed over join), which is another run's; or one whose predictor cannot be told."""
+    for at in order:
+        prompt = _system_prompt(history[at])
+        if prompt is None or prompt in seen:
+            break
+        seen.add(prompt)
+        bound = at
+    return bound
 
 
 # --- the builder ------------------------------------------------------------------------------
@@ -372,11 +453,13 @@ def _outputs(document: Mapping[str, Any]) -> list[tuple[str, Any]]:
     return [
         (key, value)
         for key, value in document.items()
-        if key not in (_TRAJECTORY, _REASONING) and not str(key).startswith("dspy_")
+        if key not in (TRAJECTORY, REASONING) and not str(key).startswith("dspy_")
     ]
 
 
-def _answer_text(outputs: list[tuple[str, Any]]) -> str:
+def fields_text(outputs: list[tuple[str, Any]]) -> str:
+    """A signature's fields as one text: the value of one, a ``name: value`` line each of
+    several."""
     if len(outputs) == 1:
         return stringify(outputs[0][1])
     return "\n".join(f"{key}: {stringify(value)}" for key, value in outputs)
@@ -392,8 +475,8 @@ def _nested_run(value: Any) -> Mapping[str, Any] | None:
     ``toDict()`` give it), known by its step-keyed ``trajectory``."""
     if type(value) in _SCALARS or not isinstance(value, MAPPINGS):
         return None
-    trajectory = value.get(_TRAJECTORY)
-    return value if isinstance(trajectory, MAPPINGS) and _steps_of(trajectory) else None
+    trajectory = value.get(TRAJECTORY)
+    return value if isinstance(trajectory, MAPPINGS) and steps_of(trajectory) else None
 
 
 class DspyBuilder(TranscriptBuilder):
@@ -402,36 +485,43 @@ class DspyBuilder(TranscriptBuilder):
 
     def __init__(
         self, transcript: Transcript | None = None, source_name: str = "<prediction>", *,
-        agent: Any = None,
+        agent: Any = None, owned: Literal["all", "program", "shared"] | None = None,
     ) -> None:  # fmt: skip
         super().__init__(transcript, source_name)
         self.agent = agent
         self.history = _history_of(agent)
+        #: Which calls of the history are the run's besides those found (:func:`match_calls`):
+        #: a program's history holds its own calls, a list or an LM's may hold anyone's.
+        self.owned = owned or ("program" if _is_program(agent) else "shared")
         self.program_tools = _program_tools(agent)
         self.cost: float | None = None
+        #: The run's LM calls that no entry shown carries (:meth:`_count_unshown`).
+        self.unshown: list[_Call] = []
 
     def build(self, document: Mapping[str, Any]) -> None:
         """Every entry of the run made first, each call settled by its observation, and then
         appended at once (issue 22): none is in the transcript while it is made, so none is
         updated."""
-        held = document.get(_TRAJECTORY)
+        held = document.get(TRAJECTORY)
         if isinstance(held, MAPPINGS):
             trajectory: Mapping[str, Any] = held
             outputs = _outputs(document)
-            reasoning = document.get(_REASONING)
-        elif held is None and _steps_of(document):
+            reasoning = document.get(REASONING)
+        elif held is None and steps_of(document):
             trajectory, outputs, reasoning = document, [], None  # the trajectory alone
         else:
-            trajectory, outputs, reasoning = {}, _outputs(document), document.get(_REASONING)
+            trajectory, outputs, reasoning = {}, _outputs(document), document.get(REASONING)
             if held is not None:
                 self.warn(f"a trajectory that is no dict ({type(held).__name__}): not read", 1)
         steps, unread = _steps(trajectory)
         for key in unread:
             self.warn(f"trajectory key {key!r} not read", 1)
         answer_values = [reasoning, *(v for _, v in outputs)]
-        calls, answer_call = match_calls(
-            self.history, steps, [v for v in answer_values if isinstance(v, str) and v]
-        )
+        calls = match_calls(
+            self.history, steps, [v for v in answer_values if isinstance(v, str) and v],
+            owned=self.owned,
+        )  # fmt: skip
+        self.unshown.extend(calls.others)
         made: list[Entry] = []
         first = _first_step(trajectory)
         if first:
@@ -440,9 +530,10 @@ class DspyBuilder(TranscriptBuilder):
             made.append(SystemNotice(text=text, level="warning", subtype="truncated"))
         for position, step in enumerate(steps, start=first):
             start = len(made)
-            self._step(position, step, made)
-            if calls[position - first] is not None:
-                self._settle_call(made[start:], calls[position - first])
+            self._step(position, step, made, calls.during.get(position - first, []))
+            found = calls.steps[position - first]
+            if found is not None:
+                self._settle_call(made[start:], found)
         if steps and steps[-1].get("tool_name") != FINISH and "code" not in steps[-1]:
             text = "The trajectory ends without the finish tool: max_iters was reached, or the "
             text += "model named no valid tool (DSPy logs which)."
@@ -451,11 +542,28 @@ class DspyBuilder(TranscriptBuilder):
         if isinstance(reasoning, str) and reasoning:
             made.append(_new_thinking(reasoning))
         if outputs:
-            made.append(AssistantText(text=_answer_text(outputs)))
-        self._settle_call(made[start:], answer_call)
+            made.append(AssistantText(text=fields_text(outputs)))
+        self._settle_call(made[start:], calls.answer)
         self.transcript.extend(made)
+        self._count_unshown([*calls.steps, calls.answer])
         if self.cost is not None:
             self.transcript.metadata["cost_usd"] = self.cost
+
+    def _count_unshown(self, shown: list[_Call | None]) -> None:
+        """The run's LM calls that no entry carries (a module's other predictors, a tool's own
+        calls) count all the same: in the run's cost, and in its tokens, all its own calls'
+        then (``metadata["usage"]``, which wins over the sum of its entries': spec U-1)."""
+        if not self.unshown:
+            return
+        totals = _tokens_of([*(call for call in shown if call is not None), *self.unshown])
+        if totals:
+            self.transcript.metadata["usage"] = totals
+        for call in self.unshown:
+            self._add_cost(call.cost)
+
+    def _add_cost(self, cost: float | None) -> None:
+        if cost is not None:
+            self.cost = (self.cost or 0.0) + cost
 
     def _settle_call(self, entries: list[Entry], call: _Call | None) -> None:
         """The LM call's usage, model and time on the entries its response wrote (not yet in
@@ -470,11 +578,13 @@ class DspyBuilder(TranscriptBuilder):
                 if isinstance(entry, AssistantText):
                     entry.model = call.model
         attach_usage(entries, call.usage, model=call.model)
-        if call.cost is not None:
-            self.cost = (self.cost or 0.0) + call.cost
+        self._add_cost(call.cost)
 
-    def _step(self, position: int, step: dict[str, Any], made: list[Entry]) -> None:
-        """A step's thought and call, onto ``made``."""
+    def _step(
+        self, position: int, step: dict[str, Any], made: list[Entry], during: list[Any]
+    ) -> None:
+        """A step's thought and call, onto ``made``; ``during``: the LM calls its tool made,
+        a sub-agent's when its tool is a program, else the run's own."""
         thought = step.get("thought")
         if isinstance(thought, str):
             if thought:
@@ -482,11 +592,15 @@ class DspyBuilder(TranscriptBuilder):
         elif thought is not None:
             made.append(_new_thinking(stringify(thought)))
         if step.get("tool_name") != FINISH:
-            call = self._call(position, step)
+            call = self._call(position, step, during)
             if call is not None:
                 made.append(call)
+                if call.subagent is not None:
+                    return  # the calls are its sub-agent's
+        if during:  # most steps' tools call no LM
+            self.unshown.extend(map(_call_of, during))
 
-    def _call(self, position: int, step: dict[str, Any]) -> ToolCall | None:
+    def _call(self, position: int, step: dict[str, Any], during: list[Any]) -> ToolCall | None:
         """A step's call, made settled by its observation (CodeAct's steps told by their
         keys, which a ReAct step's two tests rule out)."""
         observation = step.get("observation")
@@ -512,37 +626,57 @@ class DspyBuilder(TranscriptBuilder):
         result = None
         if run is not None:
             outputs = _outputs(run)
-            result = text_result(_answer_text(outputs) if outputs else None)
+            result = text_result(fields_text(outputs) if outputs else None)
         elif value is not None or "observation" in step or "output" in step:
             result = text_result(stringify(value) if value is not None else None)
         status: ToolStatus = "error" if failed else "success" if result is not None else "unknown"
         subagent = (
-            self._subagent(name, args, run)
+            self._subagent(name, args, run, during)
             if run is not None or name in self.program_tools
             else None
         )
         description = describe_args(name, args)
         return _new_call(f"step-{position}", name, args, description, status, result, subagent)
 
-    def _subagent(self, name: str, args: Any, run: Mapping[str, Any] | None) -> SubAgent | None:
+    def _subagent(
+        self, name: str, args: Any, run: Mapping[str, Any] | None, during: list[Any]
+    ) -> SubAgent | None:
         """A tool's run of another DSPy program: nested when the observation is its
-        ``Prediction``, else (a program tool, known from ``agent=``) with its steps missing."""
+        ``Prediction`` (its steps' LM calls found among those its tool made, ``during``), else
+        (a program tool, known from ``agent=``) with its steps missing, their tokens its own."""
         task = describe_args(name, args)
         if task is None and isinstance(args, MAPPINGS) and args:
             texts = [v for v in args.values() if isinstance(v, str)]
             task = texts[0] if len(texts) == 1 else stringify(args)  # the program's input
         if run is not None:
             child = Transcript(metadata={"source_format": NAME})
-            builder = DspyBuilder(child, self.source_name)
+            builder = DspyBuilder(child, self.source_name, agent=during, owned="all")
             builder.build(run)
+            self._add_cost(builder.cost)
             self.transcript.warnings.extend(child.warnings)
             child.warnings = []
             return SubAgent(
                 name=name, task=task, transcript=child, tool_count=len(child.tool_calls())
             )
         if name in self.program_tools:
-            return SubAgent(name=name, task=task, steps_missing=True)
+            calls = [_call_of(entry) for entry in during]
+            for call in calls:
+                self._add_cost(call.cost)
+            usage = usage_from(
+                _tokens_of(calls), input_tokens="input_tokens", output_tokens="output_tokens",
+                cache_read_tokens="cache_read_tokens", cache_write_tokens="cache_write_tokens",
+                reasoning_tokens="reasoning_tokens",
+            )  # fmt: skip
+            return SubAgent(name=name, task=task, steps_missing=True, usage=usage)
         return None
+
+
+def _tokens_of(calls: list[_Call]) -> dict[str, int]:
+    """The token counts of LM calls added up (:mod:`turnfold.usage`'s names)."""
+    totals: dict[str, int] = {}
+    for call in calls:
+        add_into(totals, counts_of(call.usage))
+    return totals
 
 
 def _code_failed(observation: str) -> bool:
@@ -575,7 +709,7 @@ def read(source: Source, *, agent: Any = None) -> Transcript:
         if str(key).startswith("dspy_"):
             source.note("dspy_*", "ignored")
         else:
-            source.note(key if key in (_TRAJECTORY, _REASONING) else "output field", "mapped")
+            source.note(key if key in (TRAJECTORY, REASONING) else "output field", "mapped")
     return transcript
 
 
@@ -595,7 +729,7 @@ def plain(value: Any) -> Any:
             "(with agent=program or agent=lm for its LM calls)"
         )
     record = dict(store)
-    trajectory = record.get(_TRAJECTORY)
+    trajectory = record.get(TRAJECTORY)
     # The types of its values first, at C speed: most runs hold no Prediction, and then no
     # value is looked at one by one (issue 22).
     if isinstance(trajectory, dict) and any(
@@ -609,7 +743,7 @@ def plain(value: Any) -> Any:
             trajectory = dict(trajectory)
             for key in nested:
                 trajectory[key] = plain(trajectory[key])
-            record[_TRAJECTORY] = trajectory
+            record[TRAJECTORY] = trajectory
     return record
 
 
@@ -698,8 +832,30 @@ class Follower:
         record = plain(prediction)
         made = Transcript(metadata={"source_format": NAME})
         DspyBuilder(made, "<stream>", agent=self.agent).build(record)
-        shown = self._shown
-        for index, entry in enumerate(made.entries):
+        shown, entries = self._shown, made.entries
+        trajectory = record.get(TRAJECTORY)
+        first = _first_step(trajectory) if isinstance(trajectory, MAPPINGS) else 0
+        start = self._step_start(first) if first else None
+        if start is not None:
+            # ReAct cut steps off the trajectory's start: the Prediction's first step settles
+            # the one shown live under its number, not the run's first (matched by place, the
+            # steps after the cut were settled by the wrong steps' calls and observations).
+            # The steps cut off stay as shown, their outcomes unknown; the load's notice of
+            # the cut (the first entry made) is said as a warning: it cannot sit before them.
+            cut = shown[:start]
+            self.builder.settle_open(e for e in cut if isinstance(e, ToolCall))
+            for entry in cut:
+                if isinstance(entry, Thinking) and entry.streaming:
+                    self.transcript.update(entry, streaming=False)
+            steps = "step 0" if first == 1 else f"steps 0 to {first - 1}"
+            self.builder.warn(
+                f"DSPy cut {steps} off the trajectory to fit the model's context window "
+                "(truncate_trajectory): shown live, their arguments and results are not in the "
+                "Prediction",
+                None,
+            )
+            shown, entries = shown[start:], entries[1:]
+        for index, entry in enumerate(entries):
             live = shown[index] if index < len(shown) else None
             if live is not None and type(live) is type(entry):
                 changes = {
@@ -718,14 +874,25 @@ class Follower:
             self.transcript.metadata.setdefault(key, value)
         self.transcript.warnings.extend(made.warnings)
 
+    def _step_start(self, step: int) -> int | None:
+        """Where step ``step`` starts among the entries shown live: its call (``step-<n>``, as
+        :meth:`_status` numbers it), after its thought when one was shown; None when it was not
+        shown."""
+        wanted = f"step-{step}"
+        for index, entry in enumerate(self._shown):
+            if isinstance(entry, ToolCall) and entry.call_id == wanted:
+                before = self._shown[index - 1] if index else None
+                return index - 1 if isinstance(before, Thinking) else index
+        return None
+
 
 RECORDS = Records(
     mapped={
-        _TRAJECTORY: "each step: thought → Thinking; tool_name, tool_args, observation → "
+        TRAJECTORY: "each step: thought → Thinking; tool_name, tool_args, observation → "
         "ToolCall (error for ReAct's 'Execution error in <tool>:'; a Prediction observation "
         "nested as its SubAgent); generated_code / code_output (CodeAct) → a python call; "
         "finish is no call",
-        _REASONING: "the extraction's reasoning → Thinking",
+        REASONING: "the extraction's reasoning → Thinking",
         "output field": "the signature's outputs → the answer's AssistantText",
     },
     ignored={"dspy_*": "DSPy's own dspy_ keys of a Prediction"},
