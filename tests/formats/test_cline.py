@@ -178,7 +178,7 @@ def test_H5_native_tool_calls_answered_by_header_texts_are_paired() -> None:
         "1 | import { Pool } from 'pg';",
         "Command failed with exit code 1.\nOutput:\n1 failing",  # not the focus chain's reminder
         None,
-        "<answer>\nyes\n</answer>",
+        "yes",  # the user's answer, without Cline's <answer> wrapper (USER_CONTENT_TAGS)
     ]
     # After attempt_completion: Cline's "Done" and its sentence are not the user's words.
     users = [e.text for e in transcript.entries if isinstance(e, UserMessage)]

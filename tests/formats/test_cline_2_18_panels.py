@@ -20,6 +20,7 @@ import turnfold
 from turnfold import AssistantText, SystemNotice, ToolCall, UserMessage
 from turnfold.caches import CACHE_ENV
 from turnfold.model import AbortMarker, AssistantError, PendingAction, Thinking, Transcript
+from turnfold.process import Turn, project
 from turnfold.session import session_facts
 from turnfold.tools import tool_category
 from turnfold.usage import transcript_tokens
@@ -603,14 +604,25 @@ def test_a_question_and_an_edit_a_resumed_task_dropped_are_cancelled_in_the_hist
     assert shown.status == "cancelled"
 
 
-def test_the_cli_s_output_of_a_stopped_run_says_what_streamed_and_its_own_line() -> None:
-    """``stopped.jsonl``: the CLI prints the text once no longer partial (``abortStream``), and
-    its signal handler's line (``SIGINT received, shutting down...``) is no JSON: a warning."""
+def test_the_cli_s_output_of_a_stopped_run_says_what_streamed_then_the_stop() -> None:
+    """``stopped.jsonl``: the CLI prints the text once no longer partial (``abortStream``); its
+    signal handler's line before it (``\\x1b[33mSIGINT received, shutting down...\\x1b[0m``,
+    ``setupSignalHandlers``) is no JSON but the stop: the turn is stopped, not completed, and
+    the line is no warning of invalid JSON. It had been warned of, the turn "completed"."""
     transcript = turnfold.load(JSON / "stopped.jsonl")
-    (text,) = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    kinds = [type(e).__name__ for e in transcript.entries]
+    assert kinds == ["UserMessage", "AssistantText", "AbortMarker"]  # after what it flushed
+    text, stop = transcript.entries[1:]
+    assert isinstance(text, AssistantText)
+    assert isinstance(stop, AbortMarker)
     assert text.text.startswith("TF-STREAM-0 ")
     assert "interrupted" not in text.text
-    assert [w.line for w in transcript.warnings] == [None, 4]
+    assert stop.reason == "SIGINT received, shutting down..."
+    assert [w.line for w in transcript.warnings] == [None]  # the panel's, no line's
+    assert [t.header.status for t in project(transcript) if isinstance(t, Turn)] == ["stopped"]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["(signal line)"] == {"mapped": 1}
+    assert transcript.accounting.unaccounted == []
 
 
 def test_the_unsaved_response_s_request_counts_when_nothing_carries_its_usage(

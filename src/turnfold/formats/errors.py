@@ -5,7 +5,11 @@ transcript at all, and a marker for a single unreadable line that is skipped wit
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+#: How much of a bad line its :class:`MalformedLine` keeps: enough to know a tool's own words
+#: printed among its JSON lines, never a copy of a huge line.
+KEPT_TEXT_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -16,6 +20,11 @@ class MalformedLine:
     reason: str
     #: Its type in a load's accounting.
     record_type: str = "(invalid JSON)"
+    #: The line's first :data:`KEPT_TEXT_CHARS` characters, its line ending dropped, so that a
+    #: reader can tell its tool's own non-JSON line (the Cline CLI's word of a signal) from a
+    #: broken record; None where no line was read (an oversized line, an object). Not compared:
+    #: two lines that failed alike are the same failure.
+    text: str | None = field(default=None, compare=False, repr=False)
 
 
 class TranscriptFormatError(ValueError):

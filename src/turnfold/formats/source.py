@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from turnfold import codec, progress
 from turnfold.formats import compressed
-from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.errors import KEPT_TEXT_CHARS, MalformedLine, TranscriptFormatError
 from turnfold.model import Accounting, Disposition, LoadWarning, Transcript
 
 #: How many records detection may look at.
@@ -805,19 +805,26 @@ def _careful(
         # line or binary bytes. The stdlib's message and column, without raising its error
         # twice a line, which made a file of millions of such lines take minutes (X-1).
         column = start - text.rfind("\n", 0, start)
-        return [(number, MalformedLine(f"invalid JSON: Expecting value (column {column})"))]
+        reason = f"invalid JSON: Expecting value (column {column})"
+        return [(number, MalformedLine(reason, text=_kept(text)))]
     try:
         return [(number, loads(text))]
     except codec.UnreadableJSON as exc:
-        return [(number, MalformedLine(exc.msg))]
+        return [(number, MalformedLine(exc.msg, text=_kept(text)))]
     except json.JSONDecodeError as exc:
         # Glued values need a complete first value, where the stdlib started too: any error
         # but "Extra data" says there is none, unless lstrip passes over more than JSON's
         # whitespace (a vertical tab, a no-break space) and the glued values start later.
         glued = _glued_values(text.lstrip()) if exc.msg == "Extra data" or first.isspace() else ()
         if len(glued) < 2:
-            return [(number, MalformedLine(f"invalid JSON: {exc.msg} (column {exc.colno})"))]
+            reason = f"invalid JSON: {exc.msg} (column {exc.colno})"
+            return [(number, MalformedLine(reason, text=_kept(text)))]
         return [(number, value) for value in glued]
+
+
+def _kept(text: str) -> str:
+    """What a bad line's :class:`MalformedLine` keeps of it: its start, no line ending."""
+    return text[:KEPT_TEXT_CHARS].rstrip("\r\n")
 
 
 def _parse_lines(

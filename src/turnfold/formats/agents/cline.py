@@ -34,7 +34,9 @@ tags) and ``prompts/responses.ts`` (the result texts):
   Feedback given while any command ran (``…\n\nThe user provided the following feedback:
   <feedback>…``, ``CommandOrchestrator``) is split off the result as the user's message;
 - the first prompt is wrapped in ``<task>``, later words of the user in ``<feedback>``,
-  ``<answer>`` or ``<user_message>``: each is a :class:`UserMessage` of the text inside. The
+  ``<answer>`` or ``<user_message>``: each is a :class:`UserMessage` of the text inside (a
+  question's answer, the result of its ``ask_followup_question`` call, is read without its
+  ``<answer>`` tags: ``AskFollowupQuestionToolHandler``'s wrapping, not the user's words). The
   ``<environment_details>`` block Cline appends to every user turn (open tabs, terminals, the
   file list) is context the model saw, not the user's words: it is left out, but the workspace
   folder it names is ``metadata["cwd"]``; so are the focus chain's instructions (a block
@@ -132,7 +134,18 @@ may overwrite it, older versions kept it): ``user_cancelled`` an :class:`AbortMa
 response, unless the panel showed that error already (``api_req_failed``).
 Its counts and cost are the usage of the response after it; when a response has no entry to
 carry them (a question yolo mode answered), every request's counts are ``metadata["usage"]``.
-Other kinds are the panel's own state (``resume_task``, ``checkpoint_created``…), left out.
+What the panel alone says was spent counts too: ``subagent`` (the sub-agents a
+``use_subagents`` call ran: their prompts and answers, the call's :class:`SubAgent` and result;
+the call itself when the panel shows no other row of it, as for a call run without asking)
+and ``subagent_usage`` (their requests' counts, that sub-agent's tokens, counted under the
+call and not among the session's own; their cost the session's, as Cline's ``getApiMetrics``
+adds it); ``deleted_api_reqs`` (Roo Code's ``api_req_deleted``: the requests a checkpoint
+restore deleted with the messages after it, whose tokens and cost stay in the session's
+totals, an info notice says so). Roo Code's ``codebase_search_result`` and ``image`` are the
+results of the ``codebase_search`` and ``generate_image`` calls before them,
+``too_many_tools_warning`` a warning and ``user_edit_todos`` (the user's change to a proposed
+todo list) a notice. Other kinds are the panel's own state (``resume_task``,
+``checkpoint_created``, Roo Code's rate-limit countdown…), left out.
 
 A call waiting for the user's approval. Cline asks before a call it may not run on its own
 (``ask: tool``, ``command``, ``use_mcp_server``, ``browser_action_launch``: the asks the panel
@@ -164,7 +177,9 @@ output records no usage, and no ``diff_error``, which Cline writes partial), and
 (``-T <id>``) replays its earlier messages (their requests with their counts). The run ends
 at ``completion_result``, or on an ``{"type": "error", "message"}`` line: the error the CLI
 stopped on (``metadata["outcome"]`` ``"error"``), shown unless the message before it said it (a
-failed request, a ``say: error``).
+failed request, a ``say: error``). A signal stops it with a line of its own among the JSON
+(``setupSignalHandlers``: ``SIGINT received, shutting down...``, or SIGTERM, in yellow): an
+:class:`AbortMarker` after the response Cline then flushes (``abortTask``), no invalid JSON.
 
 Detection: a list of Anthropic messages with Cline's marks (``<task>``, ``<environment_details>``,
 a ``[tool] Result:`` header, a tool tag in the assistant's text); the file's name
@@ -208,6 +223,7 @@ from turnfold.model import (
     AssistantText,
     CompactionBoundary,
     Entry,
+    SubAgent,
     SystemNotice,
     Thinking,
     ToolCall,
@@ -285,10 +301,24 @@ RECORDS = Records(
         "say/api_req_started": "a request: the results it sends settle the calls before it; "
         "its usage and cost go on the response after it; its cancelReason, how Cline cut that "
         "response short (user_cancelled: stopped; streaming_failed: an error)",
+        "say/subagent": "the sub-agents a use_subagents call ran (their prompts, outcomes and "
+        "answers): the call's sub-agent and result",
+        "say/subagent_usage": "the sub-agents' tokens and cost: the use_subagents call's "
+        "sub-agent's (counted once, apart from the session's own), their cost in the session's",
+        "say/deleted_api_reqs": "the tokens and cost of the requests a checkpoint restore "
+        "deleted: kept in the session's totals, an info notice says so",
+        "say/api_req_deleted": "Roo Code: the same as deleted_api_reqs",
+        "say/too_many_tools_warning": "Roo Code: a warning: too many MCP tools enabled",
+        "say/codebase_search_result": "Roo Code: what the codebase_search call before it found "
+        "(its result)",
+        "say/user_edit_todos": "Roo Code: the user's change to a proposed todo list (a notice)",
+        "say/image": "Roo Code: the image the generate_image call before it saved (its result)",
         # The CLI 2.x's --json output: the same messages as JSON lines, and these.
         "task_started": "the CLI's --json output: the task's id (session_id)",
         "error": "the CLI's --json output: the error it stopped on (shown unless the message "
         "before it said it)",
+        "(signal line)": "the CLI's --json output: its non-JSON line 'SIGINT received, shutting "
+        "down...' (or SIGTERM): the run stopped (a stop after what it flushed)",
     },
     ignored={
         "say/api_req_finished": "an old version's request end: api_req_started holds its counts",
@@ -302,6 +332,8 @@ RECORDS = Records(
         "say/mcp_server_request_started": "the panel's mark of an MCP request: its "
         "use_mcp_server and mcp_server_response hold it",
         "say/checkpoint_saved": "Roo Code's checkpoint marker",
+        "say/api_req_rate_limit_wait": "Roo Code's countdown while it waits out the configured "
+        "rate limit: no error, and no content once it ends",
     },
 )
 
@@ -329,7 +361,8 @@ TOOL_NAMES = NameSet(
      "attempt_completion", "new_task", "load_mcp_documentation", "web_fetch", "web_search",
      "condense", "summarize_task", "report_bug", "new_rule", "focus_chain", "apply_diff",
      "insert_content", "search_and_replace", "switch_mode", "fetch_instructions",
-     "codebase_search", "update_todo_list", "run_slash_command", "generate_image"}
+     "codebase_search", "update_todo_list", "run_slash_command", "generate_image",
+     "use_subagents"}
 )  # fmt: skip
 #: Tools that are the assistant speaking, not acting: their text parameter is the reply.
 _REPLIES = {"attempt_completion": "result", "plan_mode_respond": "response"}
@@ -337,7 +370,8 @@ _REPLY_TOOLS = NameSet(_REPLIES)
 # Parameters whose value may hold its own closing tag (file contents, diffs): the last one ends it.
 _GREEDY = ("content", "diff")
 
-_TAG = re.compile(r"<([a-z_]+)>")
+#: A tool's tag or a parameter's (``use_subagents``' ``<prompt_1>``).
+_TAG = re.compile(r"<([a-z][a-z0-9_]*)>")
 _PATH = re.compile(r"<path>(.*?)</path>", re.DOTALL)
 #: ``[read_file for 'a.ts'] Result:``; Roo Code's also ``[new_task in Code mode: '…']`` and
 #: ``[switch_mode to 'code' because: …]`` (``presentAssistantMessage``'s ``toolDescription``).
@@ -351,6 +385,10 @@ _SKIPPED = re.compile(
     re.DOTALL,
 )
 _WRAPPED = re.compile(r"<(task|feedback|answer|user_message)>\n?(.*?)\n?</\1>", re.DOTALL)
+#: How Cline hands the user's answer to a question back to the model
+#: (``AskFollowupQuestionToolHandler``: ``<answer>\n…\n</answer>``, one of its
+#: ``USER_CONTENT_TAGS``): the wrapper is Cline's, the words inside the user's.
+_ANSWER = re.compile(r"<answer>\n?(.*?)\n?</answer>", re.DOTALL)
 _ENVIRONMENT = re.compile(r"<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
 #: Results saying the call did not run: a denied operation; attempt_completion's command
 #: denied (``AttemptCompletionHandler``) or cancelled from the UI (``CommandOrchestrator``).
@@ -630,6 +668,7 @@ class ClineBuilder(AnthropicBuilder):
                 if target.meta.get("completion_command"):
                     result = [t for t in result if t != _COMPLETION_MARK]
                 text, feedback = _split_feedback("\n\n".join(result))
+                text = _answered(target, text)
                 self.transcript.update(target, status=status_of(text), result=text_result(text))
                 if feedback:
                     kept.append(feedback)
@@ -755,6 +794,9 @@ class ClineBuilder(AnthropicBuilder):
         if text is not None and _FEEDBACK_IN_RESULT in text:
             text, feedback = _split_feedback(text)
             result = replace(result, text=text, kind=result_kind(text))
+        if text != (answer := _answered(call, text)):
+            text = answer
+            result = replace(result, text=text, kind=result_kind(text))
         if status == "success":
             status = status_of(text)
         self.transcript.update(call, status=status, result=result)
@@ -786,6 +828,15 @@ class ClineBuilder(AnthropicBuilder):
                 update = {"status": status_of(result), "result": text_result(result)}
                 self.transcript.update(command, **update)
         return "\n\n".join(s for s in said if s)
+
+
+def _answered(call: ToolCall, text: str | None) -> str | None:
+    """A call's result text; a question's (``ask_followup_question``) the user's answer without
+    Cline's ``<answer>`` wrapper (:data:`_ANSWER`), what else it holds (a file the user
+    attached) kept."""
+    if call.name != "ask_followup_question" or text is None:
+        return text
+    return _ANSWER.sub(lambda found: found.group(1), text, count=1)
 
 
 def _split_feedback(text: str) -> tuple[str | None, str | None]:
@@ -1105,6 +1156,12 @@ def read(source: Source) -> Transcript:
     for asked in requests:
         if asked["line"] not in answered:
             add_into(unanswered, counts_of(_request_usage(asked, provider)))
+    # What the panel alone says was spent: the requests a checkpoint restore deleted (their
+    # messages gone from the history too), and the sub-agents' own requests.
+    panel_costs: list[float] = []
+    for said in _said(ui, _DELETED_REQUESTS):
+        _count_deleted(_json_of(said.get("text")), provider, unanswered, panel_costs)
+    panel_costs += _subagents_beside(transcript, ui, provider)
     if any(unanswered.values()):
         # A request no saved response answered still spent its tokens: the session's are
         # every response's and these.
@@ -1115,6 +1172,7 @@ def read(source: Source) -> Transcript:
         transcript.metadata["api_requests"] = len(requests)
         # Every request's, those of messages cut from a truncated history too.
         costs = [c for r in requests if (c := _cost(r.get("cost"))) is not None] or costs
+    costs += panel_costs
     if costs:
         transcript.metadata["cost_usd"] = round(sum(costs), 6)
     waiting = _waiting_call(messages[-1] if messages else None, added)
@@ -1127,9 +1185,41 @@ def read(source: Source) -> Transcript:
     return transcript
 
 
+#: A checkpoint restore's record of the requests it deleted: Cline's, and Roo Code's name for it.
+_DELETED_REQUESTS = ("say/deleted_api_reqs", "say/api_req_deleted")
 #: What only the panel records, never the history: a request's retries and its failure, the
-#: mistake limit's question to the user.
-_PANEL_ONLY = NameSet({"say/error_retry", "ask/api_req_failed", "ask/mistake_limit_reached"})
+#: mistake limit's question to the user, a checkpoint restore's deleted requests.
+_PANEL_ONLY = NameSet(
+    {"say/error_retry", "ask/api_req_failed", "ask/mistake_limit_reached", *_DELETED_REQUESTS}
+)
+
+
+def _said(ui: Any, kinds: Iterable[str]) -> list[Mapping[str, Any]]:
+    """The panel's messages of ``kinds``, in order."""
+    wanted = set(kinds)
+    return [m for m in ui if _panel_kind(m) in wanted] if isinstance(ui, list) else []
+
+
+def _subagents_beside(transcript: Transcript, ui: Any, provider: str | None) -> list[float]:
+    """The sub-agents the history's ``use_subagents`` calls ran, from the panel beside it: each
+    ``subagent`` message, in order, the :class:`SubAgent` of the call it follows (its result
+    is the history's), each ``subagent_usage`` its tokens (:func:`_subagents_spent`, the
+    session's sub-agents' when the calls and the panel's messages do not pair); their costs."""
+    calls = [c for c in transcript.tool_calls() if c.name == "use_subagents"]
+    ran = [_json_of(m.get("text")) for m in _said(ui, ("say/subagent",))]
+    if len(ran) == len(calls):
+        for call, said in zip(calls, ran, strict=True):
+            if isinstance(said, Mapping):
+                transcript.update(call, subagent=_subagents_ran(call, said)["subagent"])
+    spent = [_json_of(m.get("text")) for m in _said(ui, ("say/subagent_usage",))]
+    paired = len(spent) == len(calls)
+    costs = []
+    for at, said in enumerate(spent):
+        said = said if isinstance(said, Mapping) else {}
+        cost = _subagents_spent(transcript, calls[at] if paired else None, said, provider)
+        if cost is not None:
+            costs.append(cost)
+    return costs
 
 
 def _stream_failure(
@@ -1349,6 +1439,146 @@ def _json_of(text: Any) -> Any:
         return None
 
 
+#: The line the CLI 2.x prints among its ``--json`` lines when a signal stops it
+#: (``setupSignalHandlers``, ``cli/src/index.ts``: ``printWarning(`${signal} received, shutting
+#: down...`)``, yellow by ``style.warning`` whatever stdout is; the same since 2.0.4).
+_SIGNAL_LINE = re.compile(
+    r"(?:\x1b\[33m)?((?:SIGINT|SIGTERM) received, shutting down\.\.\.)(?:\x1b\[0m)?"
+)
+
+
+def _signal_of(record: Any) -> str | None:
+    """The CLI's words when a signal stopped it, if ``record`` is that unreadable line."""
+    text = record.text if isinstance(record, MalformedLine) else None
+    found = _SIGNAL_LINE.fullmatch(text) if text is not None else None
+    return found.group(1) if found is not None else None
+
+
+def _subagents_call(ran: Mapping[str, Any], ts: Any, stamp: str | None) -> ToolCall:
+    """The ``use_subagents`` call the panel's ``subagent`` message alone shows: its prompts."""
+    args = {"prompts": _prompts(ran)}
+    return ToolCall(
+        call_id=f"ui-{ts}", name="use_subagents", args=args,
+        description=describe_args("use_subagents", args), timestamp=stamp, started_at=stamp,
+    )  # fmt: skip
+
+
+def _items(ran: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The sub-agents of a ``subagent`` message (``ClineSaySubagentStatus.items``)."""
+    items = ran.get("items")
+    return [i for i in items if isinstance(i, Mapping)] if isinstance(items, list) else []
+
+
+def _prompts(ran: Mapping[str, Any]) -> list[str]:
+    return [i["prompt"] for i in _items(ran) if isinstance(i.get("prompt"), str) and i["prompt"]]
+
+
+def _subagents_ran(call: ToolCall, ran: Mapping[str, Any]) -> dict[str, Any]:
+    """The changes of a ``use_subagents`` call that the sub-agents it ran make, as the panel's
+    ``subagent`` message shows them (``SubagentToolHandler``: ``ClineSaySubagentStatus``,
+    rewritten in place as they run): the call's :class:`SubAgent` (their prompts and tool
+    calls; the panel holds none of their steps) and its result, each one's outcome and answer
+    or error as the tool's summary lists them (the request after it sends that summary, whose
+    header says the call's outcome)."""
+    items = _items(ran)
+    outcome = ran.get("status")
+    agent = replace(
+        call.subagent or SubAgent(steps_missing=True), task="\n\n".join(_prompts(ran)) or None,
+        tool_count=as_int(ran.get("toolCalls")), reason="failed" if outcome == "failed" else None,
+    )  # fmt: skip
+    lines = []
+    for item in items:
+        head = f"[{item.get('index')}] {str(item.get('status')).upper()} - {item.get('prompt')}"
+        detail = item.get("result" if item.get("status") == "completed" else "error")
+        lines.append(f"{head}\n{detail}" if isinstance(detail, str) and detail else head)
+    changes: dict[str, Any] = {"subagent": agent}
+    if lines:
+        changes["result"] = text_result("\n\n".join(lines))
+    if outcome in ("completed", "failed"):
+        changes["status"] = "success" if outcome == "completed" else "error"
+    return changes
+
+
+def _subagents_spent(
+    transcript: Transcript, call: ToolCall | None, spent: Mapping[str, Any], provider: str | None
+) -> float | None:
+    """The sub-agents' own requests, as ``subagent_usage`` adds them up (``SubagentToolHandler``:
+    ``ClineSubagentUsageInfo``, their handler's counts as a request's): the tokens of the
+    ``use_subagents`` call's sub-agent, counted under it and never among the session's own
+    responses; with no call to hold them, the session's sub-agents' all the same
+    (``metadata["subagent_usage"]``). Their cost is returned: the session's, as Cline's total
+    (``getApiMetrics``) counts it."""
+    usage = _request_usage(spent, provider)
+    if usage is not None and call is not None:
+        agent = call.subagent or SubAgent(steps_missing=True)
+        transcript.update(call, subagent=replace(agent, usage=usage))
+    elif usage is not None:
+        add_into(transcript.metadata.setdefault("subagent_usage", {}), counts_of(usage))
+    return _cost(spent.get("cost"))
+
+
+def _count_deleted(info: Any, provider: str | None, totals: Tokens, costs: list[float]) -> Tokens:
+    """The requests a checkpoint restore deleted with the messages after the checkpoint, as it
+    adds them up (Cline's ``deleted_api_reqs``, Roo Code's ``api_req_deleted``: ``getApiMetrics``
+    of the deleted messages, their sub-agents' included): spent all the same, so their tokens
+    go in ``totals`` and their cost in ``costs``, the session's, as the panel's own totals keep
+    them. Their counts, returned."""
+    info = info if isinstance(info, Mapping) else {}
+    counts = counts_of(_request_usage(info, provider))
+    add_into(totals, counts)
+    cost = _cost(info.get("cost"))
+    if cost is not None:
+        costs.append(cost)
+    return counts
+
+
+def _deleted_requests(
+    info: Any, provider: str | None, totals: Tokens, costs: list[float], stamp: str | None
+) -> SystemNotice:
+    """The requests a checkpoint restore deleted, counted (:func:`_count_deleted`), and the
+    notice that says so (the panel shows nothing of them)."""
+    counts = _count_deleted(info, provider, totals, costs)
+    spent = ", ".join(f"{n:,} {name.removesuffix('_tokens').replace('_', ' ')}"
+                      for name, n in counts.items() if n)  # fmt: skip
+    return SystemNotice(
+        text="a checkpoint restore deleted the messages after it; their requests' tokens"
+        + (f" ({spent})" if spent else "") + " and cost stay in the session's totals",
+        subtype="deleted_api_reqs", timestamp=stamp,
+    )  # fmt: skip
+
+
+def _found_text(found: Any) -> str | None:
+    """What Roo Code's codebase_search found (``codebase_search_result``: ``{tool, content:
+    {query, results}}``), as the tool's result words it for the model (``CodebaseSearchTool``)."""
+    content = found.get("content") if isinstance(found, Mapping) else None
+    if not isinstance(content, Mapping):
+        return None
+    results = content.get("results")
+    lines = [f"Query: {content.get('query')}", "Results:", ""]
+    for hit in results if isinstance(results, list) else []:
+        if isinstance(hit, Mapping):
+            lines += [f"File path: {hit.get('filePath')}", f"Score: {hit.get('score')}",
+                      f"Lines: {hit.get('startLine')}-{hit.get('endLine')}",
+                      f"Code Chunk: {hit.get('codeChunk')}", ""]  # fmt: skip
+    return "\n".join(lines).rstrip()
+
+
+def _image_text(saved: Any) -> str | None:
+    """Where Roo Code's generate_image saved its image (``image``: ``{imageUri, imagePath}``; the
+    URI is the editor's view of the file, no image data)."""
+    path = saved.get("imagePath") if isinstance(saved, Mapping) else None
+    return path if isinstance(path, str) and path else None
+
+
+def _todo_lines(todos: list[Any]) -> str:
+    """A todo list as Roo Code words it (``todoListToMarkdown``): ``[x]`` done, ``[-]`` begun."""
+    boxes = {"completed": "[x]", "in_progress": "[-]"}
+    return "\n".join(
+        f"{boxes.get(str(t.get('status')), '[ ]')} {t.get('content')}"
+        for t in todos if isinstance(t, Mapping)
+    )  # fmt: skip
+
+
 def _error_message(text: str) -> str:
     """What a failed request's JSON (``ask: api_req_failed``, ``error_retry``'s
     ``errorMessage``: ``{message, status, modelId, providerId, details}``) says, or the text."""
@@ -1395,6 +1625,7 @@ def read_panel(
     stop: Entry | None = None  # how Cline cut the last request's stream short (its cancelReason)
     errors: set[str] = set()  # the errors the panel showed since the last request
     said_any = False  # whether a message of the panel was read: the next is not its first
+    deleted = False  # whether a checkpoint restore deleted requests whose tokens still count
     for line, message in messages:
         kind = _panel_kind(message)
         if kind in _RESPONSE_ENDS and stop is not None:
@@ -1408,7 +1639,14 @@ def read_panel(
                 waiting = [c for c in waiting if c is not last_call_shown]
             last, last_call_shown = message, None
         if kind is None:
-            if isinstance(message, MalformedLine):
+            signal = _signal_of(message)
+            if signal is not None:
+                # Cline aborts the task and flushes what had streamed after this line: the stop
+                # goes after that response, unless Cline said it cut that response short.
+                if stop is None:
+                    stop = AbortMarker(reason=signal)
+                source.mapped("(signal line)")
+            elif isinstance(message, MalformedLine):
                 source.warn(message.reason, line)
             elif (cli := _cli_line(message)) == "task_started":
                 meta["session_id"] = message["taskId"]
@@ -1600,6 +1838,58 @@ def read_panel(
             edited = f"the user edited {changed.get('path') or 'the file'}:"
             edited += f"\n{changed.get('diff') or text}"
             entry = SystemNotice(text=edited, subtype="user_feedback_diff", timestamp=stamp)
+        elif kind in ("say/subagent", "say/subagent_usage"):
+            delegating = last_call if last_call and last_call.name == "use_subagents" else None
+            reported = _json_of(text)
+            reported = reported if isinstance(reported, Mapping) else {}
+            if kind == "say/subagent_usage":
+                cost = _subagents_spent(transcript, delegating, reported, provider)
+                if cost is not None:
+                    costs.append(cost)
+            elif reported and (delegating is None or delegating.subagent is not None):
+                # The call's only row: Cline asks for approval (use_subagents) but says
+                # nothing of a call it may run on its own (SubagentToolHandler).
+                call = _subagents_call(reported, message.get("ts"), stamp)
+                entry = replace(call, **_subagents_ran(call, reported))
+            elif reported and delegating is not None:
+                transcript.update(delegating, **_subagents_ran(delegating, reported))
+            elif text:
+                entry = SystemNotice(text=text, subtype="subagent", timestamp=stamp)
+        elif kind in _DELETED_REQUESTS:
+            entry = _deleted_requests(_json_of(text), provider, totals, costs, stamp)
+            deleted = True
+        elif kind == "say/too_many_tools_warning":
+            # Roo Code's Task.startTask: {toolCount, serverCount, threshold}.
+            many = _json_of(text)
+            many = many if isinstance(many, Mapping) else {}
+            said = (
+                f"too many tools enabled: {many.get('toolCount')} tools from "
+                f"{many.get('serverCount')} MCP servers (keep below {many.get('threshold')})"
+                if many else f"too many tools enabled: {text}"
+            )  # fmt: skip
+            entry = SystemNotice(
+                text=said, level="warning", subtype="too_many_tools_warning", timestamp=stamp
+            )
+        elif kind in ("say/codebase_search_result", "say/image"):
+            # Roo Code: what codebase_search found ({tool, content: {query, results}}), the
+            # image generate_image saved ({imageUri, imagePath}): the call's result.
+            named = "codebase_search" if kind == "say/codebase_search_result" else "generate_image"
+            found = _json_of(text)
+            got = (_found_text(found) if named == "codebase_search" else _image_text(found)) or text
+            if last_call is not None and last_call.name == named:
+                transcript.update(last_call, result=text_result(got))
+            elif got:
+                entry = SystemNotice(text=got, subtype=kind.partition("/")[2], timestamp=stamp)
+        elif kind == "say/user_edit_todos":
+            # Roo Code: the user changed the todo list update_todo_list proposed before approving
+            # it ({tool, todos}); the call's result says "User edits todo" with the same list.
+            edited = _json_of(text)
+            todos = edited.get("todos") if isinstance(edited, Mapping) else None
+            listed = _todo_lines(todos) if isinstance(todos, list) else text
+            entry = SystemNotice(
+                text=f"the user edited the todo list:\n{listed}", subtype="user_edit_todos",
+                timestamp=stamp,
+            )  # fmt: skip
         elif kind == "say/api_req_started":
             requests += 1
             info = _json_of(text)
@@ -1646,9 +1936,9 @@ def read_panel(
         transcript.update(call, status="unknown")
     if last_call_shown is not None and awaits_approval(last):
         wait_for_approval(TranscriptBuilder(transcript, source.name), last_call_shown)
-    if not placed and totals:
-        # Some response had no entry to carry its usage: every request's is the total, so
-        # that the session's tokens are all counted.
+    if (deleted or not placed) and totals:
+        # Some response had no entry to carry its usage, or a restore deleted it: every
+        # request's is the total, so that the session's tokens are all counted.
         meta["usage"] = totals
     if requests:
         meta["api_requests"] = requests
