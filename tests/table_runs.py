@@ -1,8 +1,10 @@
 """Tables of runs as a scan takes them, for the tests of runs split over columns
-(tests/test_corpus_prompt_completion.py, tests/test_corpus_preference_tables.py)."""
+(tests/test_corpus_prompt_completion.py, tests/test_corpus_preference_tables.py), and the
+short trajectory the tests of files and tables of runs fill them with."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -21,3 +23,16 @@ def table_source(kind: str, folder: Path, rows: list[dict[str, Any]], name: str)
     path = folder / name
     pq.write_table(table, path)
     return path
+
+
+def trajectory(i: int) -> list[dict[str, Any]]:
+    """A short Chat Completions trajectory with one tool call, the ``i``-th of a table."""
+    arguments = json.dumps({"command": f"ls {i}"})
+    call = {"id": f"call_{i}", "type": "function",
+            "function": {"name": "bash", "arguments": arguments}}  # fmt: skip
+    return [
+        {"role": "user", "content": f"Task {i}: list the files"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": f"call_{i}", "content": f"file_{i}.py"},
+        {"role": "assistant", "content": f"Done with task {i}."},
+    ]

@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import turnfold
+from tests.table_runs import trajectory
 from turnfold.corpus import engine as engine_module
 from turnfold.corpus import scan
 from turnfold.corpus.index import CACHE_ENV
@@ -56,24 +57,11 @@ def _said(corpus: Any) -> list[dict[str, Any]]:
     return [{name: row[name] for name in SAID} for row in corpus.rows]
 
 
-def _trajectory(i: int) -> list[dict[str, Any]]:
-    """A short Chat Completions trajectory with one tool call."""
-    arguments = json.dumps({"command": f"ls {i}"})
-    call = {"id": f"call_{i}", "type": "function",
-            "function": {"name": "bash", "arguments": arguments}}  # fmt: skip
-    return [
-        {"role": "user", "content": f"Task {i}: list the files"},
-        {"role": "assistant", "content": None, "tool_calls": [call]},
-        {"role": "tool", "tool_call_id": f"call_{i}", "content": f"file_{i}.py"},
-        {"role": "assistant", "content": f"Done with task {i}."},
-    ]
-
-
 def _table(count: int) -> pa.Table:
     return pa.table({
         "task_id": [f"t{i}" for i in range(count)],
         "reward": [float(i % 2) for i in range(count)],
-        "messages": [_trajectory(i) for i in range(count)],
+        "messages": [trajectory(i) for i in range(count)],
     })  # fmt: skip
 
 
@@ -208,7 +196,7 @@ def test_C1_a_dataset_saved_in_shards_is_read_shard_after_shard(tmp_path: Path) 
     assert [row["tool_calls"] for row in corpus] == [1] * 5
     run = turnfold.load(folder, sample=3)
     assert run == corpus[f"{second}#0"]
-    assert run.entries == turnfold.load(_trajectory(3)).entries
+    assert run.entries == turnfold.load(trajectory(3)).entries
     assert run.metadata["task_id"] == "t3"
     with pytest.raises(ValueError, match=r"holds 5 runs: no sample=5 \(they are 0 to 4\)"):
         turnfold.load(folder, sample=5)
@@ -271,12 +259,12 @@ def test_C1_an_arrow_file_scans_as_the_same_table_in_parquet(tmp_path: Path, kin
     assert corpus.to_arrow().drop_columns(["key", "path"]).equals(same)
     assert corpus.tool_calls().column("name").to_pylist() == ["bash"] * 70
     run = corpus[f"{path}#69"]
-    assert run.entries == turnfold.load(_trajectory(69)).entries
+    assert run.entries == turnfold.load(trajectory(69)).entries
     assert (run.metadata["task_id"], run.metadata["score"]) == ("t69", 1.0)
     assert turnfold.load(path, sample=33).metadata["task_id"] == "t33"
     unnamed = tmp_path / "rollouts.bin"  # known by its first bytes, not its name
     unnamed.write_bytes(path.read_bytes())
-    assert turnfold.load(unnamed, sample=5).entries == turnfold.load(_trajectory(5)).entries
+    assert turnfold.load(unnamed, sample=5).entries == turnfold.load(trajectory(5)).entries
 
 
 @pytest.mark.parametrize("stream", [True, False])

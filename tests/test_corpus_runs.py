@@ -15,6 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import turnfold
+from tests.table_runs import trajectory
 from turnfold.comparison import compare_rows
 from turnfold.corpus import summarize
 from turnfold.corpus.discover import Item
@@ -25,20 +26,8 @@ MESSAGES = FIXTURES / "messages"
 SHAREGPT = MESSAGES / "sharegpt_llama-factory_function-calls.json"
 
 
-def _trajectory(i: int) -> list[dict[str, Any]]:
-    arguments = json.dumps({"command": f"ls {i}"})
-    call = {"id": f"call_{i}", "type": "function",
-            "function": {"name": "bash", "arguments": arguments}}  # fmt: skip
-    return [
-        {"role": "user", "content": f"Task {i}: list the files"},
-        {"role": "assistant", "content": None, "tool_calls": [call]},
-        {"role": "tool", "tool_call_id": f"call_{i}", "content": f"file_{i}.py"},
-        {"role": "assistant", "content": f"Done with task {i}."},
-    ]
-
-
 def _rows(count: int) -> list[dict[str, Any]]:
-    return [{"task_id": f"t{i}", "reward": i % 2, "messages": _trajectory(i)} for i in range(count)]
+    return [{"task_id": f"t{i}", "reward": i % 2, "messages": trajectory(i)} for i in range(count)]
 
 
 @pytest.fixture(autouse=True)
