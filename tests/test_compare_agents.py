@@ -31,6 +31,7 @@ from turnfold.render.compare_text import render_compare_text
 from turnfold.render.compare_view import build_compare_view, compare_runs
 from turnfold.render.content import escape
 from turnfold.settings import DisplaySettings
+from turnfold.usage import records_tokens_per_turn
 
 AGENTS = Path(__file__).parent / "fixtures" / "agents"
 #: The scenario's second prompt on each agent (a resumed run: one command, one answer).
@@ -190,7 +191,7 @@ def test_B3_two_runs_of_one_agent_compare_their_tools_by_name() -> None:
 
 
 def test_U1_which_sources_record_tokens_per_turn() -> None:
-    recorded = {path.name: comparison.records_tokens_per_turn(turnfold.load(path))
+    recorded = {path.name: records_tokens_per_turn(turnfold.load(path))
                 for path in (CLAUDE, CODEX, GEMINI, QWEN)}  # fmt: skip
     assert recorded == {CLAUDE.name: False, CODEX.name: False, GEMINI.name: True, QWEN.name: True}
 

@@ -361,9 +361,12 @@ class Block:
         return " ".join(part for part in (self.prompt.command, self.prompt.text) if part)
 
     @property
-    def recorded(self) -> bool:
-        """False for a prompt the source does not record (which is not an empty prompt)."""
-        return self.prompt is None or self.prompt.meta.get("prompt_not_recorded") is not True
+    def recorded_text(self) -> str | None:
+        """:attr:`text`; None for a prompt the source does not record (which is not an empty
+        prompt)."""
+        if self.prompt is not None and self.prompt.meta.get("prompt_not_recorded") is True:
+            return None
+        return self.text
 
     @property
     def segments(self) -> list[Segment]:
@@ -466,7 +469,7 @@ def block_facts(
         said = segment_answer(segment)
         answer = said.text if said is not None else None
     return BlockFacts(
-        prompt=block.text if block.recorded else None,
+        prompt=block.recorded_text,
         status=min(statuses, key=_STATUS_ORDER.index) if statuses else None,
         tools=tuple(tools.items()),
         tool_calls=calls,
@@ -535,7 +538,7 @@ class Side:
     @property
     def prompts(self) -> list[str | None]:
         """Its blocks' prompts as :func:`align` takes them (None: not recorded)."""
-        return [block.text if block.recorded else None for block in self.blocks]
+        return [block.recorded_text for block in self.blocks]
 
 
 def side_of(
@@ -857,7 +860,6 @@ __all__ = [
     "normal_prompt",
     "open_run",
     "prompt_words",
-    "records_tokens_per_turn",
     "row_change",
     "side_of",
     "similarity",
