@@ -280,3 +280,20 @@ def test_H5_a_question_s_result_is_the_user_s_answer_without_cline_s_wrapper(
     (call,) = transcript.tool_calls()
     assert call.result is not None
     assert call.result.text == 'TF-PORT-8080\n\n<file_content path="a.txt">A</file_content>'
+
+
+def test_H5_roo_code_s_failed_condensing_is_a_warning_notice(tmp_path: Path) -> None:
+    panel = [
+        {"ts": 1700000000000, "type": "say", "say": "task", "text": "TF-ROO: go"},
+        {"ts": 1700000001000, "type": "say", "say": "condense_context_error", "text": "too big"},
+        {"ts": 1700000002000, "type": "say", "say": "completion_result", "text": "done"},
+    ]
+    path = tmp_path / "ui_messages.json"
+    path.write_text(json.dumps(panel))
+    transcript = turnfold.load(path)
+    assert _shown_as_notices(transcript) == []
+    notices = [(e.level, e.subtype, e.text) for e in transcript.entries
+               if isinstance(e, SystemNotice)]  # fmt: skip
+    assert notices == [
+        ("warning", "condense_context_error", "condensing the context failed: too big")
+    ]

@@ -1381,6 +1381,7 @@ _PANEL_WARNINGS = {
     "say/shell_integration_warning": "shell integration unavailable",
     "say/api_req_retry_delayed": "request failed, retrying",
     "say/command_permission_denied": "command not permitted",
+    "say/condense_context_error": "condensing the context failed",
 }
 #: The calls the panel shows as kinds of their own (their handlers' ``ask``/``say``): the tool
 #: called.
@@ -1825,11 +1826,6 @@ def read_panel(
             entry = SystemNotice(
                 text=f"{_PANEL_WARNINGS[kind]}: {text}" if text else _PANEL_WARNINGS[kind],
                 level="warning", subtype=kind.partition("/")[2], timestamp=stamp,
-            )  # fmt: skip
-        elif kind == "say/condense_context_error":
-            entry = SystemNotice(
-                text=f"condensing the context failed: {text}", level="warning",
-                subtype="condense_context_error", timestamp=stamp,
             )  # fmt: skip
         elif kind == "say/user_feedback_diff":
             # The user changed the edit Cline proposed before approving it ({tool, path, diff}).
