@@ -68,7 +68,7 @@ def test_B2_an_index_and_a_page_per_run_linked_both_ways(tree: Path, tmp_path: P
         assert links.get("next") == (pages[at + 1] if at + 1 < len(pages) else None)
     index = (out / INDEX).read_text("utf-8")
     assert index.count("<tr ") == len(corpus)  # unreadable runs are rows too, without a page
-    assert index.count("⚠ ") == len(corpus) - len(readable)
+    assert index.count(">⚠ ") == len(corpus) - len(readable)  # each a cell's text (and title)
 
 
 def test_B2_the_index_counts_runs_errors_and_skipped_files_in_the_reader_s_language(
@@ -171,7 +171,8 @@ def test_B2_a_run_without_a_prompt_or_title_is_still_a_link_and_a_heading(
     (runs / "no-prompt.jsonl").write_text(run.dump(), encoding="utf-8")
     out = tmp_path / "site"
     build_site(runs, out, workers=1, progress=False)
-    (link,) = re.findall(r'<td[^>]*><a href="runs/[^"]+">([^<]*)</a>', (out / INDEX).read_text())
+    index = (out / INDEX).read_text()
+    (link,) = re.findall(r'<td[^>]*><a href="runs/[^"]+"><span[^>]*>([^<]*)</span></a>', index)
     assert link == "no-prompt.jsonl"
     page = (out / RUNS / index_links(out)[0]).read_text("utf-8")
     assert "<h1>no-prompt.jsonl</h1>" in page

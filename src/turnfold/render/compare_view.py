@@ -69,7 +69,6 @@ SIDES = ("a", "b")
 PAGE_ROWS = 50
 #: Tools whose counts changed that a pair's header names; the rest is "…".
 TOOLS_SHOWN = 4
-_MISSING = "—"
 
 
 def side_prefix(side: str) -> str:
@@ -255,7 +254,10 @@ def _differences(
     duration = _pair_duration(a, b, locale, names)
     if duration is not None:
         parts.append(_part("duration", duration))
-    if a.answer is not None or b.answer is not None:
+    if (a.answer is None) != (b.answer is None):  # one run never answered: not another answer
+        side = names[0] if a.answer is None else names[1]
+        parts.append(_part("answer", translate("compare.no_answer_in", locale, side=side), True))
+    elif a.answer is not None:
         changed = "answer" in differ
         phrase = "compare.answer_changed" if changed else "compare.answer_same"
         parts.append(_part("answer", translate(phrase, locale), changed))
@@ -273,14 +275,15 @@ def _facts(facts: BlockFacts, locale: str) -> list[DiffPart]:
         parts.append(_part("tokens", translate("session.tokens_not_per_turn", locale)))
     elif facts.tokens is not None:
         parts.append(_part("tokens", translate("session.tokens", locale,
-                                               tokens=_tokens(facts.tokens))))  # fmt: skip
+                                               tokens=compact_count(facts.tokens))))  # fmt: skip
     if facts.duration_ms is not None:
         parts.append(_part("duration", _duration(facts.duration_ms)))
     return parts
 
 
 def _status(facts: BlockFacts, locale: str) -> str:
-    return translate(f"header.{facts.status}", locale) if facts.status else _MISSING
+    """A block's status as its turn header says it; a prompt no turn answered says so."""
+    return translate(f"header.{facts.status}" if facts.status else "compare.not_answered", locale)
 
 
 def _tools(a: BlockFacts, b: BlockFacts, locale: str) -> str:
@@ -332,27 +335,26 @@ def _names(a: tuple[str, ...], b: tuple[str, ...]) -> str:
 
 
 def _pair_tokens(a: BlockFacts, b: BlockFacts, locale: str, names: Sequence[str]) -> str | None:
-    """The pair's tokens; where a source records them for its session only, the pair says so
-    rather than showing a turn's figure that is not recorded (U-1), as the session header does."""
-    if not a.tokens_per_turn and not b.tokens_per_turn:
-        return translate("session.tokens_not_per_turn", locale)
-    if not a.tokens_per_turn or not b.tokens_per_turn:
-        recorded, side, other = (a, names[0], names[1])
-        if b.tokens_per_turn:
-            recorded, side, other = (b, names[1], names[0])
-        if recorded.tokens is None:
-            return translate("session.tokens_not_per_turn", locale)
-        return translate("compare.tokens_not_per_turn_in", locale, side=side, other=other,
-                         tokens=_tokens(recorded.tokens))  # fmt: skip
+    """The pair's tokens; where one side records none for the turn (a source that records no
+    usage, a response that failed before any) or records them for its session only, the pair
+    says so rather than ``— → 30 tokens`` or a turn's figure that is not recorded (U-1), as
+    the session header does."""
+    if a.tokens is not None and b.tokens is not None:
+        if a.tokens == b.tokens:
+            return translate("session.tokens", locale, tokens=compact_count(a.tokens))
+        said_a, said_b = compact_count(a.tokens), compact_count(b.tokens)
+        return translate("compare.tokens", locale, a=said_a, b=said_b)
     if a.tokens is None and b.tokens is None:
-        return None
-    if a.tokens == b.tokens:
-        return translate("session.tokens", locale, tokens=_tokens(a.tokens))
-    return translate("compare.tokens", locale, a=_tokens(a.tokens), b=_tokens(b.tokens))
-
-
-def _tokens(count: int | None) -> str:
-    return compact_count(count) if count is not None else _MISSING
+        per_turn = a.tokens_per_turn and b.tokens_per_turn
+        return None if per_turn else translate("session.tokens_not_per_turn", locale)
+    count, side, missing, other = (a.tokens, names[0], b, names[1])
+    if count is None:
+        count, side, missing, other = (b.tokens, names[1], a, names[0])
+    assert count is not None
+    phrase = "compare.tokens_not_recorded_in"
+    if not missing.tokens_per_turn:
+        phrase = "compare.tokens_not_per_turn_in"
+    return translate(phrase, locale, side=side, other=other, tokens=compact_count(count))
 
 
 def _pair_duration(a: BlockFacts, b: BlockFacts, locale: str, names: Sequence[str]) -> str | None:

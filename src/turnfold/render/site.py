@@ -382,17 +382,24 @@ def _atomic_write(path: Path, data: bytes) -> None:
 # --- the index ------------------------------------------------------------------------------------
 
 #: A table wider than the window scrolls in a box of its own, under the counts and the filters
-#: that stay in view; the titles (the first column) give up width first, down to a quarter of
-#: the window, so the default columns fit 1280 pixels.
+#: that stay in view; the titles (the first column) are at most a quarter of the window, so the
+#: default columns fit 1280 pixels. Narrower, the text columns (title, agent, model: a table
+#: never makes a column narrower than its longest unbreakable text) give way as the session
+#: browser's do: their text may break anywhere, down to 7em, and shows its first line only, cut
+#: with an ellipsis (its whole text the cell's title), before any figure is pushed out of view.
 _INDEX_RULES = """\
 body.tf-page .turnfold.tf-site-index { max-width: 1400px; }
 .tf-site-index .tf-site-table { overflow-x: auto; }
 .tf-site-index .tf-runs-table td:first-child { max-width: min(40em, 25vw); }
 @media (max-width: 700px) { .tf-site-index .tf-runs-table td:first-child { max-width: 60vw; } }
+.tf-site-index .tf-runs-clip { display: -webkit-box; -webkit-box-orient: vertical;
+  -webkit-line-clamp: 1; overflow: hidden; white-space: normal; word-break: break-all;
+  min-width: 7em; }
 .tf-site-index .tf-site-filters { display: flex; flex-wrap: wrap; gap: 8px 12px;
   align-items: center; margin: 0 0 8px; color: var(--tf-dim); }
 .tf-site-index .tf-site-filters[hidden] { display: none; }
 .tf-site-index .tf-site-filters input[type=search] { flex: 1 1 18em; max-width: 32em; }
+.tf-site-index .tf-site-filters select { max-width: 16em; }  /* a long name: wide as its option */
 .tf-site-index th button { font: inherit; color: inherit; background: none; border: 0; padding: 0;
   cursor: pointer; }
 .tf-site-index th[aria-sort=ascending] button::after { content: " \\25B2"; font-size: 0.8em; }
@@ -414,6 +421,9 @@ def _index_html(runs: list[dict[str, Any]], counts: str, locale: str) -> str:
             # A run with no prompt and no recorded title: its link, the one way to its page,
             # needs words to click on, and its page is headed by the same ones.
             row["cells"][titled] = {"text": _readable(str(plain["key"]))}
+        for cell, col in zip(row["cells"], shown, strict=True):
+            if col.clip and cell["text"]:  # a text cell may be cut short (_INDEX_RULES)
+                cell["title"] = cell["text"]
         rows.append(row)
         attributes[plain["key"]] = _row_attributes(plain, run["prompt"], shown)
     pages = {run["row"]["key"]: run["page"] for run in runs}

@@ -5,7 +5,7 @@ draws them, escaped, with the tone as a class. Deterministic (W-4): the same row
 bytes. The stylesheet is scoped under ``.tf-runs`` and takes its colours from the palette every
 rendering shares (:func:`turnfold.render.html.palette_css`), adding the colour of a pass.
 
->>> heads = [{"name": "title", "label": "Title", "numeric": False, "sort": None}]
+>>> heads = [{"name": "title", "label": "Title", "numeric": False, "clip": False, "sort": None}]
 >>> print(runs_table(heads, [{"key": "k", "cells": [{"text": "<b>", "tone": "fail"}]}]))
 <table class="tf-runs-table"><thead><tr><th scope="col">Title</th></tr></thead><tbody>
 <tr><td class="tf-tone-fail">&lt;b&gt;</td></tr>
@@ -50,7 +50,7 @@ def _head(head: ColumnHead) -> str:
     return f'<th scope="col"{numeric}>{escape(head["label"])}</th>'
 
 
-def _cell(cell: Cell, numeric: bool, href: str | None) -> str:
+def _cell(cell: Cell, numeric: bool, href: str | None, clip: bool) -> str:
     classes = ["tf-num"] if numeric else []
     tone = cell.get("tone")
     if tone:
@@ -60,6 +60,8 @@ def _cell(cell: Cell, numeric: bool, href: str | None) -> str:
     if title:
         attrs += f' title="{escape(title)}"'
     text = escape(cell["text"])
+    if clip:  # free text, which a page's rules may cut short (the site's index does)
+        text = f'<span class="tf-runs-clip">{text}</span>'
     if href:
         text = f'<a href="{escape(href)}">{text}</a>'
     return f"<td{attrs}>{text}</td>"
@@ -80,7 +82,7 @@ def runs_table(
         cells = []
         for head, each in zip(heads, row["cells"], strict=True):
             href = link(row) if link is not None and head["name"] == "title" else None
-            cells.append(_cell(each, head["numeric"], href))
+            cells.append(_cell(each, head["numeric"], href, head["clip"]))
         attrs = row_attrs(row) if row_attrs is not None else ""
         lines.append(f"<tr{attrs}>{''.join(cells)}</tr>")
     lines.append("</tbody></table>")
