@@ -222,9 +222,18 @@ def _message_list_of(document: dict[str, Any]) -> list[Any]:
 def anthropic(path: Path) -> int:
     """``tool_use`` blocks (client, server and MCP tools) of the messages' content lists."""
     kinds = {"tool_use", "server_tool_use", "mcp_tool_use"}
+    values = _message_list(path)
+    started = [v["content_block"] for v in values if isinstance(v, dict)
+               and v.get("type") == "content_block_start"
+               and isinstance(v.get("content_block"), dict)]  # fmt: skip
+    if started:
+        # Raw stream events: each call started once; a request beside them repeats the calls
+        # of the responses before it, so calls are counted by id.
+        blocks = [*started, *(b for m in values for b in _blocks(m))]
+        return len({b.get("id") for b in blocks if isinstance(b, dict) and b.get("type") in kinds})
     return sum(
         isinstance(block, dict) and block.get("type") in kinds
-        for message in _message_list(path)
+        for message in values
         for block in _blocks(message)
     )
 
@@ -259,7 +268,15 @@ _RESPONSES_CALLS = {
 def openai_responses(path: Path) -> int:
     """Call items of the item list, of a request's ``input`` and of a Response's ``output``."""
     count = 0
-    for value in _message_list(path):
+    values = _message_list(path)
+    added = [v["item"] for v in values if isinstance(v, dict)
+             and v.get("type") == "response.output_item.added"
+             and isinstance(v.get("item"), dict)]  # fmt: skip
+    if added:
+        # Raw stream events: each item added once (its done event and the terminal Response
+        # repeat it).
+        return sum(item.get("type") in _RESPONSES_CALLS for item in added)
+    for value in values:
         whole = isinstance(value, dict) and "type" not in value  # a Response or a request
         items = (value.get("output") or value.get("input")) if whole else None
         for item in items if isinstance(items, list) else [value]:

@@ -9,7 +9,16 @@ Input shapes:
 - one response object ``{"id": "msg_…", "type": "message", "role": "assistant", ...}``;
 - a logged API call (:func:`~turnfold.formats.wrappers.exchange`: ``{"request": {...},
   "response": {...}}``, or a request with the ``response`` beside its messages): the request's
-  messages, then the response's.
+  messages, then the response's;
+- a streamed response's raw events (``create(stream=True)``, each ``event.model_dump()`` a
+  line, or a JSON array of them; :class:`StreamedMessage`): the events from ``message_start``
+  to ``message_stop`` put together by the SDK's own rules (``accumulate_event``) into the
+  message they stand for, read as a response; several responses follow each other, and a
+  request written before its events (``{"model", "messages", ...}``) gives the messages not
+  read yet (a request repeats the conversation so far). A stream without its
+  ``message_stop`` is read as far as it goes and warned about (at the end of the file it is
+  a run cut off, :func:`~turnfold.formats.common.stream_cut_off`); an ``error`` event is an
+  :class:`AssistantError`; ``ping`` is ignored.
 
 Mapping (blocks as in :mod:`turnfold.formats.anthropic_blocks`):
 
@@ -45,7 +54,7 @@ from typing import Any
 
 from turnfold.formats import anthropic_blocks as blocks
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import MessageBuilder, NameSet
+from turnfold.formats.common import MessageBuilder, NameSet, parse_arguments, stream_cut_off
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.source import Source, type_of_record
 from turnfold.formats.wrappers import (
@@ -70,11 +79,39 @@ from turnfold.usage import attach_usage
 
 NAME = "anthropic"
 
+#: The raw events of a streamed response that build its message (``RawMessageStreamEvent``).
+_BUILDING = NameSet(
+    {"message_start", "content_block_start", "content_block_delta", "content_block_stop",
+     "message_delta", "message_stop"}
+)  # fmt: skip
+_PING, _ERROR = "ping", "error"
+#: The events ``client.messages.stream()`` adds to the raw ones, each repeating a delta with
+#: the snapshot so far (its ``content_block_stop`` and ``message_stop`` carry the whole block
+#: and message too): nothing the raw events do not already hold.
+_HELPER_EVENTS = NameSet({"text", "thinking", "input_json", "citation", "signature"})
+_STREAM_END = "message_stop"
+
 #: A message is one record, named by its role; a JSONL line that is not a message is warned.
 RECORDS = Records(
     mapped={
         "user": "a prompt (UserMessage, attachments counted), or the results of earlier calls",
         "assistant": "text, thinking and tool calls in order; usage and stop reason",
+        "request": "a request's messages not read yet (a request repeats the conversation so "
+        'far), its system prompt as metadata["system"]',
+        **dict.fromkeys(
+            sorted(_BUILDING),
+            "a streamed response's event: the events from message_start to "
+            "message_stop are put together into the message they stand for, read as above",
+        ),
+        _ERROR: "an error the API streamed (overloaded, …): an AssistantError of its words",
+    },
+    ignored={
+        _PING: "a keep-alive the API streams, no content",
+        **dict.fromkeys(
+            sorted(_HELPER_EVENTS),
+            "client.messages.stream()'s repeat of a delta with the snapshot so "
+            "far (its raw event is read)",
+        ),
     },
 )
 
@@ -114,23 +151,100 @@ class AnthropicBuilder(MessageBuilder):
     ) -> None:
         super().__init__(transcript, source_name, cwd=cwd, live=live)
         self._unknown_blocks: set[str] = set()
+        self._stream: StreamedMessage | None = None  # the streamed response being fed
+        # The conversation read so far, each message's role and (a user's) content: a
+        # request repeats it, and only what follows it is new.
+        self._said: list[tuple[Any, Any]] = []
 
     # --- feeding ----------------------------------------------------------------------------
 
     def feed(self, message: Mapping[str, Any], line: int) -> None:
-        """Add one message; ``line`` is its position, used in warnings and default batch ids."""
+        """Add one message; ``line`` is its position, used in warnings and default batch ids.
+        A streamed response's events and a request are fed here too."""
         if not isinstance(message, Mapping):
             self.warn("not a message object", line)
+            return
+        if is_stream_event(message):
+            self._event(message, line)
+            return
+        if self._stream is not None and "role" not in message and "type" in message:
+            self._unknown_event(message, line)
+            return
+        self.end_stream()
+        if "role" not in message and isinstance(message.get("messages"), list):
+            self._request(message, line)
             return
         role = message.get("role")
         content = message.get("content")
         if role not in _ROLES or not isinstance(content, (str, list)):
             self.warn(f"not an Anthropic message (role {role!r})", line)
             return
+        self._said.append((role, content if role == "user" else None))
         if role == "user":
             self._feed_user(content, line)
         else:
             self._feed_assistant(message, content, line)
+
+    def _request(self, request: Mapping[str, Any], line: int) -> None:
+        """A request written before its response (a log of calls): its system prompt, and its
+        messages past the conversation read so far, which it repeats."""
+        system = _system_text(request.get("system"))
+        if system:
+            self.transcript.metadata.setdefault("system", system)
+        messages = request["messages"]
+        said, self._said = self._said, []
+        if not _repeats(messages, said):
+            said = []  # another conversation: read whole
+        self._said = list(said)
+        for message in messages[len(said) :]:
+            self.feed(message, line)
+
+    # --- a streamed response ----------------------------------------------------------------
+
+    def _event(self, event: Mapping[str, Any], line: int) -> None:
+        kind = event["type"]
+        if kind == "message_start":
+            self.end_stream()
+            self._stream = StreamedMessage(event, line)
+        elif kind == _ERROR:
+            # The API ends the stream with it (overloaded, …): what came before stays shown.
+            self.end_stream(warn=False)
+            self._append(AssistantError(message=_error_text(event)))
+        elif kind == _PING or kind in _HELPER_EVENTS:
+            return
+        elif self._stream is None:
+            self.warn(f"a {kind} event before any message_start skipped", line)
+        else:
+            problem = self._stream.add(event)
+            if problem:
+                self.warn(problem, line)
+            if kind == _STREAM_END:
+                self.end_stream()
+
+    def _unknown_event(self, event: Mapping[str, Any], line: int) -> None:
+        kind = str(event.get("type"))
+        if kind not in self._unknown_blocks:  # one warning per event type, not per event
+            self._unknown_blocks.add(kind)
+            self.warn(f"unknown stream event type {kind!r} skipped", line)
+
+    def end_stream(self, *, warn: bool = True) -> StreamedMessage | None:
+        """The streamed response fed last, read as the message it stands for; it is whole once
+        its ``message_stop``, another response's ``message_start``, a message or the end of the
+        source follows. Returned when it ended before its ``message_stop`` (cut off), which
+        ``warn`` says here; the end of the source says it its own way (:func:`read`)."""
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return None
+        message = stream.message()
+        if isinstance(message.get("model"), str):  # the model that answered: named once
+            self.transcript.metadata["model"] = message["model"]
+        self.feed(message, stream.line)
+        if stream.stopped:
+            return None
+        if warn:
+            reason = f"the streamed message begun on line {stream.line} ends without {_STREAM_END}"
+            self.warn(f"{reason}: it may be cut off", stream.line)
+        return stream
 
     def _feed_user(self, content: str | list[Any], line: int) -> None:
         if isinstance(content, str):
@@ -263,6 +377,139 @@ class AnthropicBuilder(MessageBuilder):
             self.warn(f"unknown content block type {kind!r} skipped", line)
 
 
+# --- a streamed response's events --------------------------------------------------------------
+
+#: The usage counts a ``message_delta`` may give: cumulative, so each overwrites the one before
+#: (the SDK's ``accumulate_event``); one left out (null) keeps ``message_start``'s.
+_RUNNING_COUNTS = (
+    "output_tokens", "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+    "server_tool_use", "output_tokens_details",
+)  # fmt: skip
+#: What each delta type adds to, in its block: text is appended, a signature replaced.
+_APPENDED = {"text_delta": "text", "thinking_delta": "thinking"}
+
+
+class StreamedMessage:
+    """The raw events of one streamed response put together into the Message they stand for,
+    by the rules of the SDK's own ``accumulate_event``: each block started by
+    ``content_block_start`` at its ``index``; ``text_delta`` and ``thinking_delta`` appended to
+    its text, ``signature_delta`` its signature, ``citations_delta`` one more citation;
+    ``input_json_delta`` pieces of a call's input joined, then parsed (a cut-off input stays
+    its text, shown as it came); ``message_delta`` the stop reason and the usage so far."""
+
+    def __init__(self, start: Mapping[str, Any], line: int) -> None:
+        head = start.get("message")
+        head = head if isinstance(head, Mapping) else {}
+        usage = head.get("usage")
+        self.head = {**head, "usage": dict(usage) if isinstance(usage, Mapping) else None}
+        self.line = line
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.inputs: dict[int, list[str]] = {}
+        self.stopped = False
+
+    def add(self, event: Mapping[str, Any]) -> str | None:
+        """Add one event; what is wrong with it, if anything (it is then skipped)."""
+        kind = event["type"]
+        if kind == _STREAM_END:
+            self.stopped = True
+            return None
+        if kind == "message_delta":
+            return self._delta_of_message(event)
+        index = event.get("index")
+        if not isinstance(index, int) or isinstance(index, bool):
+            return f"a {kind} event without a block index skipped"
+        if kind == "content_block_start":
+            block = event.get("content_block")
+            if not isinstance(block, Mapping):
+                return "a content_block_start without its block skipped"
+            self.blocks[index] = dict(block)
+            return None
+        block = self.blocks.get(index)
+        if block is None:
+            return f"a {kind} event for block {index}, never started, skipped"
+        if kind == "content_block_delta":
+            return self._delta(block, index, event.get("delta"))
+        return None  # content_block_stop: the block is whole
+
+    def _delta(self, block: dict[str, Any], index: int, delta: Any) -> str | None:
+        kind = delta.get("type") if isinstance(delta, Mapping) else None
+        if kind in _APPENDED:
+            key = _APPENDED[kind]
+            piece = delta.get(key)
+            if isinstance(piece, str):
+                block[key] = str(block.get(key) or "") + piece
+                return None
+        elif kind == "input_json_delta" and isinstance(delta.get("partial_json"), str):
+            self.inputs.setdefault(index, []).append(delta["partial_json"])
+            return None
+        elif kind == "signature_delta":
+            block["signature"] = delta.get("signature")
+            return None
+        elif kind == "citations_delta":
+            block["citations"] = [*(block.get("citations") or []), delta.get("citation")]
+            return None
+        return f"a content_block_delta of unknown type {kind!r} skipped"
+
+    def _delta_of_message(self, event: Mapping[str, Any]) -> str | None:
+        delta, usage = event.get("delta"), event.get("usage")
+        if isinstance(delta, Mapping):
+            for key in ("stop_reason", "stop_sequence"):
+                if key in delta:
+                    self.head[key] = delta[key]
+        if isinstance(usage, Mapping):
+            running = self.head["usage"] if self.head["usage"] is not None else {}
+            running.update({k: usage[k] for k in _RUNNING_COUNTS if usage.get(k) is not None})
+            self.head["usage"] = running
+        return None
+
+    def message(self) -> dict[str, Any]:
+        """The Message the events so far stand for (``response.model_dump()``'s shape)."""
+        content = []
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            pieces = "".join(self.inputs.get(index, ()))
+            if pieces:  # the SDK leaves content_block_start's input ({}) when none came
+                block = {**block, "input": parse_arguments(pieces)}
+            content.append(block)
+        return {**self.head, "content": content}
+
+
+def is_stream_event(value: Any) -> bool:
+    """One of a streamed response's raw events (``RawMessageStreamEvent``), a ``ping`` or an
+    ``error`` event (``{"type": "error", "error": {...}}``), or one ``messages.stream()`` adds
+    (with its ``snapshot``)."""
+    if not isinstance(value, Mapping) or "role" in value:
+        return False
+    kind = value.get("type")
+    if kind in _BUILDING or kind == _PING:
+        return True
+    if kind == _ERROR:
+        return isinstance(value.get("error"), Mapping)
+    return kind in _HELPER_EVENTS and "snapshot" in value
+
+
+def _error_text(event: Mapping[str, Any]) -> str:
+    """An ``error`` event in the API's words: ``overloaded_error: Overloaded``."""
+    error = event["error"]
+    kind, message = error.get("type"), error.get("message")
+    text = str(message) if message else "an error with no message"
+    return f"{kind}: {text}" if isinstance(kind, str) and kind else text
+
+
+def _repeats(messages: list[Any], said: list[tuple[Any, Any]]) -> bool:
+    """Whether a request's ``messages`` begin with the conversation ``said`` so far: the same
+    roles, the user's words the same (an assistant's message, as the request repeats it, has
+    lost what its response held beside its content)."""
+    if not said or len(messages) < len(said):
+        return False
+    for message, (role, content) in zip(messages, said, strict=False):
+        if not isinstance(message, Mapping) or message.get("role") != role:
+            return False
+        if role == "user" and message.get("content") != content:
+            return False
+    return True
+
+
 # --- detection and reading ------------------------------------------------------------------------
 
 
@@ -354,6 +601,9 @@ def looks_like_messages(messages: Iterable[Any]) -> bool:
 
 
 def _classify(message: Any) -> int:
+    if is_stream_event(message):
+        # A ping or an error event is a shape other APIs' logs may share.
+        return DISTINCTIVE if message["type"] in _BUILDING else READABLE
     verdict = _verdict(message)
     return DISTINCTIVE if verdict else NOT_MINE if verdict is False else READABLE
 
@@ -399,11 +649,19 @@ def read(source: Source) -> Transcript:
             builder.feed_noted(source, message, line, role_of(message))
         keep_wrapper_keys(transcript, rest)
         return transcript
-    builder.feed_records(source, role_of)
+    builder.feed_records(source, role_of, ignored=RECORDS.ignored)
+    cut = builder.end_stream(warn=False)
+    if cut is not None:
+        stream_cut_off(source, transcript, cut.line, _STREAM_END)
     return transcript
 
 
 def role_of(message: Any) -> str:
-    """A message by its role (a response object is ``{"type": "message", "role": ...}``)."""
+    """A message by its role (a response object is ``{"type": "message", "role": ...}``); a
+    streamed response's event by its type, a request as ``request``."""
     role = message.get("role") if isinstance(message, Mapping) else None
-    return role if isinstance(role, str) and role else type_of_record(message)
+    if isinstance(role, str) and role:
+        return role
+    if isinstance(message, Mapping) and "type" not in message and "messages" in message:
+        return "request"
+    return type_of_record(message)

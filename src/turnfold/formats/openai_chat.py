@@ -77,7 +77,11 @@ Mapping (:class:`OpenAIChatBuilder`):
   an output line's ChatCompletion as above after a prompt not recorded (the output file holds
   no request); a failed line (its ``error``, or an HTTP status of 400 or more and the error
   its body holds) an :class:`AssistantError` of the API's words after that prompt. A line of
-  another endpoint (``/v1/embeddings``) is refused as no transcript run, not read as nothing;
+  the legacy ``/v1/completions`` is a prompt and its answer: an input line's ``body.prompt``
+  the user's, an output line's first ``choices[].text`` the assistant's (its usage and finish
+  reason as a ChatCompletion's); a prompt of several texts or of token ids is refused, saying
+  so. A line of another endpoint (``/v1/embeddings``) is refused as no transcript run, not
+  read as nothing;
 - a preference row in TRL's conversational shape (``chosen`` and ``rejected`` lists, with or
   without a ``prompt`` list; :func:`~turnfold.formats.wrappers.find_messages`): the
   conversation, the rejected reply with its entries marked ``meta["rejected"]`` (as the
@@ -94,6 +98,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import re
 from collections import deque
 from collections.abc import Mapping
@@ -129,6 +134,7 @@ from turnfold.formats.source import Source, from_object, type_of_record
 from turnfold.formats.tables import MEDIA_COMPANIONS
 from turnfold.formats.wrappers import (
     CHAT_URL,
+    COMPLETIONS_URL,
     RESPONSES_URL,
     BatchLine,
     Exchange,
@@ -1101,6 +1107,8 @@ def read(source: Source) -> Transcript:
     builder = OpenAIChatBuilder(transcript, source.name)
     document = source.document if source.is_document else None
     batch = batch_line(document)
+    if batch is not None and batch.endpoint == COMPLETIONS_URL:
+        batch = _completion_as_chat(source, batch)
     if batch is not None and batch.request is None:
         return _batch_outcome(source, batch, transcript, builder)
     if batch is not None:
@@ -1164,6 +1172,33 @@ def _batch_outcome(
         source.note(_BATCH_FAILED, "mapped")
     keep_wrapper_keys(transcript, line.metadata)
     return transcript
+
+
+def _completion_as_chat(source: Source, line: BatchLine) -> BatchLine:
+    """A Batch API line of the legacy ``/v1/completions`` as the Chat call it reads as: its
+    ``prompt`` the user's message, its first choice's ``text`` the assistant's (a
+    ``text_completion`` is a ChatCompletion whose message is text)."""
+    if line.request is not None:
+        prompt = line.request.get("prompt")
+        if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], str):
+            prompt = prompt[0]
+        if not isinstance(prompt, str):
+            what = f"{len(prompt)} prompts" if isinstance(prompt, list) else "no text prompt"
+            reason = (f"{line.custom_id!r} is a Batch API {COMPLETIONS_URL} request of {what}: "
+                      "one run is one prompt")  # fmt: skip
+            raise TranscriptFormatError(source.name, [NAME], 1, reason)
+        request = {k: v for k, v in line.request.items() if k != "prompt"}
+        messages = [{"role": "user", "content": prompt}]
+        return dataclasses.replace(
+            line, endpoint=CHAT_URL, request={**request, "messages": messages}
+        )
+    body = line.response or {}
+    choices = [
+        {**choice, "message": {"role": "assistant", "content": choice.get("text")}}
+        for choice in as_list(body.get("choices")) if isinstance(choice, Mapping)
+    ]  # fmt: skip
+    answer = {**body, "object": "chat.completion", "choices": choices}
+    return dataclasses.replace(line, endpoint=CHAT_URL, response=answer)
 
 
 def _not_chat(line: BatchLine) -> str:

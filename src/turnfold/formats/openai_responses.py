@@ -10,7 +10,13 @@ the Response; a line of an OpenAI Batch API file of ``/v1/responses`` calls
 its ``custom_id``): an input line's request (its ``body``, the line's ``custom_id``,
 ``method`` and ``url`` kept as metadata), or an output line's Response after a prompt not
 recorded (the output file holds no request). A failed line, whose endpoint its line does not
-say, is read by the Chat format (``openai``).
+say, is read by the Chat format (``openai``); a streamed call's raw events
+(``create(stream=True)``, each ``event.model_dump()`` a line, a request written before them or
+not): the events of each response put together into the Response they stand for
+(:mod:`~turnfold.formats.responses_stream`), read as a Response: the terminal event's
+(``response.completed``, ``failed``, ``incomplete``) when it came; else the items as far as
+they came, and the stream is a run cut off (:func:`~turnfold.formats.common.stream_cut_off`);
+an ``error`` event is an :class:`AssistantError` after what came before it.
 
 Mapping (:class:`ResponsesBuilder`):
 
@@ -75,6 +81,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
+from turnfold.formats import responses_stream as streamed
 from turnfold.formats.anthropic_blocks import attachment_line as anthropic_attachment_line
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
@@ -87,6 +94,7 @@ from turnfold.formats.common import (
     parse_arguments,
     prompt_not_recorded,
     relative,
+    stream_cut_off,
     stringify,
     text_and_images,
     text_result,
@@ -633,6 +641,8 @@ class ResponsesBuilder(MessageBuilder):
         self._prompt_images: list[ImageData] = []
         # MCP calls awaiting approval, or approved and awaiting their mcp_call, by request id.
         self._approvals: dict[str, ToolCall] = {}
+        self._stream: streamed.StreamedResponse | None = None  # the streamed call being fed
+        self._unknown_events: set[str] = set()
         self._handlers: dict[str, ItemHandler] = {
             "message": self._message,
             "reasoning": self._reasoning,
@@ -650,6 +660,10 @@ class ResponsesBuilder(MessageBuilder):
 
     def feed(self, item: Mapping[str, Any], line: int) -> None:
         """Add one item, a whole Response object or a request ``{"input": ...}``."""
+        if streamed.is_stream_event(item):
+            self._stream_event(item, line)
+            return
+        self.end_stream()
         if not isinstance(item, Mapping):
             self.warn("not a JSON object", line)
         elif is_response(item):
@@ -658,6 +672,47 @@ class ResponsesBuilder(MessageBuilder):
             self._feed_request(item, line)
         elif not self.feed_item(item, line):
             self.warn(f"unknown Responses item type {item.get('type')!r} skipped", line)
+
+    def _stream_event(self, event: Mapping[str, Any], line: int) -> None:
+        """One event of a streamed call (:mod:`~turnfold.formats.responses_stream`)."""
+        self.recognized += 1
+        kind = str(event.get("type"))
+        if kind == "response.created" or (self._stream is None and kind in streamed.READ
+                                           and kind != streamed.ERROR):  # fmt: skip
+            self.end_stream()
+            self._stream = streamed.StreamedResponse(event, line)
+        elif kind == streamed.ERROR:
+            # The API ends the stream with it: what came before stays shown, then its words.
+            self.end_stream(warn=False)
+            self._append(AssistantError(message=streamed.error_text(event)))
+        elif kind in streamed.REPEATED:
+            return
+        elif kind not in streamed.READ:
+            if kind not in self._unknown_events:  # one warning per event type, not per event
+                self._unknown_events.add(kind)
+                self.warn(f"unknown stream event type {kind!r} skipped", line)
+        elif self._stream is not None:
+            problem = self._stream.add(event)
+            if problem:
+                self.warn(problem, line)
+        if self._stream is not None and self._stream.ended:
+            self.end_stream()
+
+    def end_stream(self, *, warn: bool = True) -> streamed.StreamedResponse | None:
+        """The streamed call fed last, read as the Response it stands for: whole once its
+        terminal event, another call's ``response.created``, an item or the end of the source
+        follows. Returned when it ended before its terminal event (cut off), which ``warn``
+        says here; the end of the source says it its own way (:func:`read`)."""
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return None
+        self.feed_response(stream.response(), stream.line)
+        if stream.ended:
+            return None
+        if warn:
+            self.warn(f"the streamed response begun on line {stream.line} ends without "
+                      f"{_STREAM_END}: it may be cut off", stream.line)  # fmt: skip
+        return stream
 
     def feed_item(self, item: Mapping[str, Any], line: int, timestamp: str | None = None) -> bool:
         """Add one item; False (and nothing added) when its type is not known."""
@@ -1152,6 +1207,9 @@ def looks_like_items(values: list[Any]) -> bool:
 
 
 def _classify(value: Any) -> int:
+    if streamed.is_stream_event(value):
+        # An error event alone is a shape other APIs' logs may share.
+        return READABLE if value["type"] == streamed.ERROR else DISTINCTIVE
     kind = _item_kind(value)
     return DISTINCTIVE if kind == "typed" else READABLE if kind == "easy" else NOT_MINE
 
@@ -1209,7 +1267,10 @@ def read(source: Source) -> Transcript:
             builder.feed_noted(source, item, line, item_record_type(item), ignored=SILENT_ITEMS)
         keep_wrapper_keys(transcript, found.rest)
     else:
-        first_line = builder.feed_records(source, item_record_type, ignored=SILENT_ITEMS)
+        first_line = builder.feed_records(source, item_record_type, ignored=_IGNORED)
+        cut = builder.end_stream(warn=False)
+        if cut is not None:
+            stream_cut_off(source, transcript, cut.line, _STREAM_END)
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no Responses API items")
     # A logged call's response names the model that answered, its request the one asked for
@@ -1243,6 +1304,10 @@ def _batch_line(
 
 #: The keys of a request its reading takes (the others are kept as metadata).
 _REQUEST_READ = ("input", "instructions")
+#: What ends a streamed call, as a cut-off stream's warning names it.
+_STREAM_END = "response.completed, response.failed or response.incomplete"
+#: What a source holds by design and no entry shows: bookkeeping items, a stream's repeats.
+_IGNORED = SILENT_ITEMS | streamed.REPEATED
 
 
 def _logged_response(document: Any) -> Exchange | None:
@@ -1290,8 +1355,19 @@ RECORDS = Records(
         "response": "its output items as one batch; usage, status and instructions",
         "request": "its instructions and input items; a logged call's response (beside "
         "them, or the request under request) read after them as a response",
+        **dict.fromkeys(
+            sorted(streamed.READ - {streamed.ERROR}),
+            "a streamed call's event: the events of one "
+            "response are put together into the Response they stand for, read as above",
+        ),
+        streamed.ERROR: "an error the API streamed: an AssistantError of its words",
     },
     ignored={
+        **dict.fromkeys(
+            sorted(streamed.REPEATED),
+            "a streamed call's event repeating what its item's "
+            "response.output_item.done holds whole",
+        ),
         "item_reference": "a pointer to an item stored elsewhere, no content",
         "mcp_list_tools": "the tools an MCP server offers, no step of the conversation",
         "additional_tools": "tools added to the conversation, no step of it",

@@ -457,12 +457,14 @@ def _body(value: Any) -> Any:
 #: What a line of an OpenAI Batch API file names its call by: a run of such a file is named
 #: by it (``path#<custom_id>``), not by its place (the output file's lines come in any order).
 CUSTOM_ID = "custom_id"
-#: The endpoints a Batch API line may call whose calls are conversations.
+#: The endpoints a Batch API line may call whose calls are conversations (a legacy
+#: completion's is one prompt and its answer).
 CHAT_URL, RESPONSES_URL = "/v1/chat/completions", "/v1/responses"
+COMPLETIONS_URL = "/v1/completions"
 #: The endpoint a response body answers, by its ``object`` (embeddings answer with a list).
 _ANSWERED = {
     "chat.completion": CHAT_URL, "response": RESPONSES_URL, "list": "/v1/embeddings",
-    "text_completion": "/v1/completions",
+    "text_completion": COMPLETIONS_URL,
 }  # fmt: skip
 
 
