@@ -57,6 +57,7 @@ from turnfold.corpus.summarize import (
 )
 from turnfold.formats import FORMATS
 from turnfold.formats import tables as table_runs  # corpus.tables is the corpus's own
+from turnfold.formats.frameworks import runs_of_object
 from turnfold.formats.source import (
     expanded,
     holds_runs,
@@ -511,6 +512,9 @@ def scan(
         return _scan_tables([source], format, messages, cache, workers, client)
     if holds_runs(source):  # a DatasetDict of splits, or a streamed IterableDataset
         raise TypeError(_one_table(source))
+    runs = runs_of_object(source)  # a DSPy EvaluationResult, iterable over its field names
+    if runs is not None:
+        return _scan_transcripts(runs)
     if isinstance(source, Iterable) and not isinstance(source, (str, bytes, Mapping, os.PathLike)):
         source = list(source)  # Path.glob(...), a generator of Transcripts...
     if source and isinstance(source, list) and all(isinstance(s, Transcript) for s in source):

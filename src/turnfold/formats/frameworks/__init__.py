@@ -25,9 +25,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["RUN_OBJECTS", "adapter_named", "adapter_of", "adapter_of_module"]
+if TYPE_CHECKING:
+    from turnfold.model import Transcript
+
+__all__ = ["RUN_OBJECTS", "adapter_named", "adapter_of", "adapter_of_module", "runs_of_object"]
 
 #: The frameworks' packages (a type's ``__module__``, or a dotted prefix of it) and the
 #: turnfold module that reads their objects.
@@ -48,6 +51,9 @@ _ADAPTERS: tuple[tuple[str, str], ...] = (
     # are a package of their own.
     ("agent_framework", "turnfold.formats.frameworks.agent_framework"),
     ("agent_framework_orchestrations", "turnfold.formats.frameworks.agent_framework"),
+    # What dspy.Evaluate returns (an EvaluationResult: a Prediction of many runs), before the
+    # rest of DSPy's objects.
+    ("dspy.evaluate", "turnfold.formats.frameworks.dspy_evaluate"),
     ("dspy", "turnfold.formats.frameworks.dspy"),
     ("haystack", "turnfold.formats.frameworks.haystack"),
     ("agno", "turnfold.formats.frameworks.agno"),
@@ -129,6 +135,18 @@ def adapter_of_module(module_name: Any) -> ModuleType | None:
     framework's generator is defined in, say); None for any other module."""
     found = _adapter_name(module_name) if isinstance(module_name, str) else None
     return _import(found) if found is not None else None
+
+
+def runs_of_object(value: Any) -> list[Transcript] | None:
+    """The runs of a framework's object that holds many (a DSPy ``EvaluationResult``: a run per
+    example; its module has ``read_each``), each as ``load(value, sample=n)`` reads it, for
+    ``scan(value)``; None for any other value."""
+    adapter = adapter_of_module(type(value).__module__)
+    if adapter is None or not hasattr(adapter, "read_each"):
+        return None
+    from turnfold.formats.source import from_object
+
+    return [transcript for _, transcript in adapter.read_each(from_object(value))]
 
 
 def adapter_named(name: str) -> ModuleType:

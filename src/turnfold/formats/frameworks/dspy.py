@@ -13,8 +13,8 @@ and globally (``dspy.inspect_history()``), each entry with the call's ``usage``,
 Input shapes:
 
 - a ``Prediction`` (:func:`plain`), its ``toDict()``, and the ``json.dumps`` of either or of its
-  ``trajectory`` alone (``dspy.Evaluate``'s saved results, a run per example, are
-  :mod:`~turnfold.formats.frameworks.dspy_evaluate`'s);
+  ``trajectory`` alone (``dspy.Evaluate``'s saved results and the ``EvaluationResult`` it
+  returns, a run per example, are :mod:`~turnfold.formats.frameworks.dspy_evaluate`'s);
 - ``agent=``: the program that ran (``load(prediction, agent=program)``, its ``history``, and its
   tools, which say which tool is a DSPy program), the LM (its ``history``) or a list of history
   entries (``lm.history``). Each step's LM call is found in that history by its response, which

@@ -34,6 +34,13 @@ Where the prediction begins: at ``trajectory``, ``reasoning`` or a ``pred_`` nam
 none of them (a program without reasoning whose outputs share no name with the example), at
 the first name no other row has among its example's fields.
 
+The ``EvaluationResult`` itself (what ``Evaluate(...)(program)`` returns, a ``Prediction`` of
+``score`` and ``results``, each an ``(example, prediction, score)``) loads and scans the same
+way, its runs numbered and read as the saved file's: ``load(result, sample=n)``, ``scan(result)``
+(``#n``). In memory the example says which fields are its inputs (``with_inputs``): they are
+the prompt, the others its ``metadata["target"]``. The metric's name is not in it: no
+``metadata["scores"]``.
+
 Detection: a JSON array of objects that all end with one name holding a number or a bool (the
 metric), at least one of them with a ReAct or CodeAct ``trajectory`` (its step keys) or a name
 written both ``example_<name>`` and ``pred_<name>``; a CSV file (``.csv``) whose header has such
@@ -47,16 +54,17 @@ from __future__ import annotations
 import ast
 import csv
 import dataclasses
+import functools
 import math
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import MAPPINGS, stringify
 from turnfold.formats.detection import Evidence
-from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.frameworks.dspy import (
     REASONING,
     TRAJECTORY,
@@ -65,7 +73,7 @@ from turnfold.formats.frameworks.dspy import (
     steps_of,
 )
 from turnfold.formats.harnesses.inspect_log import score_outcome
-from turnfold.formats.source import HEAD_SIZE, Source
+from turnfold.formats.source import HEAD_SIZE, Source, plain_value
 from turnfold.formats.wrappers import no_such_run, run_place
 from turnfold.model import AssistantError, Transcript, UserMessage
 
@@ -78,6 +86,9 @@ EXAMPLE, PREDICTION = "example_", "pred_"
 _OWN = "dspy_"
 #: The suffix of the files ``save_as_csv`` is given (any name: the header says what it holds).
 CSV_SUFFIX = ".csv"
+#: The type of what ``dspy.Evaluate(...)(program)`` returns, and the key of its document
+#: (:func:`plain`).
+RESULT = "EvaluationResult"
 #: How much of a CSV file its detection reads: the header and a first row.
 _SNIFF = 64 * 1024
 
@@ -252,10 +263,11 @@ def _rows_of(source: Source) -> tuple[list[Any], str]:
 def _place(source: Source, rows: list[Any], sample: Any) -> int:
     if sample is None:
         if len(rows) > 1:
+            held = "result" if _evaluation(source) is not None else "path"
             raise TranscriptFormatError(
                 source.name, [NAME], None,
                 f"DSPy Evaluate results of {len(rows)} examples, one run each: load one with "
-                f"turnfold.load(path, sample=n), n from 0 to {len(rows) - 1}; turnfold.scan() "
+                f"turnfold.load({held}, sample=n), n from 0 to {len(rows) - 1}; turnfold.scan() "
                 "makes a row of each",
             )  # fmt: skip
         return 0
@@ -271,6 +283,12 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
     """The run of the example ``sample`` names (its place, from 0); of a file of one, that one."""
     if epoch is not None:
         raise ValueError(f"{source.name}: DSPy Evaluate results have no epochs; pass sample=")
+    evaluation = _evaluation(source)
+    if evaluation is not None:
+        place = _place(source, evaluation, sample)
+        for _ in range(len(evaluation) - 1):
+            source.ignored("other row")
+        return _result_run(source, evaluation[place], place)
     rows, metric = _rows_of(source)
     place = _place(source, rows, sample)
     for _ in range(len(rows) - 1):
@@ -282,7 +300,6 @@ def _run(
     source: Source, row: Mapping[str, Any], place: int, metric: str, fields: _Fields
 ) -> Transcript:
     """The transcript of one row, the run of the example at ``place``."""
-    transcript = Transcript(metadata={"source_format": NAME, "sample": place})
     example, prediction = _split(row, metric, fields)
     shared = _shared(row)
     inputs: list[tuple[str, Any]] = []
@@ -299,38 +316,57 @@ def _run(
             labels[name] = row[key]
         else:
             inputs.append((name, row[key]))
+    source.mapped("metric")
+    record = {}
+    for key in prediction:
+        bare = key[len(PREDICTION) :] if isinstance(key, str) else None
+        record[bare if bare in shared and key.startswith(PREDICTION) else key] = row[key]
+        source.mapped("prediction field")
+    return _example_run(source, place, inputs, labels, record, (metric, row[metric]))
+
+
+def _example_run(
+    source: Source,
+    place: int,
+    inputs: list[tuple[str, Any]],
+    labels: Mapping[str, Any],
+    prediction: Mapping[Any, Any],
+    scored: tuple[str | None, Any],
+) -> Transcript:
+    """The run of the example at ``place``: its ``inputs`` the prompt, its ``labels`` the
+    target, its ``prediction`` (empty: the program raised) the answer, and its score (under
+    the metric's name, None where it is not known) the outcome."""
+    metric, score = scored
+    transcript = Transcript(metadata={"source_format": NAME, "sample": place})
     if inputs:
         transcript.append(UserMessage(text=fields_text(inputs)))
     if labels:
         transcript.metadata["target"] = next(iter(labels.values())) if len(labels) == 1 else labels
-    score = row[metric]
-    source.mapped("metric")
     if prediction:
-        record = {}
-        for key in prediction:
-            bare = key[len(PREDICTION) :] if isinstance(key, str) else None
-            record[bare if bare in shared and key.startswith(PREDICTION) else key] = row[key]
-            source.mapped("prediction field")
-        DspyBuilder(transcript, source.name).build(record)
+        DspyBuilder(transcript, source.name).build(prediction)
     else:
         transcript.append(
             AssistantError(
                 message=f"No prediction: the program raised on this example, and Evaluate "
-                f"scored it its failure_score ({metric} = {stringify(score)})"
+                f"scored it its failure_score ({stringify(score)})"
             )
         )
     _scored(transcript, metric, score, failed=not prediction)
     return transcript
 
 
-def _scored(transcript: Transcript, metric: str, score: Any, *, failed: bool) -> None:
+def _scored(transcript: Transcript, metric: str | None, score: Any, *, failed: bool) -> None:
+    """The score (None: an in-memory metric's value that is no number, warned of) and what it
+    says of the run."""
     metadata = transcript.metadata
-    metadata["scores"] = {metric: {"value": score}}
-    try:
-        number = float(score)
-    except OverflowError:  # an integer past a float's range
-        number = math.inf
-    metadata["score"] = number if math.isfinite(number) else score
+    if metric is not None:
+        metadata["scores"] = {metric: {"value": score}}
+    if score is not None:
+        try:
+            number = float(score)
+        except OverflowError:  # an integer past a float's range
+            number = math.inf
+        metadata["score"] = number if math.isfinite(number) else score
     outcome = "error" if failed else score_outcome(score)
     if outcome is not None:
         metadata["outcome"] = outcome
@@ -345,8 +381,14 @@ def read_each(source: Source) -> Iterator[tuple[str | None, Transcript]]:
 
     if not source.is_document and source.path is not None:
         source = _csv_source(source.path)  # a scan opened the CSV as JSON lines first
-    rows, metric = _rows_of(source)
-    fields = _Fields.of(rows, metric)
+    evaluation = _evaluation(source)
+    run: Callable[[Any, int], Transcript]
+    if evaluation is not None:
+        rows: list[Any] = evaluation
+        run = functools.partial(_result_run, source)
+    else:
+        rows, metric = _rows_of(source)
+        run = functools.partial(_run, source, metric=metric, fields=_Fields.of(rows, metric))
     module = sys.modules[__name__]
     warnings, accounting = list(source.warnings), source.accounting.copy()
     for place, row in enumerate(rows):
@@ -354,8 +396,104 @@ def read_each(source: Source) -> Iterator[tuple[str | None, Transcript]]:
         source.accounting = accounting.copy()
         for _ in range(len(rows) - 1):
             source.ignored("other row")
-        transcript = _run(source, row, place, metric, fields)
+        transcript = run(row, place)
         yield (str(place) if len(rows) > 1 else None), settle_load(transcript, source, module)
+
+
+# --- in memory (the EvaluationResult) ---------------------------------------------------------
+
+
+def plain(value: Any) -> Any:
+    """A DSPy ``EvaluationResult`` (what ``dspy.Evaluate(...)(program)`` returns) as the
+    document :func:`read` reads: ``{"EvaluationResult": [...]}``, one record per example of its
+    ``results`` (``(example, prediction, score)``), in their order. A record holds the
+    example's fields, which of them are its inputs (``with_inputs``: what a saved file does not
+    say), the prediction as :func:`turnfold.formats.frameworks.dspy.plain` reads it (a
+    prediction that is no dict, as ``Evaluate`` saves it, under ``prediction``) and the score
+    (a metric's ``Prediction(score=...)`` as its number)."""
+    from turnfold.formats.frameworks import dspy
+
+    results = getattr(value, "results", None)
+    if type(value).__name__ != RESULT or not isinstance(results, list):
+        raise TypeError(
+            f"a {type(value).__name__} is no DSPy Evaluate result: load the EvaluationResult "
+            "dspy.Evaluate(...)(program) returns, or the files of its save_as_json="
+        )
+    records: list[Any] = []
+    for item in results:
+        if not (isinstance(item, tuple) and len(item) == 3):
+            records.append(MalformedLine(f"a result that is no (example, prediction, score): "
+                                         f"{type(item).__name__}"))  # fmt: skip
+            continue
+        example, prediction, score = item
+        store = getattr(example, "_store", None)
+        fields = plain_value(dict(store)) if isinstance(store, dict) else {}
+        keys = getattr(example, "_input_keys", None)
+        if not callable(getattr(prediction, "items", None)):
+            predicted = {"prediction": plain_value(prediction)}
+        elif any(cls.__name__ == "Prediction" for cls in type(prediction).__mro__):
+            predicted = dspy.plain(prediction)
+        else:
+            predicted = plain_value(dict(prediction.items()))
+        records.append({
+            "example": fields,
+            "inputs": None if keys is None else [key for key in fields if key in keys],
+            "prediction": predicted,
+            "score": score if _is_score(score) else _number(score),
+        })  # fmt: skip
+    return {RESULT: records}
+
+
+def _number(score: Any) -> float | None:
+    """A metric's score that is no number (``dspy.Prediction(score=..., feedback=...)``) as
+    one, as ``Evaluate`` sums it; None when it is none."""
+    try:
+        return float(score)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _evaluation(source: Source) -> list[Any] | None:
+    """The records of an ``EvaluationResult`` in memory (:func:`plain`); None for a file."""
+    document = source.document if source.is_document else None
+    if isinstance(document, Mapping) and isinstance(document.get(RESULT), list):
+        records: list[Any] = document[RESULT]
+        return records
+    return None
+
+
+def _result_run(source: Source, record: Any, place: int) -> Transcript:
+    """The run of an example of an ``EvaluationResult``: its inputs the prompt (the fields
+    ``with_inputs`` named), its other fields the target, as a saved file's example_ names are;
+    a result that is no (example, prediction, score) is an error naming its place."""
+    if not isinstance(record, Mapping):
+        reason = record.reason if isinstance(record, MalformedLine) else "no result"
+        raise TranscriptFormatError(source.name, [NAME], None, f"result #{place}: {reason}")
+    fields = record.get("example") or {}
+    keys = record.get("inputs")
+    predicted = record.get("prediction") or {}
+    inputs: list[tuple[str, Any]] = []
+    labels: dict[str, Any] = {}
+    for key, value in fields.items():
+        name = str(key)
+        if name.startswith(_OWN):
+            source.ignored("dspy_*")
+            continue
+        source.mapped("example field")
+        # Without inputs named (an Example never given with_inputs), the labels are the names
+        # the prediction holds too, as in a saved file.
+        label = key not in keys if keys is not None else key in predicted
+        if label:
+            labels[name] = value
+        else:
+            inputs.append((name, value))
+    source.mapped("metric")
+    for _ in predicted:
+        source.mapped("prediction field")
+    score = record.get("score")
+    if score is None:
+        source.warn(f"result #{place}: a score that is no number, not read", None)
+    return _example_run(source, place, inputs, labels, predicted, (None, score))
 
 
 # --- CSV (save_as_csv) ------------------------------------------------------------------------

@@ -18,8 +18,10 @@ Mapping, part by part (the message is one record, each part another, ``request/<
   list: an image a tool returned, say) as one item, as pydantic-ai reads it. A ``user-prompt``
   after the returns of a request of the same run (``run_id``) as the response they answer is
   the tools' ``ToolReturn.content``, which the model reads as user content: the rest of its
-  call's result (``meta["user_content"]``), when its call can be told (one return, or one such
-  part per return, both in call order); else, like a new run's prompt, the user's;
+  call's result (``meta["user_content"]``), when its call can be told: one return, one such
+  part per return (both in call order), or, for fewer such parts than returns, by time
+  (:func:`contents_by_time`); else, like a new run's prompt, the user's, with a warning when
+  it may be a tool's;
 - ``text`` → :class:`AssistantText` with the response's ``model_name``; ``thinking`` →
   :class:`Thinking` (an empty one with a ``signature`` is ``encrypted``); ``file`` → an
   attachment line of the answer; ``speech`` → its transcript; ``compaction`` →
@@ -136,6 +138,7 @@ from turnfold.model import (
     Transcript,
     Usage,
     UserMessage,
+    utc,
 )
 from turnfold.usage import Tokens, add_into, attach_usage, count_tokens, counts_of
 
@@ -615,7 +618,7 @@ class PydanticAIBuilder(MessageBuilder):
             value = message.get(key)
             if isinstance(value, str) and value:
                 metadata.setdefault(key, value)
-        contents = self._tool_contents(message, parts)
+        contents = self._tool_contents(message, parts, line)
         for index, part in enumerate(parts):
             call_id = contents.get(index)
             if call_id is None:
@@ -646,7 +649,9 @@ class PydanticAIBuilder(MessageBuilder):
                 entries.append(entry)
         self.response_meta(message, entries)
 
-    def _tool_contents(self, message: Mapping[str, Any], parts: list[Any]) -> dict[int, str]:
+    def _tool_contents(
+        self, message: Mapping[str, Any], parts: list[Any], line: int
+    ) -> dict[int, str]:
         """The user-prompt parts of a request that are tools' content, by their index among
         ``parts``, each with the id of the call whose tool gave it.
 
@@ -655,25 +660,37 @@ class PydanticAIBuilder(MessageBuilder):
         parts by call index, after the returns by call index); nothing in it names its call.
         Such a part follows the returns in a request of the same run as the response whose
         calls they answer. A request of another run (a new prompt beside the results of
-        deferred calls, ``_agent_graph``) holds the user's prompt; so does a request whose
-        parts cannot be told apart by their call: several returns, and fewer prompts than
-        returns (some tools gave none)."""
+        deferred calls, ``_agent_graph``) holds the user's prompt. Fewer such parts than
+        returns (some tools gave none) are told by time (:func:`contents_by_time`); when the
+        times cannot tell, the parts stay the user's, with a warning."""
         run = message.get("run_id")
         if not isinstance(run, str) or not run or run != self._response_run:
             return {}
-        returns: list[str] = []
+        returns: list[tuple[str, Any]] = []
         prompts: list[int] = []
         for index, part in enumerate(parts):
             kind = part.get("part_kind") if isinstance(part, Mapping) else None
             if kind == "tool-return" and isinstance(part.get("tool_call_id"), str):
-                returns.append(part["tool_call_id"])
+                returns.append((part["tool_call_id"], part.get("timestamp")))
             elif kind == "user-prompt" and returns:
                 prompts.append(index)
-        if not prompts or (len(returns) > 1 and len(prompts) != len(returns)):
+        if not prompts:
             return {}
         if len(returns) == 1:
-            return dict.fromkeys(prompts, returns[0])
-        return dict(zip(prompts, returns, strict=True))
+            return dict.fromkeys(prompts, returns[0][0])
+        if len(prompts) == len(returns):
+            return dict(zip(prompts, (call_id for call_id, _ in returns), strict=True))
+        if len(prompts) > len(returns):
+            return {}
+        told = contents_by_time([parts[index].get("timestamp") for index in prompts], returns)
+        if told is None:
+            self.warn(
+                f"{len(prompts)} user prompt(s) after the returns of {len(returns)} calls may be "
+                "tools' ToolReturn.content; their times do not tell whose: shown as the user's",
+                line,
+            )
+            return {}
+        return dict(zip(prompts, told, strict=True))
 
     def tool_content(self, call_id: str, content: Any) -> None:
         """Content a tool gave beside its return (``ToolReturn.content``), which the model
@@ -991,6 +1008,43 @@ _RETRIES_EXCEEDED = re.compile(
     r"UnexpectedModelBehavior: (?P<reason>Tool (?P<name>'[^']*'|\"[^\"]*\") exceeded max "
     r"retries count of (?P<count>\d+))"
 )
+
+
+def contents_by_time(made: list[Any], returns: list[tuple[str, Any]]) -> list[str] | None:
+    """The calls whose tools gave the ``ToolReturn.content`` parts made at ``made`` (their
+    timestamps, in the request's order), among ``returns`` (each call's id and its return's
+    timestamp, in the request's order); None when the times cannot tell.
+
+    pydantic-ai makes a tool's return part when the tool finishes and its content part as that
+    result is handed on, so a content part comes after its call's return and before the
+    returns of the calls that finish later: its call is the latest to return before it. The
+    parts keep call order, so each content's call comes after the one before's. Calls that
+    finish in one step of the event loop (instant async tools) are all handed on after their
+    returns: a content of such a call reads as the last one's, which nothing recorded can
+    correct (the live events name the call: :class:`Follower`).
+
+    >>> at = "2026-01-01T00:00:0{}".format
+    >>> contents_by_time([at(3)], [("a", at(1)), ("b", at(2)), ("c", at(4))])
+    ['b']
+    >>> contents_by_time([at(5), at(6)], [("a", at(2)), ("b", at(3)), ("c", at(4))]) is None
+    True
+    """
+    told: list[str] = []
+    first = 0  # the first return the next content's call can be
+    for stamp in made:
+        moment = utc(stamp)
+        latest: tuple[int, datetime] | None = None
+        for position in range(first, len(returns)):
+            returned = utc(returns[position][1])
+            if moment is None or returned is None:
+                return None
+            if returned <= moment and (latest is None or returned >= latest[1]):
+                latest = (position, returned)
+        if latest is None:
+            return None
+        told.append(returns[latest[0]][0])
+        first = latest[0] + 1
+    return told
 
 
 def _waiting_text(call: ToolCall, kind: str) -> str:
