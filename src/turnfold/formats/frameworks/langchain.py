@@ -20,6 +20,10 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   ``__interrupt__`` of a run stopped on ``interrupt()`` ends the transcript with a
   :class:`PendingAction` of each interrupt (:meth:`LangChainBuilder.pending_actions`), the
   call it stopped (where it can be told) ``confirming``;
+- a thread's history, ``list(graph.get_state_history(config))`` (any checkpointer's:
+  ``InMemorySaver``, Postgres, SQLite): its newest state, its messages those of every state,
+  each once by id (:func:`merged_history`), so that what a graph removed from its state
+  (``SummarizationMiddleware``, ``RemoveMessage``) shows before the compaction;
 - a stream saved to a file (:func:`saved_event`): ``list(graph.stream(...))`` written with
   ``langchain_core.load.dumps`` or ``json.dumps(default=...)`` (a message's ``model_dump`` or
   ``message_to_dict``), as one JSON list or a line per event, in any stream mode (its tuples
@@ -86,7 +90,10 @@ chunk)``), and ``version="v2"``'s ``{"type": mode, "ns": namespace, "data": chun
 ``astream_events``, whose graph's own ``on_chain_stream`` events carry its updates
 (:func:`_callback_event`; the prompt is in its first node's input), and an agent a tool
 ``invoke``s, which streams nothing of its own, is read from its nodes' inputs and outputs and
-its own output, each of its graph runs told by its ``run_id`` (:meth:`Follower.callback`). A
+its own output, each of its graph runs told by its ``run_id`` (:meth:`Follower.callback`; one
+compiled with a checkpointer of its own, whose namespace names no tool task, by the namespace
+it was called in: :func:`_called_in`; ``version="v1"``'s models' ``LLMResult`` by their
+node's namespace). A
 message seen twice (as chunks and in an update, or in two states) is fed once. A namespace
 ``("tools:<task id>",)`` is the run of a graph called inside the tool call that task ran (an
 agent used as a tool): its messages become a :class:`SubAgent` transcript on that call (a tool
@@ -122,7 +129,8 @@ inside a tool is not in the parent's messages, so a static load shows no sub-age
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import islice
 from typing import Any, TypeAlias
 
 from turnfold.formats.catalog import Records
@@ -296,12 +304,16 @@ def plain(value: Any) -> Any:
     :func:`read` reads: the messages themselves (read in place, see :func:`message_fields`);
     other values of a result's state are kept only where :func:`read` shows them (scalars,
     ``structured_response``, ``__interrupt__``). A ``StateSnapshot`` (``graph.get_state(config)``)
-    is its ``values`` and its pending ``interrupts``, as a ``GraphOutput``."""
+    is its ``values`` and its pending ``interrupts``, as a ``GraphOutput``; a list of them (a
+    thread's ``get_state_history``, from any checkpointer) the newest's, its messages the whole
+    conversation (:func:`_history`)."""
     if _is_snapshot(value):
         state = _state_fields(value.values)
         if state is not None:
             pending = list(getattr(value, "interrupts", None) or ())
             return plain({**state, "__interrupt__": pending} if pending else state)
+    if isinstance(value, (list, tuple)) and value and all(map(_is_snapshot, value)):
+        return plain(_history(value))
     if isinstance(value, (list, tuple)):
         return plain_each(value, _plain_message)
     if isinstance(value, Mapping):
@@ -325,6 +337,79 @@ def plain(value: Any) -> Any:
         interrupts = getattr(value, "interrupts", None)
         return plain({**state, "__interrupt__": interrupts} if interrupts else state)
     return plain_value(value)
+
+
+def _is_summary(message: Any) -> bool:
+    found = message_of(message)
+    return found is not None and found[0] == "human" and summary_of(found[1]) is not None
+
+
+def merged_history(states: list[tuple[list[Any], Any]]) -> list[Any]:
+    """One conversation of a thread's successive states (oldest first; each with its
+    ``summary`` channel, when the graph keeps one), each message once by its id, in the order
+    it was said: a state that lost messages keeps them, and the messages new in the next are
+    said after them (a step writes after the state it read). Where messages were removed and
+    no summary message (``SummarizationMiddleware``'s, which is the compaction notice)
+    comes first after them, a compaction notice is put in their place: the summary-shaped
+    human message this reader shows as a :class:`CompactionBoundary` (and counts as a
+    ``human`` record), its text the state's ``summary`` (LangGraph's summarise-and-delete
+    pattern keeps it there). Until a state lost messages, each is taken as it is (its order:
+    a rewrite of the whole history may reorder it).
+
+    >>> m = lambda i: {"type": "human", "data": {"id": i, "content": i}}
+    >>> said = merged_history([([m("a"), m("b")], None), ([m("b"), m("c")], "sum")])
+    >>> [x["data"].get("id") or x["data"]["content"] for x in said]
+    ['a', 'b', 'sum', 'c']
+    """
+    merged: list[Any] = list(states[0][0])
+    before = {own for own in map(_id_of, merged) if own is not None}
+    cut = False
+    for messages, summary in states[1:]:
+        ids = {own for own in map(_id_of, messages) if own is not None}
+        removed = not before <= ids
+        before = ids
+        if not (cut or removed):
+            merged = list(messages)
+            continue
+        cut = True
+        at = {own: n for n, m in enumerate(merged) if (own := _id_of(m)) is not None}
+        new = []
+        for message in messages:
+            own = _id_of(message)
+            if own is not None and own in at:
+                merged[at[own]] = message  # its newest form
+            else:
+                new.append(message)
+        if removed and not (new and _is_summary(new[0])):
+            text = summary if isinstance(summary, str) else ""
+            merged.append({"type": "human", "data": {
+                "content": text, "additional_kwargs": {"lc_source": "summarization"}}})  # fmt: skip
+        merged += new
+    return merged
+
+
+def _history(snapshots: Sequence[Any]) -> Any:
+    """A thread's state snapshots (``list(graph.get_state_history(config))``, newest
+    first) as its newest one, with the messages of all of them (:func:`merged_history`): what
+    a graph removed from its state (``RemoveMessage``, ``SummarizationMiddleware``'s summary)
+    is in the states before. They are taken in the order of their checkpoints' ids, which
+    LangGraph makes time-ordered; a snapshot holding no state is left out."""
+
+    def checkpoint(snapshot: Any) -> str:
+        found = (getattr(snapshot, "config", None) or {}).get("configurable", {})
+        return str(found.get("checkpoint_id") or "")
+
+    ordered = sorted(snapshots, key=checkpoint)
+    states = [s for s in map(_state_fields, (s.values for s in ordered)) if s is not None]
+    said = [(list(s["messages"]), s.get("summary")) for s in states
+            if isinstance(s.get("messages"), (list, tuple))]  # fmt: skip
+    newest = ordered[-1]
+    state = _state_fields(newest.values)
+    if state is None or not said:
+        return newest
+    pending = list(getattr(newest, "interrupts", None) or ())
+    whole = {**state, "messages": merged_history(said)}
+    return {**whole, "__interrupt__": pending} if pending else whole
 
 
 def _is_snapshot(value: Any) -> bool:
@@ -1337,10 +1422,11 @@ class Follower:
             started = kind == "on_chain_start"
             if started and task is not None and self._bind(task, _called(data.get("input"))):
                 return "tasks"
-            run = self._graph(parts[:-1], parents)
+            run = self._graph(parts[:-1], parents, _called_in(metadata))
             if run is None:
                 return "events"
-            own = str(event.get("run_id"))
+            # Version 1 names no runs above an event: a node's models share its namespace.
+            own = str(event.get("run_id")) if parents else ns
             if started:
                 self._nodes[own] = run
                 state = data.get("input")
@@ -1361,8 +1447,10 @@ class Follower:
             # A model's message, kept by the node it ran in (the nearest: one inside a
             # chain of the node is the node's) until the node's own output is seen.
             within = next((p for p in reversed(parents) if p in self._nodes), None)
+            if not parents and ns in self._nodes:
+                within = ns
             if within is not None and data.get("output") is not None:
-                self._said.setdefault(within, []).append(data.get("output"))
+                self._said.setdefault(within, []).extend(_model_messages(data.get("output")))
             return "events"
         if kind == "on_chain_end":
             run = self._graphs.get(str(event.get("run_id")) if parents else ns)
@@ -1389,15 +1477,24 @@ class Follower:
                 self._hang_on_task(run)
         return True
 
-    def _graph(self, namespace: tuple[str, ...], parents: list[str]) -> _Run | None:
+    def _graph(
+        self, namespace: tuple[str, ...], parents: list[str], called_in: tuple[str, ...] = ()
+    ) -> _Run | None:
         """The run of the graph whose node's event this is (its namespace, and the event's
         ``parent_ids``, the graph's run last), made when its first node starts; None for
         the root graph's nodes and a graph's used as a node (whose parent's update holds
         its messages). A tool that runs its agent again runs it in its task's namespace and
-        a count (``tools:<task id>|1``: ``langgraph.pregel._loop``'s ``subgraph_counter``)."""
+        a count (``tools:<task id>|1``: ``langgraph.pregel._loop``'s ``subgraph_counter``).
+        An agent with a checkpointer of its own (its own thread: a namespace of its own from
+        the root) or ``checkpointer=True`` (``tools|model:<id>``: the node's name, not the
+        task's id) keeps no task id in its namespace: the namespace it was called in
+        (:func:`_called_in`) names the tool task."""
         again = len(namespace) > 1 and namespace[-1].isdigit()
         owner = namespace[:-1] if again else namespace
         task = tool_task(owner[-1]) if owner else None
+        if task is None and not again and tool_task(called_in[-1] if called_in else "") is not None:
+            namespace = owner = called_in
+            task = tool_task(owner[-1])
         if task is None:
             return None
         key = parents[-1] if parents else "|".join(namespace)
@@ -1996,6 +2093,21 @@ def _node_update(output: Any) -> Any:
     return update if isinstance(update, Mapping) else None
 
 
+def _model_messages(output: Any) -> list[Any]:
+    """What a model returned, as ``on_chat_model_end`` gives it: the message (version 2),
+    or (version 1) an ``LLMResult``'s fields, ``{"generations": [[{..., "message"}]]}``."""
+    generations = output.get("generations") if isinstance(output, Mapping) else None
+    if not isinstance(generations, (list, tuple)) or message_of(output) is not None:
+        return [output]
+    found = (
+        g.get("message") if isinstance(g, Mapping) else getattr(g, "message", None)
+        for group in generations
+        if isinstance(group, (list, tuple))
+        for g in group
+    )
+    return [message for message in found if message is not None]
+
+
 def _id_of(message: Any) -> str | None:
     """A message's id: its own field, or in a saved form's fields (``messages_to_dict``'s
     ``data``, ``dumpd``'s ``kwargs``, whose own ``id`` is the class path)."""
@@ -2061,11 +2173,28 @@ def _callback_event(event: dict[str, Any]) -> tuple[tuple[str, ...], str | None,
 def _graph_node(event: dict[str, Any], node: Any, metadata: Any) -> bool:
     """Whether a chain's event is the run of a node of the graph streamed itself: named as
     the node, in a namespace of one part (a node of a graph used as a node, or of an agent
-    run inside a tool, has the parent's part before its own: ``tools:<id>|model:<id>``)."""
+    run inside a tool, has the parent's part before its own: ``tools:<id>|model:<id>``),
+    and of a graph called in no task (an agent with a checkpointer of its own, invoked in
+    a tool, starts its namespace afresh: :func:`_called_in` tells it)."""
     if not (isinstance(node, str) and isinstance(metadata, Mapping)):
         return False
     namespace = metadata.get("langgraph_checkpoint_ns")
-    return event.get("name") == node and isinstance(namespace, str) and "|" not in namespace
+    return (
+        event.get("name") == node
+        and isinstance(namespace, str)
+        and "|" not in namespace
+        and not _called_in(metadata)
+    )
+
+
+def _called_in(metadata: Mapping[str, Any]) -> tuple[str, ...]:
+    """The namespace of the task a node's graph was called in (a graph invoked inside a
+    tool: ``tools:<task id>``, the tool's own), () for the graph streamed itself. LangGraph
+    passes the caller's ``checkpoint_ns`` on in the config whose values a node's run
+    carries as metadata; its own namespace (``langgraph_checkpoint_ns``) starts afresh when
+    the graph has a checkpointer of its own."""
+    called = metadata.get("checkpoint_ns")
+    return tuple(called.split("|")) if isinstance(called, str) and called else ()
 
 
 def _stream_part(part: dict[str, Any]) -> tuple[tuple[str, ...], str, Any]:
@@ -2258,8 +2387,12 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
     follower = Follower(transcript, source_name=source.name, live=False)
     builder = follower._root.builder
     first_line: int | None = None
+    # The first line of messages saved as text: why nothing was read, if nothing is.
+    text_line: int | None = None
     for line, record in records:
         first_line = line if first_line is None else first_line
+        if text_line is None and not builder.recognized and _saved_as_text(record):
+            text_line = line
         found = None if isinstance(record, MalformedLine) else saved_event(record)
         if found is None:
             reason = (
@@ -2294,10 +2427,34 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
         source.note(kind, "warned" if len(transcript.warnings) > before else "mapped")
     follower.close()
     if not any(run.builder.recognized for run in follower._runs.values()):
-        raise TranscriptFormatError(
-            source.name, [NAME], first_line, "no LangChain messages in the stream"
-        )
+        reason = "no LangChain messages in the stream"
+        if text_line is not None:
+            reason += (
+                f" (line {text_line} holds a message saved as its str(), as json.dumps(..., "
+                "default=str) writes it: no message type, nothing LangChain reads back; save "
+                "the events with langchain_core.load.dumps, or json.dumps with a default that "
+                "calls a message's model_dump())"
+            )
+        raise TranscriptFormatError(source.name, [NAME], first_line, reason)
     return transcript
+
+
+#: How a message's ``str()`` begins (pydantic's field list: ``content='...' ...``).
+_MESSAGE_TEXT = ("content='", 'content="', "content=[")
+
+
+def _saved_as_text(value: Any, depth: int = 0) -> bool:
+    """Whether a saved event holds a message written as its ``str()`` (``json.dumps(...,
+    default=str)``), looked for a few levels down in its first items."""
+    if isinstance(value, str):
+        return value.startswith(_MESSAGE_TEXT) and "additional_kwargs=" in value[:4096]
+    if isinstance(value, Mapping):
+        items: Iterable[Any] = value.values()
+    elif isinstance(value, (list, tuple)):
+        items = value
+    else:
+        return False
+    return depth < 5 and any(_saved_as_text(v, depth + 1) for v in islice(items, 20))
 
 
 RECORDS = Records(

@@ -31,6 +31,14 @@ human) are that reader's graph result's ``__interrupt__``, a
 :class:`~turnfold.model.PendingAction` each; a task's error (``__error__``) a warning. A
 checkpoint that cannot be read (damaged, a pickle, an unknown ``type``) is a warning naming
 it, and the thread is read from its newest readable one.
+A graph that removed messages from its state (``RemoveMessage``: LangChain's
+``SummarizationMiddleware`` replacing the history by its summary, or a graph deleting old
+messages and keeping a ``summary``) left its newest checkpoint without them: they are in the
+checkpoints the removing tasks ran from, which the ``writes`` table names (a ``RemoveMessage``
+written to ``messages``). Those checkpoints alone are read besides the newest, and the thread
+is the whole conversation (:func:`langchain.merged_history`): each message once by its id,
+what was said before the summary, the compaction (the summary message, or a notice of the
+state's ``summary``), then what followed.
 The messages record no time; each checkpoint does (``ts``: when the graph saved it). The
 thread's span is its first checkpoint's time (``started_at``: the input its first run started
 from) to its newest's (``updated_at``), its ``duration_ms``; its entries stay undated, since
@@ -92,6 +100,10 @@ RECORDS = Records(
         "delta write": "an earlier step's messages write, replayed (as add_messages applies "
         "it) onto the nearest snapshot when the messages channel is a DeltaChannel, which a "
         "checkpoint between snapshots does not hold",
+        "summarised checkpoint": "an earlier checkpoint from which a task removed messages "
+        "(a RemoveMessage write: SummarizationMiddleware, a graph trimming its history): the "
+        "messages the newest no longer holds, each shown once (by id) before the compaction "
+        "(the summary message, else a CompactionBoundary of the state's summary)",
         "subgraph checkpoint": "a subgraph's newest readable checkpoint (another namespace): "
         "an agent invoked inside a tool (tools:<task id>) → the SubAgent of the call that task "
         "ran (its tool message in the writes table), its task the run's prompt; one nothing "
@@ -100,7 +112,8 @@ RECORDS = Records(
     ignored={
         **langchain.RECORDS.ignored,
         "earlier checkpoint": "the thread's (and each subgraph's) earlier states, whose "
-        "messages the newest holds (the thread's first one's time → metadata started_at)",
+        "messages the newest (or a summarised checkpoint) holds (the thread's first one's "
+        "time → metadata started_at)",
         "subgraph node checkpoint": "the newest checkpoint of a graph used as a node, whose "
         "messages all came back in its parent's messages (not shown twice)",
         "pending write": "a write of the newest checkpoint's tasks other than an interrupt or "
@@ -317,7 +330,7 @@ class _Database:
         )  # fmt: skip
         read: _Thread | None = None
         newest = True
-        seen = unread = 0
+        seen = unread = summarised = 0
         first: DamagedCheckpoint | None = None
         where = f"thread {thread}" + (f", namespace {namespace}" if namespace else "")
         oldest: tuple[str, bytes] | None = None  # the thread's first checkpoint: its time
@@ -345,6 +358,7 @@ class _Database:
                 continue
             read = _Thread(self._state(thread, namespace, checkpoint_id, values, newest))
             read.started = read.ended = _time(checkpoint)
+            summarised = self._history(thread, namespace, checkpoint_id, read.state, values)
             if namespace:  # what becomes of it is for nest() to say
                 agent = _metadata(metadata).get("lc_agent_name")
                 if isinstance(agent, str):
@@ -361,7 +375,7 @@ class _Database:
         if oldest is not None:
             with contextlib.suppress(DamagedCheckpoint):  # else it began when nothing says
                 read.started = _time(decoded(*oldest))
-        earlier = seen - 1 - unread
+        earlier = seen - 1 - unread - summarised
         if earlier > 0:
             self.source.accounting.note("earlier checkpoint", "ignored", earlier)
         return read
@@ -412,6 +426,58 @@ class _Database:
             root.append(ToolCall(name="subgraph", status="unknown", meta={"synthetic":
                                  "unlinked subgraph"}, subagent=SubAgent(
                                  name=agent, task=namespace, transcript=child)))  # fmt: skip
+
+    def _history(
+        self, thread: str, namespace: str, newest: str, state: dict[str, Any],
+        values: Mapping[str, Any],
+    ) -> int:  # fmt: skip
+        """The whole conversation into ``state["messages"]`` when the graph removed messages
+        from its state (``RemoveMessage``: ``SummarizationMiddleware`` replacing the history by
+        its summary, a graph trimming old messages), which the newest checkpoint no longer
+        holds: they are in the checkpoints the removing tasks ran from (the ``writes`` of a
+        ``RemoveMessage`` to ``messages`` name them), each read once, oldest first, and merged
+        by :func:`langchain.merged_history`. Only those checkpoints are decoded, not every
+        step's copy of the conversation. How many were accounted for (read, or warned of)."""
+        if self.store.writes is None:
+            return 0
+        removing = [cid for (cid,) in self.db.execute(
+            f"SELECT DISTINCT checkpoint_id FROM {_quoted(self.store.writes)} "
+            "WHERE thread_id = ? AND checkpoint_ns = ? AND channel = 'messages' "
+            "AND checkpoint_id < ? AND instr(value, ?) > 0 ORDER BY checkpoint_id",
+            (thread, namespace, newest, _REMOVE_MARK))]  # fmt: skip
+        states: list[tuple[list[Any], Any]] = []
+        warned = 0
+        for checkpoint_id in removing:
+            row = next(databases.rows(
+                self.db, self.store.checkpoints, "type, checkpoint",
+                "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
+                (thread, namespace, checkpoint_id), key="checkpoint_id",
+            ), None)  # fmt: skip
+            try:
+                if row is None or isinstance(row, databases.OversizedRow):
+                    raise DamagedCheckpoint(row.reason if row is not None else "it is missing")
+                checkpoint = decoded(row[0], row[1])
+                found = checkpoint.get("channel_values") if isinstance(checkpoint, dict) else None
+                if not isinstance(found, dict):
+                    raise DamagedCheckpoint("it holds no channel_values")
+            except DamagedCheckpoint as exc:
+                self.source.warn(f"thread {thread}: checkpoint {checkpoint_id}, from which "
+                                 f"messages were removed, is not read ({exc}): the messages "
+                                 "removed there are not shown", record_type="summarised "
+                                 "checkpoint")  # fmt: skip
+                warned += 1
+                continue
+            messages = found.get("messages")
+            if messages is None:
+                messages = self._replayed(thread, namespace, checkpoint_id)
+            if isinstance(messages, list):
+                states.append((messages, found.get("summary")))
+                self.source.mapped("summarised checkpoint")
+        if states:
+            state["messages"] = langchain.merged_history(
+                [*states, (state["messages"], values.get("summary"))]
+            )
+        return len(states) + warned
 
     def _task_call(self, thread: str, namespace: str, task: str) -> str | None:
         """The id of the tool call the task ``task`` of the graph of ``namespace`` ran: the
@@ -668,6 +734,10 @@ def _ids(messages: Any) -> set[str]:
     """The ids of a messages channel's messages (those that have one)."""
     found = (langchain._id_of(m) for m in messages) if isinstance(messages, list) else ()
     return {i for i in found if i is not None}
+
+
+#: What a ``RemoveMessage`` write holds, msgpack or JSON: its class's name.
+_REMOVE_MARK = b"RemoveMessage"
 
 
 def _opened(path: Path) -> tuple[sqlite3.Connection, _Store]:
