@@ -55,6 +55,7 @@ AGENT_NAMES: dict[str, str] = {
     "kimi-cli": "Kimi CLI", "cline-messages": "Cline", "openhands-sdk": "OpenHands",
     "llamaindex": "LlamaIndex", "dspy": "DSPy", "haystack": "Haystack",
     "agent-framework": "Microsoft Agent Framework", "agno": "Agno", "agno-db": "Agno",
+    "crewai": "CrewAI",
     "langgraph-checkpoints": "LangGraph", "openai-agents-db": "OpenAI Agents SDK",
     "adk-db": "Google ADK", "strands-session": "Strands Agents",
     "llamaindex-chat-store": "LlamaIndex", "autogen-state": "AutoGen", "dspy-evaluate": "DSPy",

@@ -95,6 +95,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("openai-agents-db", "turnfold.formats.frameworks.openai_agents_db"),
     ("adk-db", "turnfold.formats.frameworks.adk_db"),
     ("langgraph-checkpoints", "turnfold.formats.frameworks.langgraph_checkpoints"),
+    ("crewai", "turnfold.formats.frameworks.crewai"),
     ("cline", "turnfold.formats.agents.cline"),
     ("cline-messages", "turnfold.formats.agents.cline_messages"),
     ("aider", "turnfold.formats.agents.aider"),

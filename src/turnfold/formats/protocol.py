@@ -243,6 +243,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             autogen,
             autogen_state,
             claude_agent_sdk,
+            crewai,
             dspy,
             dspy_evaluate,
             haystack,
@@ -287,7 +288,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
         ]  # fmt: skip
         frameworks: list[FrameworkAdapter] = [
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,
-            strands, llamaindex, dspy, agent_framework, haystack, agno,
+            strands, llamaindex, dspy, agent_framework, haystack, agno, crewai,
         ]  # fmt: skip
         agent_readers: list[AgentReader] = [adk, smolagents, dspy, agent_framework]
         del formats, sampled, paths, frameworks, resumable, agent_readers

@@ -1,0 +1,695 @@
+"""CrewAI's runs (spec A-1): the ``CrewOutput`` that ``crew.kickoff()`` returns, the
+``LiteAgentOutput`` of ``Agent.kickoff()``, a ``TaskOutput``, their saved form
+(``model_dump_json()``), and the log a crew writes with ``output_log_file="….json"``.
+
+Input shapes (each object as CrewAI's own ``model_dump(mode="json")`` gives it,
+:func:`plain`):
+
+- a crew's output ``{"raw", "tasks_output": [...], "token_usage": {...}, ...}``;
+- an agent's output ``{"raw", "agent_role", "usage_metrics", "messages", ...}``;
+- one task's output ``{"description", "agent", "raw", "output_format", "messages", ...}``, or
+  a list of them (``crew_output.tasks_output``);
+- the ``output_log_file`` log saved as JSON: an array of ``{"timestamp", "task_name", "task",
+  "agent", "status": "started" | "completed", "output"}``. The crew writes the log as text
+  when its name does not end in ``.json`` (``output_log_file=True`` writes ``logs.txt``);
+  that form, ``key="value"`` pairs with nothing escaped, is not read.
+
+Mapping (each task is one turn; every entry of a task names its agent's role in
+``meta["agent"]``, and a :class:`SystemNotice` ``Agent: <role>`` (subtype ``agent``, as the
+AutoGen reader announces a change of agent) after the task's prompt shows whose work the turn
+is):
+
+- a task's ``description`` → the turn's :class:`UserMessage` (``meta["task"]`` its ``name``,
+  ``meta["expected_output"]``); CrewAI's own rendering of it, the first ``user`` message of its
+  ``messages`` (the description with the expected output and the context of earlier tasks),
+  is ``meta["prompt"]``, and its agent's ``system`` message ``meta["system"]``. An agent's
+  output has no description: its first ``user`` message is the prompt;
+- the other ``messages`` are Chat Completions messages, read by the ``openai`` reader's
+  rules (:class:`~turnfold.formats.openai_chat.OpenAIChatBuilder`): ``tool_calls`` →
+  :class:`ToolCall`, ``tool`` messages their results. Chat messages have no error flag, so a
+  call's outcome is ``unknown``, except for the calls ``tool_failures`` lists (CrewAI 1.15's
+  record of a tool that raised or reported a failure, by tool name and arguments): those are
+  ``error``. A failure that matches no call is a warning :class:`SystemNotice`;
+- a model without native function calling writes its calls in the text (CrewAI's ReAct
+  prompt): an ``assistant`` message ``Thought: … Action: <tool> Action Input: <JSON>
+  Observation: <result>`` (CrewAI appends the observation to the model's text) → a
+  :class:`Thinking` for the thought and a :class:`ToolCall` settled by the observation;
+- later ``user`` messages are CrewAI's own prompts (``Analyze the tool result…``, a
+  guardrail's feedback), not the user's: a :class:`SystemNotice` (subtype
+  ``framework_prompt``), so the task stays one turn;
+- ``raw`` → the turn's answer, an :class:`AssistantText`, unless the task's last text
+  already says it (CrewAI keeps the model's final text out of ``messages`` on some paths);
+- ``token_usage`` (a crew's) / ``usage_metrics`` (an agent's) → ``metadata["usage"]`` in
+  turnfold's names and ``metadata["requests"]``. CrewAI counts tokens per crew (per LLM
+  instance, added up), never per task or response, so no entry carries a usage: a turn's
+  tokens are not recorded (L-3). Its zero counts of cached and reasoning tokens are its
+  defaults, not measurements, and are left out;
+- the log: a ``started`` entry → the task's :class:`UserMessage`, its ``completed`` entry →
+  the answer; a task started and never completed gets a warning :class:`SystemNotice`. The
+  log holds no tool calls. Its ``timestamp`` is local time with no zone, kept as
+  ``meta["logged_at"]``, not as the entry's time (which is read as UTC).
+
+Live (spec A-2): CrewAI streams every event of its bus, in order, as ``StreamFrame``
+objects (``type``, ``data``: the event's fields) through a ``StreamSession``: a Flow's own
+``flow.stream_events()``, or a crew's through :func:`stream_events` (CrewAI's own frame
+streaming, which it gives only flows, around ``crew.kickoff``)::
+
+    for frame in turnfold.follow(stream_events(crew, inputs={...})): ...
+
+:class:`Follower` maps the frames:
+
+- ``task_started`` → the task's :class:`UserMessage` (its description; the agent is told by
+  ``agent_execution_started``, whose ``agent.role`` names the turn's entries and its
+  ``Agent:`` notice);
+- ``tool_usage_started`` → a :class:`ToolCall` ``executing`` (``tool_name``, ``tool_args``),
+  settled by the frame whose ``started_event_id`` is its id: ``tool_usage_finished`` →
+  ``success`` (``error`` when it carries the ``failure`` the tool reported), its ``output``
+  the result, the span of its ``started_at`` and ``finished_at`` its duration (they are
+  local times with no zone); ``tool_usage_error`` → ``error``, the error its result. These
+  are CrewAI's own outcomes, which its outputs do not keep: a load of the crew's output says
+  ``unknown`` where the live view said ``success``;
+- ``task_completed`` → the answer (its ``output.raw``); ``task_failed``,
+  ``agent_execution_error``, ``llm_call_failed``, ``crew_kickoff_failed`` → an
+  :class:`AssistantError` with their ``error``;
+- the session's result, once the stream ends, a ``CrewOutput`` → ``metadata["usage"]``.
+
+Other frames (the flow's, the agent executor's, LLM calls', memory's) are not shown: the
+task's events say what they do. Frames saved with ``model_dump_json()`` (JSON lines) load as
+following them shows them, a call never settled ``unknown``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    TranscriptBuilder,
+    as_list,
+    as_text,
+    parse_arguments,
+    plain_output,
+    stringify,
+)
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.openai_chat import OpenAIChatBuilder
+from turnfold.formats.source import Source, plain_each, plain_value
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    Entry,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    Transcript,
+    UserMessage,
+    span_ms,
+)
+
+NAME = "crewai"
+
+_CREW, _AGENT, _TASK = "crew_output", "agent_output", "task_output"
+_STARTED, _COMPLETED = "log/started", "log/completed"
+_FRAME = "frame"
+
+RECORDS = Records(
+    mapped={
+        _CREW: "the crew's run: each of its tasks_output a turn; token_usage → "
+        'metadata["usage"] (the crew\'s total: no per-turn figures)',
+        _TASK: "a turn: description → UserMessage, messages → tool calls and results "
+        "(tool_failures → error), raw → the answer; the agent's role in meta",
+        _AGENT: "Agent.kickoff()'s run: one turn, its first user message the prompt; "
+        'usage_metrics → metadata["usage"]',
+        _STARTED: "output_log_file's entry for a task that started → UserMessage",
+        _COMPLETED: "output_log_file's entry for a task that completed → its answer",
+        "frame/task_started": "a task's turn begins: its description → UserMessage",
+        "frame/agent_execution_started": "the agent's role names the task's entries",
+        "frame/tool_usage_started": "a ToolCall, executing until its end frame",
+        "frame/tool_usage_finished": "settles its call: success (error with a failure), output",
+        "frame/tool_usage_error": "settles its call: error, the error as its result",
+        "frame/task_completed": "the task's answer (output.raw)",
+        "frame/task_failed": "AssistantError (error)",
+        "frame/agent_execution_error": "AssistantError (error)",
+        "frame/llm_call_failed": "AssistantError (error)",
+        "frame/crew_kickoff_failed": "AssistantError (error)",
+    },
+    ignored={
+        "frame/crew_kickoff_started": "the run's start: its tasks' frames follow",
+        "frame/crew_kickoff_completed": "its total_tokens only; the crew's output counts all",
+        "frame/agent_execution_completed": "its output is the task_completed frame's",
+        "frame/agent_logs_started": "console logging of the agent's start",
+        "frame/agent_logs_execution": "console logging of the agent's answer",
+        "frame/flow_started": "a flow's (or the agent executor's) bookkeeping",
+        "frame/flow_finished": "a flow's (or the agent executor's) bookkeeping",
+        "frame/method_execution_started": "a flow method's bookkeeping",
+        "frame/method_execution_finished": "a flow method's bookkeeping",
+        "frame/tool_failure_detected": "the call's own end frame settles it",
+        "frame/llm_call_started": "the task's frames show what the model did",
+        "frame/llm_call_completed": "the task's frames show what the model did",
+        "frame/llm_stream_chunk": "the task's frames show what the model wrote",
+        "frame/default_env": "CrewAI's note of the environment it runs in",
+    },
+)
+
+#: The fields only each of CrewAI's outputs has (``model_dump`` writes them all).
+_CREW_FIELDS = frozenset({"raw", "tasks_output", "token_usage"})
+_AGENT_FIELDS = frozenset({"raw", "agent_role", "usage_metrics", "messages"})
+_TASK_FIELDS = frozenset({"description", "agent", "raw", "output_format"})
+_LOG_FIELDS = frozenset({"timestamp", "task_name", "task", "agent", "status"})
+_LOG_STATUSES = ("started", "completed")
+_FRAME_FIELDS = frozenset({"id", "seq", "type", "channel", "data"})
+
+#: CrewAI's ``UsageMetrics`` names → turnfold's (spec U-1).
+_USAGE_NAMES = {
+    "prompt_tokens": "input_tokens",
+    "completion_tokens": "output_tokens",
+    "cached_prompt_tokens": "cache_read_tokens",
+    "cache_creation_tokens": "cache_write_tokens",
+    "reasoning_tokens": "reasoning_tokens",
+}
+#: Counts CrewAI writes as 0 when the provider gave none.
+_DEFAULTED = frozenset({"cache_read_tokens", "cache_write_tokens", "reasoning_tokens"})
+
+#: A call written in the text (CrewAI's ReAct prompt), with the observation CrewAI appends.
+_REACT = re.compile(
+    r"\A(?P<thought>.*?)^Action:[ \t]*(?P<name>[^\n]*)\n"
+    r"Action Input:[ \t]*(?P<input>.*?)\n"
+    r"Observation:[ \t]*(?P<observation>.*)\Z",
+    re.S | re.M,
+)
+
+
+# --- objects → records ---------------------------------------------------------------------
+
+
+def plain(value: Any) -> Any:
+    """CrewAI's output objects (a ``CrewOutput``, a ``LiteAgentOutput``, a ``TaskOutput``, or
+    a list of them) as the records CrewAI's own ``model_dump(mode="json")`` makes of them;
+    the objects are read, never modified."""
+    if isinstance(value, (list, tuple)):
+        return plain_each(value, plain_output)
+    return plain_output(value)
+
+
+# --- detection -----------------------------------------------------------------------------
+
+
+def _kind(value: Any) -> str | None:
+    if not isinstance(value, Mapping):
+        return None
+    keys = value.keys()
+    if keys >= _CREW_FIELDS and isinstance(value.get("tasks_output"), list):
+        return _CREW
+    if keys >= _AGENT_FIELDS:
+        return _AGENT
+    if keys >= _TASK_FIELDS:
+        return _TASK
+    if keys >= _LOG_FIELDS and value.get("status") in _LOG_STATUSES:
+        return _STARTED if value["status"] == "started" else _COMPLETED
+    if keys >= _FRAME_FIELDS and isinstance(value.get("type"), str):
+        return _FRAME
+    return None
+
+
+def _classify(value: Any) -> int:
+    return DISTINCTIVE if _kind(value) is not None else NOT_MINE
+
+
+_LACKS = "no CrewAI output (tasks_output, agent_role), output_log_file entry nor stream frame"
+
+
+def detect(source: Source) -> Evidence:
+    """A crew's, an agent's or a task's output as CrewAI dumps it (``tasks_output`` with
+    ``token_usage``; ``agent_role`` with ``usage_metrics``; ``description``, ``agent`` and
+    ``output_format``), the entries of a crew's ``output_log_file`` (``task``, ``agent``,
+    ``status`` started/completed), or stream frames saved with ``model_dump_json()`` (``seq``,
+    ``channel``, ``data``): fields only CrewAI writes together."""
+    if source.is_document and _kind(source.document) in (_CREW, _AGENT, _TASK):
+        # The messages inside are CrewAI's too: weighed with the output that holds them, as a
+        # Chat reader weighs each of them (it would else outweigh the one output).
+        return Evidence.of(_held(source.document), lambda _: DISTINCTIVE, _LACKS)
+    return Evidence.of_events(source, _classify, _LACKS)
+
+
+def _held(output: Mapping[str, Any]) -> list[Any]:
+    """An output and what it holds: its tasks' outputs, and every one's messages."""
+    tasks = as_list(output.get("tasks_output")) if _kind(output) == _CREW else []
+    held: list[Any] = [output, *tasks]
+    for part in (output, *tasks):
+        if isinstance(part, Mapping):
+            held += as_list(part.get("messages"))
+    return held
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def _usage(raw: Any, transcript: Transcript) -> None:
+    """The run's token counts (a crew's, or an agent's kickoff's) as ``metadata["usage"]``."""
+    if not isinstance(raw, Mapping):
+        return
+    counts = {}
+    for name, ours in _USAGE_NAMES.items():
+        value = raw.get(name)
+        if type(value) is int and value >= 0 and (value or ours not in _DEFAULTED):
+            counts[ours] = value
+    if counts and (counts.get("input_tokens") or counts.get("output_tokens")):
+        transcript.metadata["usage"] = counts
+    requests = raw.get("successful_requests")
+    if type(requests) is int and requests > 0:
+        transcript.metadata["requests"] = requests
+
+
+class _Run:
+    """Writes the turns of one CrewAI run into a transcript."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.transcript = Transcript(metadata={"source_format": NAME})
+        self.agents: list[str] = []
+        #: The log's tasks started and not yet completed, by (task name, description, agent).
+        self._open: dict[tuple[Any, ...], UserMessage] = {}
+
+    def _agent(self, role: Any) -> dict[str, Any]:
+        name = as_text(role)
+        if not name:
+            return {}
+        if name not in self.agents:
+            self.agents.append(name)
+        return {"agent": name}
+
+    # --- outputs ---
+
+    def task(self, task: Mapping[str, Any], line: int, key: str) -> None:
+        """One task's output: a turn."""
+        meta = self._agent(task.get("agent"))
+        prompt = UserMessage(text=as_text(task.get("description")) or "", meta=dict(meta))
+        name = as_text(task.get("name"))
+        if name and name != prompt.text:  # CrewAI names an unnamed task by its description
+            prompt.meta["task"] = name
+        if as_text(task.get("expected_output")):
+            prompt.meta["expected_output"] = task["expected_output"]
+        self._turn(prompt, task, line, key, from_messages=False)
+
+    def agent(self, output: Mapping[str, Any], line: int) -> None:
+        """``Agent.kickoff()``'s output: a turn whose prompt is its first user message."""
+        meta = self._agent(output.get("agent_role"))
+        self.transcript.metadata.setdefault("agent", meta.get("agent"))
+        self._turn(UserMessage(meta=dict(meta)), output, line, "agent", from_messages=True)
+        _usage(output.get("usage_metrics"), self.transcript)
+
+    def _turn(
+        self,
+        prompt: UserMessage,
+        output: Mapping[str, Any],
+        line: int,
+        key: str,
+        *,
+        from_messages: bool,
+    ) -> None:
+        messages = as_list(output.get("messages"))
+        rest = self._opening(prompt, messages, from_messages)
+        self.transcript.append(prompt)
+        if not from_messages:  # a crew's task: one of its agents did it
+            self._announce(prompt.meta)
+        start = len(self.transcript.entries)
+        builder = OpenAIChatBuilder(self.transcript, self.source.name)
+        for number, message in enumerate(rest):
+            self._message(builder, message, line, f"{key}.{number}")
+        written = self.transcript.entries[start:]
+        self._failures(output.get("tool_failures"), written, prompt.meta, line)
+        self._answer(output.get("raw"), written, prompt.meta)
+        for entry in self.transcript.entries[start:]:
+            if "agent" in prompt.meta:
+                entry.meta.setdefault("agent", prompt.meta["agent"])
+
+    def _announce(self, meta: Mapping[str, Any]) -> None:
+        if "agent" in meta:
+            self.transcript.append(_agent_notice(meta["agent"]))
+
+    def _opening(self, prompt: UserMessage, messages: list[Any], from_messages: bool) -> list[Any]:
+        """The messages after the agent's system message and CrewAI's rendering of the task,
+        which are kept on the prompt (or are the prompt, for an agent's output)."""
+        at = 0
+        while at < len(messages) and _role(messages[at]) == "system":
+            prompt.meta["system"] = _text(messages[at])
+            at += 1
+        if at < len(messages) and _role(messages[at]) == "user":
+            rendered = _text(messages[at]).strip()
+            if from_messages:
+                prompt.text = rendered
+            elif rendered:
+                prompt.meta["prompt"] = rendered
+            at += 1
+        return messages[at:]
+
+    def _message(self, builder: OpenAIChatBuilder, message: Any, line: int, key: str) -> None:
+        role = _role(message)
+        if role == "user":  # CrewAI's own prompt within the task: not a turn of the user's
+            text = _text(message).strip()
+            notice = SystemNotice(text=text, subtype="framework_prompt")
+            self.transcript.append(notice)
+        elif role == "assistant" and not message.get("tool_calls"):
+            written = _REACT.match(_text(message))
+            if written is not None:
+                self._react(written, key)
+            else:
+                builder.feed(message, line)
+        else:
+            builder.feed(message, line)
+
+    def _react(self, written: re.Match[str], key: str) -> None:
+        """A call the model wrote in the text, with the observation CrewAI appended."""
+        thought = written["thought"].strip().removeprefix("Thought:").strip()
+        if thought:
+            self.transcript.append(Thinking(text=thought))
+        observation = written["observation"].strip()
+        self.transcript.append(
+            ToolCall(
+                call_id=f"react@{key}",
+                name=written["name"].strip(),
+                args=parse_arguments(written["input"].strip()),
+                status="unknown",
+                result=ToolResult(text=observation),
+            )
+        )
+
+    def _failures(
+        self, failures: Any, written: list[Entry], meta: Mapping[str, Any], line: int
+    ) -> None:
+        """``tool_failures``: the calls CrewAI recorded as failed, by name and arguments."""
+        calls = [e for e in written if isinstance(e, ToolCall)]
+        for failure in as_list(failures):
+            if not isinstance(failure, Mapping):
+                self.source.warn("a tool failure that is no object not read", line)
+                continue
+            name, args = failure.get("tool_name"), failure.get("tool_args")
+            call = next(
+                (c for c in calls if c.status != "error" and c.name == name and _same(c, args)),
+                None,
+            )
+            reason = failure.get("failure")
+            message = as_text(reason.get("message")) if isinstance(reason, Mapping) else None
+            if call is not None:
+                calls.remove(call)
+                self.transcript.update(call, status="error")
+            else:
+                text = f"Tool {name!s} failed: {message or 'no message'}"
+                self.transcript.append(
+                    SystemNotice(
+                        text=text, level="warning", subtype="tool_failure", meta=_agent_of(meta)
+                    )
+                )
+
+    def _answer(self, raw: Any, written: list[Entry], meta: Mapping[str, Any]) -> None:
+        text = as_text(raw)
+        if not text:
+            return
+        last = next((e for e in reversed(written) if isinstance(e, AssistantText)), None)
+        if last is None or last.text.strip() != text.strip():
+            self.transcript.append(AssistantText(text=text, meta=_agent_of(meta)))
+
+    # --- the log ---
+
+    def logged(self, entry: Mapping[str, Any], kind: str) -> None:
+        """One ``output_log_file`` entry."""
+        meta = self._agent(entry.get("agent"))
+        if isinstance(entry.get("timestamp"), str):
+            meta["logged_at"] = entry["timestamp"]
+        task = as_text(entry.get("task")) or ""
+        key = (as_text(entry.get("task_name")), task, meta.get("agent"))
+        if kind == _STARTED:
+            prompt = UserMessage(text=task, meta=meta)
+            if key[0]:
+                prompt.meta["task"] = key[0]
+            self.transcript.append(prompt)
+            self._announce(meta)
+            self._open[key] = prompt
+            return
+        if self._open.pop(key, None) is None:  # its start is not in the log: the task shown
+            self.transcript.append(UserMessage(text=task, meta=dict(meta)))
+            self._announce(meta)
+        output = as_text(entry.get("output"))
+        if output:
+            self.transcript.append(AssistantText(text=output, meta=meta))
+
+    def _announced(self, prompt: UserMessage) -> bool:
+        """Whether ``prompt`` is followed by its agent's notice alone: the log's last task."""
+        entries = self.transcript.entries
+        return len(entries) > 1 and entries[-2] is prompt and entries[-1].kind == "system"
+
+    def finish(self) -> Transcript:
+        for prompt in self._open.values():
+            text = "the log records this task's start but not its end"
+            if self.transcript.entries[-1] is prompt or self._announced(prompt):
+                meta = dict(prompt.meta)
+                self.transcript.append(
+                    SystemNotice(text=text, level="warning", subtype="unfinished", meta=meta)
+                )
+            else:  # other tasks ran after it: said where the run's warnings are
+                self.source.warn(f"task {prompt.text[:60]!r}: {text}")
+        if self.agents:
+            self.transcript.metadata["agents"] = list(self.agents)
+        return self.transcript
+
+
+def _agent_notice(agent: str) -> SystemNotice:
+    """Whose work the turn is: the notice the AutoGen reader makes for a change of agent."""
+    return SystemNotice(text=f"Agent: {agent}", subtype="agent", meta={"agent": agent})
+
+
+def _agent_of(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The agent a task's prompt names, for the entries of its turn."""
+    return {"agent": meta["agent"]} if "agent" in meta else {}
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, Mapping) else None
+
+
+def _text(message: Any) -> str:
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n\n".join(
+            p["text"] for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str)
+        )
+    return ""
+
+
+def _same(call: ToolCall, args: Any) -> bool:
+    """Whether ``call`` was made with ``args`` (a failure record's, a dict or JSON text)."""
+    if isinstance(args, str):
+        args = parse_arguments(args)
+    return args is None or call.args == args or json.dumps(call.args) == json.dumps(args)
+
+
+def read(source: Source) -> Transcript:
+    """The turns of ``source``: a crew's, an agent's or tasks' outputs, a crew's log, or the
+    frames of a run streamed."""
+    run = _Run(source)
+    frames: Follower | None = None  # stream frames saved: read as following them reads them
+    first: int | None = None
+    recognized = 0
+    for line, record in source.records():
+        first = line if first is None else first
+        if isinstance(record, MalformedLine):
+            source.warn(record.reason, line)
+            continue
+        kind = _kind(record)
+        if kind is None:
+            source.warn("not a CrewAI output, output_log_file entry nor stream frame", line)
+            continue
+        recognized += 1
+        if kind == _CREW:
+            source.mapped(kind)
+            for number, task in enumerate(as_list(record.get("tasks_output"))):
+                if _kind(task) == _TASK:
+                    source.note(_TASK, "mapped")
+                    run.task(task, line, f"task{number}")
+                else:
+                    source.warn(f"tasks_output[{number}] is no task output: not read", line)
+            _usage(record.get("token_usage"), run.transcript)
+        elif kind == _AGENT:
+            source.mapped(kind)
+            run.agent(record, line)
+        elif kind == _TASK:
+            source.mapped(kind)
+            run.task(record, line, f"task@{line}")
+        elif kind == _FRAME:
+            frames = frames or Follower(run.transcript, source=source)
+            record_type = f"frame/{record['type']}"
+            # A frame type no one here has seen is shown as ignored: the accounting lists it.
+            mapped = RECORDS.disposition(record_type) == "mapped"
+            source.note(record_type, "mapped" if mapped else "ignored")
+            frames.feed(record)
+        else:
+            source.mapped(kind)
+            run.logged(record, kind)
+    if recognized == 0:
+        raise TranscriptFormatError(source.name, [NAME], first, _LACKS)
+    if frames is not None:
+        frames.close()
+    return run.finish()
+
+
+# --- live (spec A-2) -------------------------------------------------------------------------
+
+
+def stream_events(crew: Any, **kickoff: Any) -> Any:
+    """``crew.kickoff(**kickoff)`` run in a worker thread while its events stream, in order,
+    as the ``StreamSession`` of ``StreamFrame`` objects that a Flow's ``stream_events()``
+    gives (CrewAI's own frame streaming); its ``result`` is the ``CrewOutput`` once the
+    frames end."""
+    # CrewAI is no dependency of turnfold's, nor of its type check (its pins conflict).
+    from crewai.types.streaming import (  # type: ignore[import-not-found, unused-ignore]
+        StreamSession,
+    )
+    from crewai.utilities.streaming import (  # type: ignore[import-not-found, unused-ignore]
+        create_frame_generator,
+        create_frame_streaming_state,
+    )
+
+    results: list[Any] = []
+    sessions: list[Any] = []
+    state = create_frame_streaming_state(results)
+    frames = create_frame_generator(state, lambda: crew.kickoff(**kickoff), sessions)
+    session = StreamSession(sync_iterator=frames)
+    sessions.append(session)  # CrewAI's generator sets the result on it when the run ends
+    return session
+
+
+#: The frames whose events the tasks' turns are made of.
+_TASK_STARTED, _AGENT_STARTED, _TASK_COMPLETED = (
+    "task_started",
+    "agent_execution_started",
+    "task_completed",
+)
+_TOOL_STARTED, _TOOL_FINISHED, _TOOL_ERROR = (
+    "tool_usage_started",
+    "tool_usage_finished",
+    "tool_usage_error",
+)
+#: The frames of a failure, each with its ``error`` text.
+_FAILED = frozenset(
+    {"task_failed", "agent_execution_error", "llm_call_failed", "crew_kickoff_failed"}
+)
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _frame(event: Any) -> tuple[Any, Mapping[str, Any], Any]:
+    """A ``StreamFrame`` (or its dump) as its type, data and id."""
+    if isinstance(event, Mapping):
+        return event.get("type"), _mapping(event.get("data")), event.get("id")
+    kind, frame_id = getattr(event, "type", None), getattr(event, "id", None)
+    return kind, _mapping(getattr(event, "data", None)), frame_id
+
+
+class Follower:
+    """Follows a ``StreamSession`` of CrewAI's frames: each task a turn from its start, its
+    tools ``executing`` until their events settle them, its answer when it completes.
+    ``begin(session)`` keeps the session, whose ``CrewOutput`` gives the run's usage at the
+    end."""
+
+    def __init__(self, transcript: Transcript, *, source: Source | None = None) -> None:
+        transcript.metadata.setdefault("source_format", NAME)
+        self.transcript = transcript
+        name = source.name if source is not None else f"<{NAME} stream>"
+        self._builder = TranscriptBuilder(transcript, name, live=source is None)
+        self._session: Any = None
+        self._prompt: UserMessage | None = None  # the task being run
+        self._calls: dict[Any, ToolCall] = {}  # by their start frame's id
+
+    def begin(self, session: Any) -> None:
+        self._session = session
+
+    def feed(self, event: Any) -> None:
+        """One frame, as it arrives."""
+        kind, data, frame_id = _frame(event)
+        if kind == _TASK_STARTED:
+            task = _mapping(data.get("task"))
+            text = as_text(task.get("description")) or as_text(data.get("task_name")) or ""
+            self._prompt = UserMessage(text=text)
+            if as_text(task.get("expected_output")):
+                self._prompt.meta["expected_output"] = task["expected_output"]
+            self.transcript.append(self._prompt)
+        elif kind == _AGENT_STARTED:
+            agent = _mapping(data.get("agent"))
+            role = as_text(agent.get("role"))
+            if role and self._prompt is not None:
+                self.transcript.update(self._prompt, meta={**self._prompt.meta, "agent": role})
+                self.transcript.append(_agent_notice(role))
+        elif kind == _TOOL_STARTED:
+            self._calls[frame_id] = self._tool(data, frame_id)
+        elif kind in (_TOOL_FINISHED, _TOOL_ERROR):
+            self._settle(kind, data)
+        elif kind == _TASK_COMPLETED:
+            answer = as_text(_mapping(data.get("output")).get("raw"))
+            if answer:
+                self.transcript.append(AssistantText(text=answer, meta=self._agent_meta(data)))
+            self._prompt = None
+        elif kind in _FAILED:
+            message = as_text(data.get("error")) or kind
+            self.transcript.append(AssistantError(message=message, meta=self._agent_meta(data)))
+        elif kind is None:
+            self._builder.warn_once(
+                f"{type(event).__name__} is no CrewAI stream frame: not shown", None
+            )
+
+    def _agent_meta(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        role = as_text(data.get("agent_role"))
+        if not role and self._prompt is not None:
+            role = as_text(self._prompt.meta.get("agent"))
+        return {"agent": role} if role else {}
+
+    def _tool(self, data: Mapping[str, Any], frame_id: Any) -> ToolCall:
+        args = data.get("tool_args")
+        call = ToolCall(
+            call_id=str(frame_id),
+            name=as_text(data.get("tool_name")) or "",
+            args=parse_arguments(args) if isinstance(args, str) else plain_value(args),
+            status=self._builder.open_status,
+            meta=self._agent_meta(data),
+        )
+        self.transcript.append(call)
+        return call
+
+    def _settle(self, kind: str, data: Mapping[str, Any]) -> None:
+        call = self._calls.pop(data.get("started_event_id"), None)
+        if call is None:  # its start was not streamed (a frame dropped): shown all the same
+            call = self._tool(data, data.get("started_event_id"))
+        failure = data.get("failure")
+        if kind == _TOOL_ERROR:
+            status, text = "error", stringify(data.get("error"))
+        else:
+            output = data.get("output")
+            status = "error" if failure else "success"
+            text = output if isinstance(output, str) else stringify(output)
+        # CrewAI's times are local with no zone: their span is the call's, not their hour.
+        duration = span_ms(data.get("started_at"), data.get("finished_at"))
+        self.transcript.update(
+            call, status=status, result=ToolResult(text=text), duration_ms=duration
+        )
+
+    def close(self) -> None:
+        """The stream ended: calls never settled have no recorded outcome; the crew's usage
+        is its result's."""
+        for call in self._calls.values():
+            self.transcript.update(call, status="unknown")
+        self._calls.clear()
+        try:
+            result = self._session.result if self._session is not None else None
+        except Exception:  # a run that failed or was cut off has no result: no usage then
+            result = None
+        usage = getattr(result, "token_usage", None)
+        if usage is not None and hasattr(usage, "model_dump"):
+            _usage(usage.model_dump(), self.transcript)

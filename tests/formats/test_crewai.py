@@ -1,0 +1,348 @@
+"""CrewAI's runs (``crewai``): a crew's ``CrewOutput``, an agent's ``LiteAgentOutput``, their
+saved form (``model_dump_json()``) and the crew's ``output_log_file`` JSON log.
+
+The committed files were written by the real crewai 1.15.30 on a scripted ``BaseLLM``
+(``crewai_runs.py``, run in a venv of its own: CrewAI's pins conflict with the test set's),
+with the frames of the crew's run streamed, which following reads.
+The tests of live objects run where crewai is installed, and check that an object loads as
+its saved form does.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold.formats import TranscriptFormatError
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    Transcript,
+    UserMessage,
+)
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "crewai"
+CREW = FIXTURES / "crewai_v1.15.30_crew-output_two-tasks.json"
+REACT = FIXTURES / "crewai_v1.15.30_crew-output_react-text.json"
+AGENT = FIXTURES / "crewai_v1.15.30_agent-kickoff.json"
+LOG = FIXTURES / "crewai_v1.15.30_output-log.json"
+FRAMES = FIXTURES / "crewai_v1.15.30_stream-frames.jsonl"
+
+
+def shown(transcript: Transcript) -> list[tuple[Any, ...]]:
+    """Each entry as a user sees it, with the agent it is attributed to."""
+    rows: list[tuple[Any, ...]] = []
+    for entry in transcript.entries:
+        agent = entry.meta.get("agent")
+        if isinstance(entry, ToolCall):
+            result = entry.result.text if entry.result is not None else None
+            rows.append(("call", agent, entry.name, entry.args, entry.status, result))
+        else:
+            rows.append((type(entry).__name__, agent, getattr(entry, "text", None)))
+    return rows
+
+
+def test_a_crew_s_tasks_are_turns_with_their_agents_calls_and_answers() -> None:
+    transcript = turnfold.load(CREW)
+    assert transcript.metadata["source_format"] == "crewai"
+    assert shown(transcript) == [
+        ("UserMessage", "Researcher", "Add 1 and 2, then explode y."),
+        ("SystemNotice", "Researcher", "Agent: Researcher"),
+        ("call", "Researcher", "add", {"a": 1, "b": 2}, "unknown", "3"),
+        ("call", "Researcher", "explode", {"x": "y"}, "error", "Error executing tool: boom: y"),
+        ("AssistantText", "Researcher", "1+2=3; explode failed."),
+        ("UserMessage", "Writer", "Write one sentence about the result."),
+        ("SystemNotice", "Writer", "Agent: Writer"),
+        # CrewAI left the writer's final text out of its messages: raw is the answer.
+        ("AssistantText", "Writer", "The sum is 3."),
+    ]
+    assert transcript.warnings == []
+    first, second = (e for e in transcript.entries if isinstance(e, UserMessage))
+    assert first.meta["task"] == "research"
+    assert first.meta["expected_output"] == "The sum."
+    assert first.meta["system"].startswith("You are Researcher. You add things.")
+    # What the model was sent: the task with its criteria, and the earlier task's output.
+    assert "Current Task: Add 1 and 2, then explode y." in first.meta["prompt"]
+    assert "1+2=3; explode failed." in second.meta["prompt"]
+    assert "task" not in second.meta  # an unnamed task: CrewAI names it by its description
+    assert transcript.metadata["agents"] == ["Researcher", "Writer"]
+    # Whose work each turn is, shown under its task.
+    notices = [e for e in transcript.entries if isinstance(e, SystemNotice)]
+    assert [(n.subtype, n.text) for n in notices] == [
+        ("agent", "Agent: Researcher"),
+        ("agent", "Agent: Writer"),
+    ]
+
+
+def test_a_crew_s_token_usage_is_the_run_s_total_and_no_turn_s() -> None:
+    transcript = turnfold.load(CREW)
+    # Four scripted calls of 10 + 5 tokens; CrewAI's zero cache counts are its defaults.
+    assert transcript.metadata["usage"] == {"input_tokens": 40, "output_tokens": 20}
+    assert transcript.metadata["requests"] == 4
+    assert all(getattr(e, "usage", None) is None for e in transcript.entries)
+
+
+def test_every_task_of_a_crew_is_accounted_for() -> None:
+    transcript = turnfold.load(CREW)
+    assert transcript.accounting.counts == {
+        "crew_output": {"mapped": 1},
+        "task_output": {"mapped": 2},
+    }
+
+
+def test_an_agent_s_kickoff_is_one_turn_from_its_first_user_message() -> None:
+    transcript = turnfold.load(AGENT)
+    assert shown(transcript) == [
+        ("UserMessage", "Calculator", "Current Task: Add 2 and 5, and explode z."),
+        ("call", "Calculator", "add", {"a": 2, "b": 5}, "unknown", "7"),
+        ("call", "Calculator", "explode", {"x": "z"}, "error", "Error executing tool: boom: z"),
+        ("AssistantText", "Calculator", "2+5=7; explode failed."),
+    ]
+    calls = [e for e in transcript.entries if isinstance(e, ToolCall)]
+    assert calls[0].batch_id == calls[1].batch_id  # one response made both
+    assert transcript.metadata["agent"] == "Calculator"
+    assert transcript.metadata["usage"] == {"input_tokens": 20, "output_tokens": 10}
+
+
+def test_calls_written_in_the_text_are_calls_and_crewai_s_prompts_are_no_turns() -> None:
+    transcript = turnfold.load(REACT)
+    rows = shown(transcript)
+    assert rows[:4] == [
+        ("UserMessage", "Texter", "Add 1 and 2 in text mode."),
+        ("SystemNotice", "Texter", "Agent: Texter"),
+        ("Thinking", "Texter", "I should add."),
+        ("call", "Texter", "add", {"a": 1, "b": 2}, "unknown", "3"),
+    ]
+    failed = rows[6]
+    assert failed[:5] == ("call", "Texter", "explode", {"x": "q"}, "error")
+    assert failed[5].startswith("I encountered an error while trying to use the tool.")
+    assert rows[-1] == ("AssistantText", "Texter", "3, and explode failed.")
+    assert sum(isinstance(e, UserMessage) for e in transcript.entries) == 1
+    notices = [e for e in transcript.entries if isinstance(e, SystemNotice)]
+    assert [p.subtype for p in notices] == ["agent", "framework_prompt", "framework_prompt"]
+    assert notices[1].text.startswith("Analyze the tool result.")
+    assert isinstance(transcript.entries[5], Thinking)
+
+
+def test_the_output_log_shows_each_task_and_its_output() -> None:
+    transcript = turnfold.load(LOG)
+    assert shown(transcript) == [
+        ("UserMessage", "Researcher", "Add 1 and 2, then explode y."),
+        ("SystemNotice", "Researcher", "Agent: Researcher"),
+        ("AssistantText", "Researcher", "1+2=3; explode failed."),
+        ("UserMessage", "Writer", "Write one sentence about the result."),
+        ("SystemNotice", "Writer", "Agent: Writer"),
+        ("AssistantText", "Writer", "The sum is 3."),
+    ]
+    # Local time with no zone: kept, never read as UTC.
+    assert all(e.timestamp is None for e in transcript.entries)
+    assert transcript.entries[0].meta["logged_at"] == json.loads(LOG.read_text())[0]["timestamp"]
+    assert transcript.accounting.counts == {
+        "log/started": {"mapped": 2},
+        "log/completed": {"mapped": 2},
+    }
+
+
+def test_a_task_the_log_never_saw_end_says_so(tmp_path: Path) -> None:
+    entries = json.loads(LOG.read_text())[:3]  # the writer's task started, then the run died
+    path = tmp_path / "crew_log.json"
+    path.write_text(json.dumps(entries))
+    transcript = turnfold.load(path)
+    last = transcript.entries[-1]
+    assert isinstance(last, SystemNotice)
+    assert last.level == "warning"
+    assert last.text == "the log records this task's start but not its end"
+    assert last.meta["agent"] == "Writer"
+
+
+def test_a_failure_no_call_matches_is_shown_not_dropped(tmp_path: Path) -> None:
+    saved = json.loads(CREW.read_text())
+    failure = saved["tasks_output"][0]["tool_failures"][0]
+    saved["tasks_output"][0]["tool_failures"].append({**failure, "tool_name": "search"})
+    path = tmp_path / "crew.json"
+    path.write_text(json.dumps(saved))
+    transcript = turnfold.load(path)
+    notice = next(
+        e for e in transcript.entries if isinstance(e, SystemNotice) and e.subtype != "agent"
+    )
+    assert (notice.subtype, notice.level, notice.text) == (
+        "tool_failure",
+        "warning",
+        "Tool search failed: boom: y",
+    )
+    assert notice.meta["agent"] == "Researcher"
+    assert [c.status for c in transcript.tool_calls()] == ["unknown", "error"]
+
+
+def test_a_task_output_that_is_no_task_is_warned_of_with_its_line(tmp_path: Path) -> None:
+    saved = json.loads(CREW.read_text())
+    saved["tasks_output"].insert(1, {"oops": True})
+    path = tmp_path / "crew.json"
+    path.write_text(json.dumps(saved))
+    transcript = turnfold.load(path)
+    assert [str(w.reason) for w in transcript.warnings] == [
+        "tasks_output[1] is no task output: not read"
+    ]
+    assert transcript.warnings[0].source == str(path)
+    assert sum(isinstance(e, UserMessage) for e in transcript.entries) == 2
+
+
+def test_a_list_of_task_outputs_loads_as_the_crew_s_turns(tmp_path: Path) -> None:
+    tasks = json.loads(CREW.read_text())["tasks_output"]
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(tasks))
+    assert shown(turnfold.load(path)) == shown(turnfold.load(CREW))
+
+
+def test_a_record_that_is_no_crewai_output_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps([{"task": "x", "status": "weird"}]))
+    with pytest.raises(TranscriptFormatError) as raised:
+        turnfold.load(path, format="crewai")
+    assert str(path) in str(raised.value)
+
+
+def test_answers_are_the_turns_last_texts() -> None:
+    transcript = turnfold.load(CREW)
+    answers = [e.text for e in transcript.entries if isinstance(e, AssistantText)]
+    assert answers == ["1+2=3; explode failed.", "The sum is 3."]
+
+
+# --- live objects (where crewai is installed) -----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def runs() -> Any:
+    pytest.importorskip("crewai")
+    import crewai_runs
+
+    return crewai_runs
+
+
+def test_a_crew_output_object_loads_as_its_saved_form(runs: Any) -> None:
+    output = runs.crew_run()
+    transcript = turnfold.load(output)
+    assert transcript.metadata["source_format"] == "crewai"
+    assert shown(transcript) == shown(turnfold.load(CREW))
+    assert transcript.metadata["usage"] == {"input_tokens": 40, "output_tokens": 20}
+    assert transcript.warnings == []
+
+
+def test_an_agent_output_object_loads_as_its_saved_form(runs: Any) -> None:
+    transcript = turnfold.load(runs.agent_run())
+    assert shown(transcript) == shown(turnfold.load(AGENT))
+
+
+def test_a_task_output_object_is_one_turn(runs: Any) -> None:
+    task = runs.crew_run().tasks_output[0]
+    assert shown(turnfold.load(task)) == shown(turnfold.load(CREW))[:5]
+
+
+def test_a_crew_followed_live_shows_its_tasks_tools_and_answers(runs: Any) -> None:
+    from turnfold.formats.frameworks.crewai import stream_events
+
+    seen: list[list[tuple[Any, ...]]] = []
+    run = turnfold.follow(stream_events(runs.crew_with_tools()), display=False)
+    for frame in run:
+        if frame.type == "tool_usage_started":  # the call shows while it runs
+            seen.append(shown(run.transcript))
+    assert seen[0][-1] == ("call", "Researcher", "add", {"a": 1, "b": 2}, "executing", None)
+    assert shown(run.transcript) == [
+        ("UserMessage", "Researcher", "Add 1 and 2, then explode y."),
+        ("SystemNotice", "Researcher", "Agent: Researcher"),
+        ("call", "Researcher", "add", {"a": 1, "b": 2}, "success", "3"),
+        # The error as CrewAI's tool_usage_error frame gives it.
+        ("call", "Researcher", "explode", {"x": "y"}, "error", "ValueError('boom: y')"),
+        ("AssistantText", "Researcher", "1+2=3; explode failed."),
+        ("UserMessage", "Writer", "Write one sentence about the result."),
+        ("SystemNotice", "Writer", "Agent: Writer"),
+        ("AssistantText", "Writer", "The sum is 3."),
+    ]
+    calls = run.transcript.tool_calls()
+    assert all(c.duration_ms is not None and c.duration_ms >= 0 for c in calls[:1])
+    assert run.transcript.metadata["source_format"] == "crewai"
+    assert run.transcript.metadata["usage"] == {"input_tokens": 40, "output_tokens": 20}
+    assert run.transcript.warnings == []
+
+
+def test_saved_frames_followed_give_the_live_view_without_crewai() -> None:
+    """The frames of the same run, saved with ``model_dump_json()``: what following shows
+    where crewai is not installed (its frames read as dicts)."""
+    frames = [json.loads(line) for line in FRAMES.read_text().splitlines()]
+    run = turnfold.follow(frames, format="crewai", display=False)
+    assert list(run) == frames  # passed on unchanged
+    assert shown(run.transcript) == [
+        ("UserMessage", "Researcher", "Add 1 and 2, then explode y."),
+        ("SystemNotice", "Researcher", "Agent: Researcher"),
+        ("call", "Researcher", "add", {"a": 1, "b": 2}, "success", "3"),
+        ("call", "Researcher", "explode", {"x": "y"}, "error", "ValueError('boom: y')"),
+        ("AssistantText", "Researcher", "1+2=3; explode failed."),
+        ("UserMessage", "Writer", "Write one sentence about the result."),
+        ("SystemNotice", "Writer", "Agent: Writer"),
+        ("AssistantText", "Writer", "The sum is 3."),
+    ]
+    assert run.transcript.warnings == []
+
+
+def test_a_tool_still_running_when_the_stream_ends_has_no_outcome() -> None:
+    frames = [json.loads(line) for line in FRAMES.read_text().splitlines()]
+    cut = next(i for i, f in enumerate(frames) if f["type"] == "tool_usage_started") + 1
+    run = turnfold.follow(frames[:cut], format="crewai", display=False)
+    list(run)
+    assert [(c.name, c.status, c.result) for c in run.transcript.tool_calls()] == [
+        ("add", "unknown", None)
+    ]
+
+
+def test_an_event_that_is_no_frame_is_warned_of_once() -> None:
+    run = turnfold.follow([object(), object()], format="crewai", display=False)
+    list(run)
+    assert [w.reason for w in run.transcript.warnings] == [
+        "object is no CrewAI stream frame: not shown"
+    ]
+
+
+def test_saved_frames_load_as_following_them_shows_them() -> None:
+    frames = [json.loads(line) for line in FRAMES.read_text().splitlines()]
+    followed = turnfold.follow(frames, format="crewai", display=False)
+    list(followed)
+    loaded = turnfold.load(FRAMES)
+    assert shown(loaded) == shown(followed.transcript)
+    counts = loaded.accounting.counts
+    assert counts["frame/tool_usage_started"] == {"mapped": 2}
+    assert counts["frame/flow_started"] == {"ignored": 2}  # the agent executor's bookkeeping
+    assert loaded.accounting.unaccounted == []
+
+
+def test_a_failed_task_s_frame_is_an_error_of_its_turn() -> None:
+    frames = [json.loads(line) for line in FRAMES.read_text().splitlines()]
+    end = next(i for i, f in enumerate(frames) if f["type"] == "task_completed")
+    failed = {**frames[end], "type": "task_failed", "data": {"error": "LLM quota exceeded"}}
+    run = turnfold.follow([*frames[:end], failed], format="crewai", display=False)
+    list(run)
+    error = run.transcript.entries[-1]
+    assert isinstance(error, AssistantError)
+    assert error.message == "LLM quota exceeded"
+    assert error.meta["agent"] == "Researcher"
+
+
+def test_a_flow_s_own_event_stream_is_followed_too(runs: Any) -> None:
+    from crewai.flow.flow import Flow, start
+
+    class Research(Flow):
+        @start()
+        def run(self) -> str:
+            return str(runs.crew_run().raw)
+
+    run = turnfold.follow(Research().stream_events(), display=False)
+    frames = list(run)
+    assert frames[0].type == "flow_started"
+    assert shown(run.transcript) == shown(turnfold.load(FRAMES))
+    assert run.transcript.warnings == []
