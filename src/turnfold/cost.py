@@ -22,7 +22,7 @@ from typing import cast
 from turnfold.i18n import DEFAULT_LOCALE, translate
 from turnfold.model import AssistantText, Entry, ToolCall, Transcript
 from turnfold.prices import COUNTS, Counts, price_of, table_version
-from turnfold.usage import Tokens, add_into, responses
+from turnfold.usage import Tokens, add_into, output_not_recorded, responses
 
 #: The provider each agent's own format talks to, when its records do not name one.
 PROVIDERS: dict[str, str] = {
@@ -135,8 +135,9 @@ def estimate(
 ) -> Cost | None:
     """The price of model ``responses`` (each its model and token counts), each priced on its
     own (:mod:`turnfold.prices`) at ``when``'s day's prices; None when a model that spent
-    tokens is unknown to the price table (or not named), the table refuses a response's
-    counts, or genai-prices is not installed."""
+    tokens is unknown to the price table (or not named), a response's output count is not
+    recorded (:func:`~turnfold.usage.output_not_recorded`: its input's price alone would read
+    as its cost), the table refuses a response's counts, or genai-prices is not installed."""
     day = _day(when)
     total = 0.0
     priced_any = False
@@ -144,7 +145,7 @@ def estimate(
         values = tuple(counts.get(name, 0) for name in COUNTS)
         if not any(values):
             continue
-        if model is None:
+        if model is None or output_not_recorded(counts):
             return None
         price = price_of(model, provider, day)
         if price is None:

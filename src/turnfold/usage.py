@@ -322,23 +322,38 @@ def transcript_tokens(transcript: Transcript) -> SessionTokens:
     return SessionTokens(own=own or count_tokens(transcript.entries), subagents=subagents)
 
 
+def output_not_recorded(tokens: Mapping[str, int]) -> bool:
+    """Whether ``tokens`` record what was read but not what was written: their total is then
+    the input's alone, a lower bound of the tokens spent, and no price (U-2) can be put on
+    them (Claude Code's stream-json cut off before its ``result``: each message holds its
+    input counts and ``message_start``'s placeholder output, which is not the response's).
+
+    >>> output_not_recorded({"input_tokens": 1200}), output_not_recorded({"input_tokens": 1200,
+    ...     "output_tokens": 80}), output_not_recorded({})
+    (True, False, False)
+    """
+    return "input_tokens" in tokens and "output_tokens" not in tokens
+
+
 def records_tokens_per_turn(transcript: Transcript) -> bool:
     """Whether ``transcript``'s turns record the tokens its session header adds up (U-1).
 
     Not where the source records a session total only (Codex's ``exec --json`` stream: no
     response has usage, ``turn.completed`` the thread's), or a total holding a count its
     responses lack (Claude Code's stream-json: output tokens only in the ``result``): a turn's
-    sum of what its responses record would then be a figure no header shows. A turn's
-    header (``show_turn_usage``) and a comparison's pair say so instead.
+    sum of what its responses record would then be a figure no header shows. Nor where the
+    responses record no output count and no total does either (the same stream cut off before
+    its ``result``, :func:`output_not_recorded`): a turn's input alone would read as its
+    tokens. A turn's header (``show_turn_usage``) and a comparison's pair say so instead.
     """
     totals: Tokens = {}
     for key in ("usage", "session_usage"):
         recorded = transcript.metadata.get(key)
         if isinstance(recorded, Mapping):
             add_into(totals, counts_of(recorded))
-    if not any(totals.values()):
-        return True
     responses = count_tokens(transcript.entries)
+    if not any(totals.values()):
+        return not output_not_recorded(responses)
     return all(name in responses for name, count in totals.items() if count)
 
 
@@ -355,6 +370,7 @@ __all__ = [
     "count_tokens_by",
     "counts_of",
     "has_subagent_tokens",
+    "output_not_recorded",
     "records_tokens_per_turn",
     "responses",
     "subagent_tokens",

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import turnfold
-from tests.agents.clis import StreamTokens
+from tests.agents.clis import StreamTokens, StreamWritten
 from tests.agents.play import Play
 from tests.agents.script import Failure
 from tests.agents.server import EXTRA_TEXT, Exchange, Issued
@@ -557,7 +557,9 @@ def _check_streams(play: Play) -> list[Finding]:
     one's), the corpus row and the sub-agent part the sums of what the server sent that the
     stream records; the session's total so far the sum over this run and the ones before it. A
     run cut short (an exit code not 0) may end before its totals: they are checked if there.
-    A stream turnfold does not read is not checked."""
+    A run stopped may end before it wrote a response, or its total: what the stream holds
+    (:meth:`~tests.agents.clis.Agent.stream_wrote`, read from the file) is what its load must
+    show. A stream turnfold does not read is not checked."""
     findings: list[Finding] = []
     stream = play.agent.stream
     if stream is None:
@@ -570,7 +572,10 @@ def _check_streams(play: Play) -> list[Finding]:
             findings.append(Finding("stream", f"{name}: {exc!r}"))
             continue
         ended = run.returncode == 0
-        findings += _check_stream(play, stream, name, path, transcript, index, ended=ended)
+        written = play.agent.stream_wrote(path.read_text(errors="replace"))
+        findings += _check_stream(
+            play, stream, name, path, transcript, index, ended=ended, written=written
+        )
     return findings
 
 
@@ -583,10 +588,13 @@ def _check_stream(
     index: int,
     *,
     ended: bool,
+    written: StreamWritten,
 ) -> list[Finding]:
     record = play.record
     markers = [p.marker for p in play.scenario.prompts]
     own = record.conversation([markers[index]])
+    # The responses the stream wrote: a stop may land before the CLI wrote the one it read.
+    held = own if written.counts is None else [e for e in own if written.counts & _values(e)]
     child = _children(play, markers[index : index + 1])
     findings: list[Finding] = []
     loaded: dict[int, str] = {}
@@ -602,17 +610,20 @@ def _check_stream(
     if stream.responses:
         findings += [
             Finding("stream", f"{name}: response {e.number} (step {e.step}): not counted")
-            for e in own
+            for e in held
             if e.number not in loaded
         ]
     # The sub-agent's responses the stream shows: it may leave some out.
     sub_part = _only(_sum([e for e in child if e.number in loaded]), stream.subagent)
-    totalled = bool(stream.run_total) and (ended or "usage" in main.metadata)
+    if written.total is None:
+        totalled = bool(stream.run_total) and (ended or "usage" in main.metadata)
+    else:  # the file says: a run that exited 0 may still have ended before its total
+        totalled = bool(stream.run_total) and written.total
     if totalled:
         counted = own + child if stream.run_total_subagents else own
         expected = _only(_sum(counted), stream.run_total)
     else:
-        expected = _only(_sum(own), stream.responses)
+        expected = _only(_sum(held), stream.responses)
     # The header adds the sub-agent's counts the stream shows, unless the run's total holds
     # them already: added again, a doubled total would pass.
     if not (totalled and stream.run_total_subagents):
@@ -669,6 +680,11 @@ def _counts(exchange: Exchange) -> Tokens:
     """The counts ``exchange``'s response carried, in turnfold's names."""
     usage = exchange.reply.usage
     return usage.counts() if usage is not None else {}
+
+
+def _values(exchange: Exchange) -> set[int]:
+    """The numbers ``exchange``'s counts are (each names it: SentUsage.numbered)."""
+    return set(_counts(exchange).values())
 
 
 def _sum(exchanges: list[Exchange]) -> Tokens:

@@ -71,7 +71,7 @@ from turnfold.render.content import (
 from turnfold.settings import SettingsSnapshot, snapshot_of
 from turnfold.tools import display_name, format_duration
 from turnfold.tools import status_text as tool_status_text
-from turnfold.usage import TOKEN_FIELDS, records_tokens_per_turn, total_of
+from turnfold.usage import TOKEN_FIELDS, output_not_recorded, records_tokens_per_turn, total_of
 
 # The session's facts, price and timeline make the view's head alone: their modules are imported
 # where the head (or a turn's usage) is built, which a page does beside its turns
@@ -310,10 +310,10 @@ class _Options:
 def _drawing(transcript: Transcript, options: _Options) -> _Options:
     """``options`` for the turns of ``transcript``: with ``show_turn_usage``, whether its
     source records tokens per turn (:func:`~turnfold.usage.records_tokens_per_turn`, a walk
-    over its entries when it records a session total, done once per view). A sub-agent's
-    transcript came from its parent's source: where the parent's turns do not record their
-    tokens, its responses lack the same counts (Claude Code's stream-json writes no output
-    tokens for either), though it records no total to tell."""
+    over its entries, done once per view). A sub-agent's transcript came from its parent's
+    source: where the parent's turns do not record their tokens, its responses lack the same
+    counts (Claude Code's stream-json writes no output tokens for either), though it records
+    no total to tell."""
     if not options.settings.show_turn_usage or not options.tokens_per_turn:
         return options
     if records_tokens_per_turn(transcript):
@@ -562,6 +562,10 @@ def session_header(
                 "list.clauses", locale, first=breakdown,
                 second=translate("session.tokens_subagents_title", locale, tokens=f"{delegated:,}"),
             )  # fmt: skip
+        if output_not_recorded(tokens):
+            # The input alone: a lower bound, marked as one (its title: output not recorded),
+            # as an estimated cost is marked ≈.
+            text = f"≥ {text}"
         part("tokens", text, breakdown)
     so_far = total_of(facts.session_usage)
     if so_far:  # U-1: not this run's tokens, and labelled so (facts.session_usage says when)

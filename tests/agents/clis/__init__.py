@@ -55,6 +55,21 @@ class StreamTokens:
     session_total_subagents: bool = False
 
 
+@dataclass(frozen=True)
+class StreamWritten:
+    """What one run's stdout holds of its tokens, read from the file itself (not from a load of
+    it), where a stop decides what the CLI wrote before it ended: the ``stream`` check holds a
+    load to what the stream holds, not to what the server sent when a SIGINT landed before the
+    CLI wrote it. None: the file does not tell (every response the server sent; the run's
+    total where the run exited 0 or the load found one)."""
+
+    #: Every count the stream's own responses carry (each response's counts are numbers of
+    #: their own, :meth:`~tests.agents.script.SentUsage.numbered`: one names the response).
+    counts: frozenset[int] | None = None
+    #: Whether the stream holds the run's total (:attr:`StreamTokens.run_total`).
+    total: bool | None = None
+
+
 class Agent(ABC):
     """One coding-agent CLI, as the harness drives it."""
 
@@ -92,6 +107,11 @@ class Agent(ABC):
 
     def executable(self, bin_dir: Path) -> Path:
         return bin_dir / self.binary
+
+    def stream_wrote(self, stdout: str) -> StreamWritten:
+        """What a run's ``stdout`` holds of the tokens (:class:`StreamWritten`), where the
+        agent's stream can tell; by default it does not."""
+        return StreamWritten()
 
     @abstractmethod
     def setup(self, home: Path, work: Path, base_url: str) -> dict[str, str]:

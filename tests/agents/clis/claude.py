@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import shlex
 from pathlib import Path
 from typing import Any
 
-from tests.agents.clis import Agent, StreamTokens, clean_env
+from tests.agents.clis import Agent, StreamTokens, StreamWritten, clean_env
 from tests.agents.script import Call, ConcreteCall, Prompt
 from tests.agents.server import Context
 from tests.agents.wire import Request
@@ -14,6 +16,8 @@ from tests.agents.wire import anthropic as wire
 
 #: The counts a message of the stdout stream carries as the response had them.
 INPUT_COUNTS = frozenset({"input_tokens", "cache_read_tokens", "cache_write_tokens"})
+#: Their names in a message's ``usage`` (its ``output_tokens`` is ``message_start``'s, 1).
+_WIRE_INPUTS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 
 class Claude(Agent):
@@ -28,6 +32,29 @@ class Claude(Agent):
     #: the start's (1), not the response's; the ``result`` holds the run's own total. A
     #: sub-agent's last message is not printed (its call's result holds its text).
     stream = StreamTokens(responses=INPUT_COUNTS, subagent=INPUT_COUNTS, run_total=wire.COUNTS)
+
+    def stream_wrote(self, stdout: str) -> StreamWritten:
+        """Where the SIGINT lands decides what the CLI wrote: after the response was counted,
+        its message and a ``result`` holding it; while the response streamed, its message (or
+        none yet) and either no ``result`` at all (the CLI exits 0) or one whose ``usage`` is
+        all zeros, its sum over no response counted, which is no total."""
+        counts: set[int] = set()
+        total = False
+        for line in stdout.splitlines():
+            event: Any = None
+            with contextlib.suppress(ValueError):
+                event = json.loads(line)
+            if not isinstance(event, dict):
+                continue
+            message = event.get("message")
+            usage = message.get("usage") if isinstance(message, dict) else event.get("usage")
+            if not isinstance(usage, dict):
+                continue
+            if event.get("type") == "assistant" and event.get("parent_tool_use_id") is None:
+                counts.update(v for k in _WIRE_INPUTS if type(v := usage.get(k)) is int)
+            elif event.get("type") == "result":
+                total = total or any(type(v) is int and v for v in usage.values())
+        return StreamWritten(frozenset(counts), total)
 
     def setup(self, home: Path, work: Path, base_url: str) -> dict[str, str]:
         return clean_env(

@@ -61,11 +61,16 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   ``error_during_execution``) is ``incomplete``, not an error: it ends in an
   :class:`~turnfold.model.AbortMarker` (the CLI's ``[Request interrupted…]`` event's, or one of
   its own), and its ``errors`` (the CLI's ``[ede_diagnostic] …`` line) are not the run's.
+  Stopped before the CLI counted any response (the SIGINT landing while the first one
+  streamed, before its ``message_delta``), its ``usage`` is all zeros, the CLI's sum over no
+  response (its ``total_cost_usd`` too, 0, when it had counted no model): that is no total,
+  and the responses' own counts stand (the input on their messages, the output not recorded).
   Qwen Code's ``usage`` counts every model request the
   session has made so far (a resumed run's earlier runs and sub-agents' requests included), not
   this run's: it is kept as ``session_usage``, and the run's tokens are its responses' own. A
   stream that ends after an ``init`` without its run's ``result`` (the process was killed, its
-  output cut off) is read by the rule every agent's headless stream shares
+  output cut off, or a SIGINT landed just after a message: Claude Code 2.1.332 then exits 0
+  without one) is read by the rule every agent's headless stream shares
   (:func:`~turnfold.formats.common.stream_cut_off`): a warning, the run ``incomplete``, its
   turn stopped (a live feed is still running: :meth:`StreamReader.finish` says nothing of it);
 - ``conversation_reset`` (``/clear``) → a :class:`~turnfold.model.SystemNotice`;
@@ -796,7 +801,15 @@ def _result(
         meta["outcome"] = "incomplete"
     elif isinstance(subtype, str) and subtype in _OUTCOMES:
         meta["outcome"] = _OUTCOMES[subtype]
+    raw = record.get("usage")
+    # A run the user stopped before the CLI counted any of its responses (the SIGINT landed
+    # while the first was still streaming, before its message_delta): the result's usage is
+    # the CLI's sum over no response, zeros, and its cost too when no model had been counted.
+    # Its responses' own counts stand instead (their input on their messages).
+    uncounted = aborted and not any(counts_of(usage_of(raw)).values())
     cost = record.get("total_cost_usd")
+    if uncounted and cost == 0:
+        cost = None
     if isinstance(cost, (int, float)) and not isinstance(cost, bool):
         meta["cost_usd"] = cost
         costs.append(_cost_since_last(record.get("model_usage_since_last_result")))
@@ -815,11 +828,10 @@ def _result(
             meta[key] = value + before if isinstance(before, (int, float)) else value
     # Qwen Code's total is the session's so far (a resume replays the earlier runs' counts
     # into it), its sub-agents' requests included: not this run's own total.
-    raw = record.get("usage")
     if qwen:
         if (usage := _qwen_usage(raw)) is not None:
             meta["session_usage"] = counts_of(usage)  # in turnfold's names, as codex exec's
-    elif (usage := usage_of(raw)) is not None:
+    elif (usage := usage_of(raw)) is not None and not uncounted:
         add_into(totals, counts_of(usage))
         meta["usage"] = dict(totals)
     model_usage = record.get("modelUsage")
