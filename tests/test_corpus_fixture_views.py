@@ -106,6 +106,9 @@ def _view_subagents(nodes: Iterable[Mapping[str, Any]]) -> int:
             sub = tool["subagent"]
             if sub is None and tool["category"] != "agent":
                 continue
+            if sub is not None and _runs_several(sub):
+                count += _view_subagents(sub["nodes"])  # the agents one call ran: them alone
+                continue
             count += 1
             if sub is not None and sub["nodes"]:
                 count += _view_subagents(sub["nodes"])
@@ -113,6 +116,23 @@ def _view_subagents(nodes: Iterable[Mapping[str, Any]]) -> int:
                 nested = _NESTED.search(_plain(sub["line"]))
                 count += int(nested.group(1)) if nested else 0
     return count
+
+
+def _runs_several(sub: Mapping[str, Any]) -> bool:
+    """Whether a call's sub-agent is the agents it ran at once: its line names no agent
+    (``✔ a, b, c · 3 sub-agents``, where a named run says ``✔ name: task``), and its nodes are
+    only calls that each open onto an agent of their own, no prompt, no answer."""
+    nodes = sub["nodes"]
+    turns = _turn_nodes(nodes)
+    tools = [tool for turn in turns for tool in _turn_tools(turn)]
+    named = ": " in _plain(sub["line"] or "").split(" · ")[0]
+    return (
+        not named
+        and bool(tools)
+        and len(turns) == len(nodes)
+        and all(turn["answer"] is None and not turn["outside"] for turn in turns)
+        and all(tool["subagent"] is not None for tool in tools)
+    )
 
 
 _NOT_RECORDED = f'<div class="tf-note">{translate("user.prompt_not_recorded", "en")}</div>'

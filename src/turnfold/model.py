@@ -195,6 +195,9 @@ class SubAgent:
     #: The source says the agent ran, but holds none of its steps (no sub-agent file, no
     #: progress records): the view says so instead of a tool count that opens onto nothing.
     steps_missing: bool = False
+    #: It stands for the agents its call ran at once, one call each in its transcript (an
+    #: OpenHands ``delegate`` of several): those are the sub-agent runs, it is none more (C-2).
+    stands_for_agents: bool = False
 
 
 @dataclass(kw_only=True)

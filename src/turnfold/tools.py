@@ -94,6 +94,7 @@ BUILTIN_TOOL_CATEGORIES: dict[str, ToolCategory] = {
     "shell_command": "command",
     "exec_command": "command",
     "exec": "command",  # code mode: one JavaScript cell that runs commands, MCP tools, patches
+    "exec wait": "command",  # code mode's wait on a yielded exec cell (the Codex loader's name)
     "local_shell": "command",
     "local_shell_call": "command",
     "container.exec": "command",

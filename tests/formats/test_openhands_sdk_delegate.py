@@ -17,6 +17,9 @@ from typing import Any
 import turnfold
 from turnfold.formats.harnesses import openhands_sdk
 from turnfold.model import AssistantError, AssistantText, ToolCall, Transcript, UserMessage
+from turnfold.render.viewmodel import build_view_model
+from turnfold.session import session_facts
+from turnfold.settings import DisplaySettings
 from turnfold.tools import tool_category
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "harnesses" / "openhands-sdk" / "conversations"
@@ -127,8 +130,9 @@ def test_L2_load_and_scan_read_the_agents_with_their_parent(tmp_path: Path) -> N
         (row,) = rows
         assert row["error"] is None
         assert row["tool_calls"] == 3  # the parent's: its agents' are theirs, nested
-        # The two delegate calls and the three agent calls under the first; the spawn none.
-        assert row["subagents"] == 5
+        # The three agents the first delegate call ran and the one the second ran; the spawn
+        # none, and the first call is its three agents, not a fourth.
+        assert row["subagents"] == 4
 
 
 def test_H3_delegated_agents_without_their_conversations_keep_their_reports() -> None:
@@ -249,3 +253,79 @@ def test_H3_a_re_spawned_agent_goes_on_in_its_new_conversation(tmp_path: Path) -
     _, first, _, second = transcript.tool_calls()
     assert _nested(first).metadata["session_id"] == "old"
     assert _nested(second).metadata["session_id"] == "new"
+
+
+# --- how many sub-agents a delegation of several is ----------------------------------------------
+
+
+def _three_agents(tmp_path: Path) -> Path:
+    """A conversation folder whose one ``delegate`` call runs three agents, each conversation
+    in ``subagents/``, in a folder of its own (as a scan finds it)."""
+    report = (
+        "Completed delegation of 3 tasks\n\nResults:\n"
+        "1. Agent a: A done\n2. Agent b: B done\n3. Agent c: C done"
+    )
+    tasks = {"a": "Task A", "b": "Task B", "c": "Task C"}
+    events = [
+        _user("b0000001-0000", "Split the work"),
+        *_delegate("b1000001-0000", {"command": "spawn", "ids": list(tasks)}, "Spawned"),
+        *_delegate("b2000001-0000", {"command": "delegate", "tasks": tasks}, report),
+        _reply("b3000001-0000", "All three are done."),
+    ]
+    folder = _write(tmp_path / "conversations" / "c", events, "parent")
+    for index, (agent, task) in enumerate(tasks.items()):
+        _write(
+            folder / "subagents" / f"s{index}",
+            [_user(f"c{index}000001-0000", task), _reply(f"c{index}000002-0000", f"{agent} done")],
+            f"child-{agent}",
+        )
+    return folder
+
+
+def test_C2_F7_a_delegate_call_of_three_agents_is_three_sub_agents_not_four(
+    tmp_path: Path,
+) -> None:
+    """The call nests its three agents (one row each, with its own F-7 line and steps); the
+    scan row counts three sub-agents: the call that ran them is not a fourth."""
+    folder = _three_agents(tmp_path)
+    transcript = openhands_sdk.read_path(folder)
+    assert transcript.warnings == []
+    _, call = transcript.tool_calls()
+    assert call.subagent is not None
+    assert call.subagent.subagent_count == 3
+    assert [(c.description, c.status) for c in _nested(call).tool_calls()] == [
+        ("a (default)", "success"), ("b (default)", "success"), ("c (default)", "success")
+    ]  # fmt: skip
+    assert [
+        [e.text for e in _nested(agent).entries]  # type: ignore[attr-defined]
+        for agent in _nested(call).tool_calls()
+    ] == [["Task A", "a done"], ["Task B", "b done"], ["Task C", "c done"]]
+    # The view: the call's line says three sub-agents; under it, each agent's own row.
+    plain = build_view_model(transcript, DisplaySettings(locale="en"))
+    (turn,) = [node for node in plain["nodes"] if node["kind"] == "turn"]
+    rows = _rows(turn["process"]["children"])
+    delegate = next(row for row in rows if row["subagent"] is not None)
+    assert delegate["subagent"]["line"] == "✔ a, b, c · 3 sub-agents · 8s"
+    nested = [row for node in delegate["subagent"]["nodes"] if node["kind"] == "turn"
+              for row in _rows(node["process"]["children"])]  # fmt: skip
+    assert [row["description"] for row in nested] == ["a (default)", "b (default)", "c (default)"]
+    assert all(row["subagent"]["line"] for row in nested)
+    # The header (U-3) and the session's facts count the parent's calls, not its agents'.
+    facts = session_facts(transcript)
+    assert facts.tool_calls == 2
+    parts = {part["name"]: part["text"] for part in plain["session"]["parts"]}
+    assert parts["tools"] == "2 tools"
+    (row,) = turnfold.scan(folder.parent, workers=1, cache=False)
+    assert row["error"] is None
+    assert (row["tool_calls"], row["subagents"]) == (2, 3)
+
+
+def _rows(children: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool rows of a process's nodes, in groups and batches."""
+    found: list[dict[str, Any]] = []
+    for node in children:
+        if node["kind"] in ("group", "batch"):
+            found += _rows(node["children"] if node["kind"] == "group" else node["rows"])
+        elif node["kind"] == "tool":
+            found.append(node)
+    return found

@@ -919,9 +919,13 @@ def _delegations(transcript: Transcript) -> int:
     """Sub-agent runs in the session, nested ones included (what F-7's lines account for)."""
     count = 0
     for call in transcript.tool_calls():
-        if call.subagent is not None or tool_category(call.name) == "agent":
+        agent = call.subagent
+        child = agent.transcript if agent is not None else None
+        if agent is not None and child is not None and agent.stands_for_agents:
+            count += _delegations(child)  # the agents the call ran at once: them, not one more
+            continue
+        if agent is not None or tool_category(call.name) == "agent":
             count += 1
-        child = call.subagent.transcript if call.subagent is not None else None
         if child is not None:
             count += _delegations(child)
     return count

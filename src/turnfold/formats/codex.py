@@ -41,7 +41,8 @@ beyond the API (:class:`CodexBuilder`):
   error:``: :func:`states_failure`, the one place of that rule) is
   ``error``; Codex's own multi-agent tools (``spawn_agent``, ``wait_agent``, ``send_message``,
   ``list_agents``, ``followup_task``, ``wait`` …, namespaces ``multi_agent_v1`` and
-  ``collaboration``) are ``success`` when they answered otherwise, and so is ``update_plan``
+  ``collaboration``; ``wait`` on agent ``ids`` is the first tools' ``wait_agent``) are
+  ``success`` when they answered otherwise, and so is ``update_plan``
   answering ``Plan updated`` (its only answer when it took the plan); anything else stays
   ``unknown``. The header is taken off the shown output and kept in ``meta["output_header"]``
   (``meta["exit_code"]`` too); ``Wall time`` / ``duration_seconds`` / an event's ``duration``
@@ -59,7 +60,10 @@ beyond the API (:class:`CodexBuilder`):
   called); its status comes from the exit codes it printed. The end events of the calls the
   script made (``mcp_tool_call_end``, ``patch_apply_end``, ``exec_command_end`` with a
   ``call_id`` no item holds, ``exec-<uuid>``) become calls nested under it (its
-  :class:`SubAgent` transcript).
+  :class:`SubAgent` transcript). A script that runs on yields its cell (``Script running with
+  cell ID 8``), and code mode's ``wait`` (``{cell_id, yield_time_ms}``) returns what it printed
+  next: a command of the script's, named ``exec wait`` (its tool's name in ``meta["tool"]``),
+  described by its cell, its status read as ``exec``'s.
 - **Batches.** Codex items carry no response id: consecutive calls form one batch,
   ``turn<n>-batch<k>``, ended by any message, reasoning or output.
 - **Turns.** ``task_started`` / ``turn_started`` (or, in files without them, a new prompt) start
@@ -373,6 +377,12 @@ _PLAN_TOOL = "update_plan"
 #: What ``update_plan`` answers when it took the plan (codex-rs ``tools/handlers/plan.rs``).
 _PLAN_UPDATED = "Plan updated"
 _CODE_MODE_TOOL = "exec"  # code mode: one custom tool whose input is a script calling the tools
+#: Code mode's other tool (``codex_code_mode::WAIT_TOOL_NAME``): it waits on an ``exec`` cell
+#: that yielded (``Script running with cell ID 8``) and returns its further output, so its call
+#: is named as the script's (``exec wait``, a command): not the ``wait`` of the first
+#: multi-agent tools, which waited on agent ``ids`` and is now ``wait_agent``.
+_CODE_MODE_WAIT = "wait"
+_CELL_WAIT = "exec wait"
 _MAIL_TOOL = "agent_message"  # the row inter-agent mail becomes (issue 21.8)
 
 _HEADER_START = (
@@ -1532,12 +1542,18 @@ class CodexBuilder(ResponsesBuilder):
             meta["tool"] = name
             name = mcp_name(namespace, name)
         code_mode = name == _CODE_MODE_TOOL and isinstance(args, str)
-        if code_mode:
-            meta["code_mode"] = True
+        cell = args.get("cell_id") if name == _CODE_MODE_WAIT and isinstance(args, dict) else None
+        if code_mode or cell is not None:
+            meta["code_mode"] = True  # its status is what the script printed, as exec's
+        if cell is not None:
+            meta["tool"] = name
+            name = _CELL_WAIT
         call = super().start_call(call_id, name, args, line, timestamp, status, meta, batch=batch)
         if code_mode:
             self._code_calls.append(call)
             self.transcript.update(call, description=script_description(str(args)))
+        elif cell is not None:
+            self.transcript.update(call, description=f"cell {stringify(cell)}")
         if name in _SPAWN_TOOLS:
             self._spawns.append(call)
             task = _first_str(args, ("message", "prompt", "task", "description", "task_name"))

@@ -119,8 +119,9 @@ class _ZstdFrames:
                 return text
 
 
-class _Counted(io.RawIOBase):
-    """The compressed bytes as the decompressor reads them, counted."""
+class Counted(io.RawIOBase):
+    """A stream's bytes as they are read, counted (the compressed bytes a decompressor reads;
+    the bytes of a tar archive, :mod:`~turnfold.formats.harnesses.archive`)."""
 
     def __init__(self, stream: IO[bytes]) -> None:
         self._stream = stream
@@ -143,7 +144,7 @@ class _Inflated(io.RawIOBase):
     def __init__(
         self, kind: str, stream: IO[bytes], floor: int, warn: Callable[[str], None]
     ) -> None:
-        self._compressed = _Counted(stream)
+        self._compressed = Counted(stream)
         self._kind = kind
         self._step = _steps(kind, io.BufferedReader(self._compressed))
         self._floor = floor

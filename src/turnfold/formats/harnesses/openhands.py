@@ -10,6 +10,12 @@ Shapes read (``openhands/events/serialization/event.py``, ``evaluation/utils/sha
 - a V0 **session folder** (``~/.openhands/sessions/<id>/``, :func:`session_of`): one event a
   file (``events/<id>.json``) and ``metadata.json`` (the title, model, total cost and tokens).
   ``load()`` of its ``metadata.json`` or of any event file reads the whole session;
+- a **session kept as an archive**: a V0 session folder or V1 conversations (read by
+  :mod:`.openhands_sdk`) in a tar archive (``tar czf``, the agent server's workspace
+  ``.tar.gz``; any compression :mod:`turnfold.formats.compressed` reads) or in the agent
+  server's "download trajectory" zip, read in memory without extracting it (:func:`_archived`,
+  :mod:`.archive`'s limits); ``load(path, sample=NAME)`` picks one of several by its folder's
+  name, without it the first is shown and the others named in a warning;
 - an eval **``output.jsonl``**: one instance per line, ``{instance_id, instruction, history,
   test_result, metadata, metrics, error, instance}``; ``history`` is a list of events (or, in old
   outputs, of ``[action, observation]`` pairs; in OpenHands V1's, OpenHands/benchmarks', of the
@@ -97,6 +103,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.harnesses import openhands_sdk
+from turnfold.formats.harnesses.archive import ArchivedPath, SessionPath, member_names, read_members
 from turnfold.formats.harnesses.openhands_sdk import event_file_value
 from turnfold.formats.openai_chat import litellm_prompt_tokens, litellm_usage
 from turnfold.formats.source import Source, read_file
@@ -1136,15 +1143,21 @@ def _session_folder(path: Path) -> Path | None:
 
 
 def detect_path(path: Path) -> Evidence | None:
-    """A V0 session's folder (or its ``events/``); None for files, which are read as JSON."""
+    """A V0 session's folder (or its ``events/``), or an archive (tar or zip) whose first
+    members are a session's or a V1 conversation's; None for other files, read as JSON."""
     if path.is_file():
-        return None
+        names = member_names(path)
+        found = names is not None and any(map(_is_session_member, names))
+        return Evidence(share=1.0, marks=1) if found else None
     return Evidence(share=1.0, marks=1) if _session_folder(path) is not None else None
 
 
 def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:
-    """A V0 session from its folder, ``load(folder)``; any other path as its file of events or
-    instances (``load(path, format="openhands")``)."""
+    """A V0 session from its folder, ``load(folder)``; a session kept as an archive
+    (:func:`_archived`); any other path as its file of events or instances
+    (``load(path, format="openhands")``)."""
+    if path.is_file() and member_names(path, 0) is not None:
+        return _archived(path, sample)
     folder = _session_folder(path) if path.is_dir() else None
     if folder is None:
         return read_file(path, partial(read, sample=sample, epoch=epoch))
@@ -1154,19 +1167,21 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
     return source.hand_over(_session(folder, source))
 
 
-def _session(folder: Path, into: Source) -> Transcript:
+def _session(folder: SessionPath, into: Source) -> Transcript:
     """A V0 session: its events in their order, then what ``metadata.json`` says of the run
     (the events record no title, and their costs are per response)."""
     events = folder / SESSION_EVENTS
-    found: dict[int, Path] = {}
-    for path in sorted(events.iterdir()):
+    found: dict[int, SessionPath] = {}
+    entries: list[SessionPath] = list(events.iterdir())
+    for path in sorted(entries, key=lambda entry: entry.name):
         match = _SESSION_EVENT.match(path.name)
         if match is not None and path.is_file():
             found[int(match.group(1))] = path
         elif not path.name.startswith("."):
             into.warn(f"{path.name} in {events}: not an event file, not read")
     records = [(index + 1, event_file_value(found[index])) for index in sorted(found)]
-    source = Source(str(events), iter(records), path=events, warnings=into.warnings,
+    source = Source(str(events), iter(records), warnings=into.warnings,
+                    path=events if isinstance(events, Path) else None,  # an archive's open nothing
                     accounting=into.accounting)  # fmt: skip
     transcript = Transcript(metadata={"source_format": NAME, "agent": "openhands"})
     reader = _Reader(source, transcript)
@@ -1181,7 +1196,10 @@ def _session(folder: Path, into: Source) -> Transcript:
 
 
 def _session_metadata(
-    path: Path, metadata: dict[str, Any], source: Source, accumulated: Mapping[str, Any] | None
+    path: SessionPath,
+    metadata: dict[str, Any],
+    source: Source,
+    accumulated: Mapping[str, Any] | None,
 ) -> None:
     """``metadata.json`` (``ConversationMetadata``, ``storage/data_models``) as H-6 metadata.
     Its token totals name no cache reads or writes; the events' last ``accumulated_token_usage``
@@ -1214,6 +1232,78 @@ def _session_metadata(
     if totals:
         metadata["usage"] = totals
     source.note("session", "mapped")
+
+
+# --- a session kept as an archive ---------------------------------------------------------------
+#
+# A session is passed on as an archive of its folder: ``tar czf`` of ``~/.openhands/sessions/<id>``
+# (V0) or ``~/.openhands/conversations/<id>`` (V1); the agent server's workspace archive
+# (``GET /api/file/archive?format=tar.gz``, ``file_router._create_tar_gz_archive``: a folder's
+# tree under its name, with an ``archive_manifest.json``); or its "download trajectory" zip
+# (``GET /api/file/download-trajectory/<id>``, ``_create_zip_from_directory``: the
+# conversation's folder under its id). It is read where it lies, in memory
+# (:func:`.archive.read_members`): nothing is extracted.
+
+
+def _is_session_member(name: str) -> bool:
+    """Whether a member's name is a V0 session's or a V1 conversation's event file, or a V1
+    conversation's ``base_state.json``."""
+    parts = name.rstrip("/").split("/")
+    if parts[-1] == openhands_sdk.BASE_STATE:
+        return True
+    return (
+        len(parts) > 1
+        and parts[-2] == SESSION_EVENTS
+        and bool(_SESSION_EVENT.match(parts[-1]) or openhands_sdk.EVENT_FILE.match(parts[-1]))
+    )
+
+
+def _archived_sessions(root: ArchivedPath) -> list[tuple[bool, ArchivedPath]]:
+    """Every session folder in an archive, as (whether it is a V1 conversation, its folder), in
+    the order of their names; a conversation's ``subagents/`` are its own, not sessions."""
+    found: list[tuple[bool, ArchivedPath]] = []
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        if openhands_sdk.holds_conversation(folder):
+            found.append((True, folder))
+        elif _holds_session_events(folder):
+            found.append((False, folder))
+        else:
+            pending.extend(entry for entry in folder.iterdir() if entry.is_dir())
+    return sorted(found, key=lambda session: session[1])
+
+
+def _holds_session_events(folder: ArchivedPath) -> bool:
+    events = folder / SESSION_EVENTS
+    return events.is_dir() and any(_SESSION_EVENT.match(p.name) for p in events.iterdir())
+
+
+def _archived(path: Path, sample: Any) -> Transcript:
+    """The session an archive holds (``sample=``: the one of that folder name, of several),
+    read from the archive in memory; what the archive held that was not read is warned of."""
+    root, said = read_members(path, lambda name: name.endswith(".json"))
+    sessions = _archived_sessions(root)
+    if not sessions:
+        raise TranscriptFormatError(
+            str(path), [NAME], None,
+            "an archive with no OpenHands session in it (no events/ of event files): "
+            "extract it and load or scan its files",
+        )  # fmt: skip
+    names = [folder.name for _, folder in sessions]
+    if sample is not None and str(sample) not in names:
+        raise ValueError(f"{path}: no session {sample!r}; its sessions: {', '.join(names)}")
+    v1, folder = sessions[names.index(str(sample)) if sample is not None else 0]
+    source = Source(str(path), iter(()), path=path)
+    for reason in said:
+        source.warn(reason)
+    if sample is None and len(sessions) > 1:
+        source.warn(
+            f"{len(sessions)} OpenHands sessions in the archive: {names[0]} is shown; "
+            f"load(path, sample=NAME) shows another ({', '.join(names[1:])})"
+        )
+    transcript = openhands_sdk.read_conversation(folder, source) if v1 else _session(folder, source)
+    return source.hand_over(transcript)
 
 
 class NotAnEvalOutput(ValueError):

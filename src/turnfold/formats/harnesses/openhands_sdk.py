@@ -71,7 +71,8 @@ Mapping (record types are the events' ``kind``):
   to again goes on in it, so each call gets the round of the conversation its task begins. A call of
   one agent holds it as its sub-agent (its status the agent's: ``error`` for an agent that failed
   though the tool ran); a call of several holds a sub-agent whose transcript has one ``delegate``
-  call per agent (one batch, the agent's report its result), each with its agent's round. Without
+  call per agent (one batch, the agent's report its result), each with its agent's round: it
+  stands for them (``stands_for_agents``), so a scan counts the agents, not one more. Without
   the conversation (events read alone, an eval output, an SDK before 1.13) a sub-agent says its
   steps are missing and its report is its call's result;
 - usage: each response's ``token_usages`` entry goes on its text, else its first reasoning or
@@ -114,9 +115,10 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine
+from turnfold.formats.harnesses.archive import SessionPath
 from turnfold.formats.openai_chat import litellm_prompt_tokens
 from turnfold.formats.protocol import not_read
-from turnfold.formats.source import Source, json_object_file, read_file, record_limit
+from turnfold.formats.source import Source, read_file, record_limit
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -141,6 +143,8 @@ NAME = "openhands-sdk"
 BASE_STATE = "base_state.json"
 EVENTS = "events"
 SUBAGENTS = "subagents"
+#: The agent server's ``StoredConversation``: the conversation's title.
+META = "meta.json"
 #: ``EVENT_NAME_RE`` of ``persistence_const.py``: the writer pads the index to five digits.
 EVENT_FILE = re.compile(r"^event-(\d{5,})-[0-9a-fA-F-]{8,}\.json$")
 #: Sub-agents' conversations nest in theirs: a folder linked into itself must not recurse.
@@ -254,17 +258,26 @@ def _holds_event_files(events: Path) -> bool:
         return False
 
 
-def _listed(folder: Path) -> list[Path]:
+def holds_conversation(folder: SessionPath) -> bool:
+    """Whether ``folder`` (on disk or in an archive) is a conversation's: its
+    ``base_state.json``, or event files in its ``events/``."""
+    return (folder / BASE_STATE).is_file() or any(
+        EVENT_FILE.match(entry.name) for entry in _listed(folder / EVENTS)
+    )
+
+
+def _listed(folder: SessionPath) -> list[SessionPath]:
     try:
-        return sorted(folder.iterdir())
+        entries: list[SessionPath] = list(folder.iterdir())
     except OSError:
         return []
+    return sorted(entries, key=lambda entry: entry.name)
 
 
-def _event_records(events: Path, warn: list[str]) -> list[tuple[int, Any]]:
+def _event_records(events: SessionPath, warn: list[str]) -> list[tuple[int, Any]]:
     """The events of a log folder in their order, each as (its index + 1, its value or a
     :class:`MalformedLine`); what the folder holds besides is said in ``warn``."""
-    found: dict[int, Path] = {}
+    found: dict[int, SessionPath] = {}
     for path in _listed(events):
         match = EVENT_FILE.match(path.name)
         if match is not None and path.is_file():  # no pipe is waited on (sibling_files)
@@ -286,8 +299,9 @@ def _event_records(events: Path, warn: list[str]) -> list[tuple[int, Any]]:
     return [(index + 1, event_file_value(found[index])) for index in sorted(found)]
 
 
-def event_file_value(path: Path) -> Any:
-    """The JSON of one event's file, or a :class:`MalformedLine` saying why it is not read."""
+def event_file_value(path: SessionPath) -> Any:
+    """The JSON of one event's file (on disk or in an archive), or a :class:`MalformedLine`
+    saying why it is not read."""
     try:
         size = path.stat().st_size
         if size > record_limit():
@@ -306,7 +320,7 @@ def event_file_value(path: Path) -> Any:
         return MalformedLine(f"{path.name}: invalid JSON: {exc}")
 
 
-def _state_of(folder: Path, warn: list[str]) -> dict[str, Any]:
+def _state_of(folder: SessionPath, warn: list[str]) -> dict[str, Any]:
     """The folder's ``base_state.json``, empty when it has none (an events folder alone)."""
     path = folder / BASE_STATE
     if not path.is_file():
@@ -447,8 +461,14 @@ def _new_transcript() -> Transcript:
     return Transcript(metadata={"source_format": NAME, "agent": "openhands"})
 
 
+def read_conversation(folder: SessionPath, into: Source) -> Transcript:
+    """The conversation in ``folder`` (on disk, or in an archive :mod:`.openhands` read), its
+    warnings and accounting on ``into``."""
+    return _conversation(folder, into, None, 0)
+
+
 def _conversation(
-    folder: Path, into: Source | None, state: Mapping[str, Any] | None, depth: int
+    folder: SessionPath, into: Source | None, state: Mapping[str, Any] | None, depth: int
 ) -> Transcript:
     """The conversation in ``folder``; its warnings and accounting go to ``into`` (the source
     ``load()`` opened), else onto the transcript."""
@@ -460,7 +480,7 @@ def _conversation(
     source = Source(
         str(events),
         iter(records),
-        path=events,
+        path=events if isinstance(events, Path) else None,  # an archive's names open nothing
         warnings=into.warnings if into is not None else None,
         accounting=into.accounting if into is not None else None,
     )
@@ -469,7 +489,9 @@ def _conversation(
     transcript = _new_transcript()
     reader = _Reader(source, transcript, folder, depth)
     reader.state(state)
-    title = json_object_file(folder / "meta.json").get("title")
+    meta = folder / META
+    stored = event_file_value(meta) if meta.is_file() else None  # it only adds the title
+    title = stored.get("title") if isinstance(stored, dict) else None
     if isinstance(title, str) and title.strip():
         transcript.metadata["title"] = title.strip()
     reader.branch = _active_branch(records, state.get("leaf_event_id"), source)
@@ -585,7 +607,7 @@ class _Reader:
         self,
         source: Source,
         transcript: Transcript,
-        folder: Path | None,
+        folder: SessionPath | None,
         depth: int,
     ) -> None:
         self.source = source
@@ -843,7 +865,9 @@ class _Reader:
             ((agent, task),) = delegated
             return SubAgent(name=self._label(agent), task=task, agent_id=agent)
         return SubAgent(
-            task=", ".join(agent for agent, _ in delegated), subagent_count=len(delegated)
+            task=", ".join(agent for agent, _ in delegated),
+            subagent_count=len(delegated),
+            stands_for_agents=True,  # the agents ran in threads, each its own conversation
         )
 
     def _append(self, entries: list[Entry], response: str | None) -> None:
