@@ -226,6 +226,8 @@ def test_A2_a_tool_that_runs_its_agent_twice_shows_two_sub_agents() -> None:
     assert _runs_of(followed) == TWICE
     assert texts(followed) == ["Both sums: 5 and 9."]
     assert len(followed.tool_calls(nested=True)) == 5  # p1, its two runs, c1, c2
+    # The two runs are the sub-agents; the call's holder of them is none more (C-2).
+    assert [row["subagents"] for row in turnfold.scan([followed]).rows] == [2]
     for saver in ("dumps", "jsonl"):
         loaded = turnfold.load(saved.SAVERS[saver](events))
         assert loaded.warnings == []
