@@ -20,6 +20,8 @@ from turnfold.model import (
     ToolCall,
     UserMessage,
 )
+from turnfold.render.viewmodel import build_view_model
+from turnfold.settings import DisplaySettings
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 MESSAGES = FIXTURES / "messages"
@@ -27,6 +29,9 @@ DATASETS = FIXTURES / "datasets"
 CLAUDE = MESSAGES / "anthropic-2.15.0_stream-events_two-calls.jsonl"
 CLAUDE_REQUESTS = MESSAGES / "anthropic-2.15.0_stream-events_with-requests.jsonl"
 OVERLOADED = MESSAGES / "anthropic-2.15.0_stream-events_overloaded.jsonl"
+#: A request, then its response's events up to its last block's stop: no message_delta
+#: (tests/fixtures/messages/api_stream_cut_recipe.py).
+CUT_BEFORE_DELTA = MESSAGES / "anthropic-2.15.0_stream-events_cut-before-delta.jsonl"
 RESPONSES = MESSAGES / "openai-3.57.0_responses_stream-events_two-calls.jsonl"
 RESPONSES_ENDS = MESSAGES / "openai-3.57.0_responses_stream-events_incomplete-and-error.jsonl"
 
@@ -127,6 +132,36 @@ def test_X2_an_anthropic_message_cut_off_before_the_next_one_is_warned() -> None
     assert [w.reason for w in transcript.warnings] == [
         "the streamed message begun on line 1 ends without message_stop: it may be cut off"
     ]
+
+
+def test_U1_an_anthropic_stream_cut_before_its_message_delta_records_no_output() -> None:
+    """Its usage is message_start's: the input counts are the response's, but the output count
+    is the API's placeholder, 1. The header showed "1.6k tokens · ≈ $0.00…", the input priced
+    with 1 output token as the response's cost; the output is not recorded (U-1), the total a
+    lower bound and no cost is put on it (U-2)."""
+    start = json.loads(_lines(CUT_BEFORE_DELTA)[1])
+    assert start["message"]["usage"]["output_tokens"] == 1
+    transcript = turnfold.load(CUT_BEFORE_DELTA)
+    (usage,) = [e.usage for e in transcript if isinstance(e, AssistantText) and e.usage]
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (1620, 1200, None)
+    view = build_view_model(transcript, DisplaySettings())
+    assert view["session"] is not None
+    parts = {p["name"]: (p["text"], p["title"]) for p in view["session"]["parts"]}
+    assert parts["tokens"] == (
+        "≥ 1.6k tokens",
+        "input 1,620, output not recorded, cache read 1,200, cache write 0",
+    )
+    assert "cost" not in parts
+    row = next(iter(turnfold.scan([CUT_BEFORE_DELTA], cache=False, workers=1)))
+    assert (row["input_tokens"], row["output_tokens"], row["cost_usd"]) == (1620, None, None)
+    assert transcript.metadata["outcome"] == "incomplete"
+
+
+def test_U1_an_anthropic_stream_with_its_message_delta_keeps_its_output() -> None:
+    # The same response whole: the message_delta's output count (88) is the response's.
+    (first, _) = [e.usage for e in turnfold.load(CLAUDE) if isinstance(e, AssistantText)]
+    assert first is not None
+    assert (first.input_tokens, first.output_tokens) == (1620, 88)
 
 
 def test_X2_an_anthropic_error_event_ends_the_stream_with_the_apis_words() -> None:

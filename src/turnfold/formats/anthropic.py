@@ -395,7 +395,12 @@ class StreamedMessage:
     ``content_block_start`` at its ``index``; ``text_delta`` and ``thinking_delta`` appended to
     its text, ``signature_delta`` its signature, ``citations_delta`` one more citation;
     ``input_json_delta`` pieces of a call's input joined, then parsed (a cut-off input stays
-    its text, shown as it came); ``message_delta`` the stop reason and the usage so far."""
+    its text, shown as it came); ``message_delta`` the stop reason and the usage so far.
+
+    A stream cut before its ``message_delta`` has only ``message_start``'s usage, whose output
+    count is a placeholder (1), not the response's: its output is not recorded (the input
+    alone, a lower bound: :func:`~turnfold.usage.output_not_recorded`), rather than read as 1.
+    """
 
     def __init__(self, start: Mapping[str, Any], line: int) -> None:
         head = start.get("message")
@@ -406,6 +411,7 @@ class StreamedMessage:
         self.blocks: dict[int, dict[str, Any]] = {}
         self.inputs: dict[int, list[str]] = {}
         self.stopped = False
+        self.counted = False  # a message_delta gave the response's output count
 
     def add(self, event: Mapping[str, Any]) -> str | None:
         """Add one event; what is wrong with it, if anything (it is then skipped)."""
@@ -460,6 +466,7 @@ class StreamedMessage:
             running = self.head["usage"] if self.head["usage"] is not None else {}
             running.update({k: usage[k] for k in _RUNNING_COUNTS if usage.get(k) is not None})
             self.head["usage"] = running
+            self.counted = self.counted or usage.get("output_tokens") is not None
         return None
 
     def message(self) -> dict[str, Any]:
@@ -471,7 +478,10 @@ class StreamedMessage:
             if pieces:  # the SDK leaves content_block_start's input ({}) when none came
                 block = {**block, "input": parse_arguments(pieces)}
             content.append(block)
-        return {**self.head, "content": content}
+        usage = self.head["usage"]
+        if isinstance(usage, Mapping) and not self.counted:
+            usage = {k: v for k, v in usage.items() if k != "output_tokens"}
+        return {**self.head, "usage": usage, "content": content}
 
 
 def is_stream_event(value: Any) -> bool:

@@ -417,9 +417,13 @@ def stream_cut_off(source: Source, transcript: Transcript, begun: int, end: str)
     """A headless stream (``claude -p``, ``qwen -p``, ``gemini -p`` or ``cursor-agent -p``
     with ``--output-format stream-json``, ``copilot -p --output-format json``, ``codex exec
     --json``) that ends inside the run begun on line ``begun``, before the record that ends
-    every run (``end``: ``result``, ``turn.completed or turn.failed``). Each CLI writes that
-    record however its run ends, failed or stopped by the user, so only a process killed or an
-    output cut off (a closed pipe, a copy taken while it ran) leaves a run without one.
+    every run (``end``: ``result``, ``turn.completed or turn.failed``; an API's raw stream,
+    its ``message_stop`` or terminal ``response.*`` event). A CLI writes that record however
+    its run ends as a rule, failed or stopped by the user, but not always: a process killed,
+    an output cut off (a closed pipe, a copy taken while it ran), and Claude Code 2.1.332
+    stopped (SIGINT) just after it wrote a message, which then exits 0 without a ``result``
+    (``claude-code_v2.1.332_stream-json_stopped-no-result.jsonl``), all leave a run without
+    one. So the stream cannot tell how the run ended, only that its end is not recorded.
 
     A warning says so, the run is ``incomplete`` (H-6), and its turn ends in an
     :class:`~turnfold.model.AbortMarker` (:data:`UNFINISHED`), so it reads stopped, not

@@ -562,9 +562,10 @@ def session_header(
                 "list.clauses", locale, first=breakdown,
                 second=translate("session.tokens_subagents_title", locale, tokens=f"{delegated:,}"),
             )  # fmt: skip
-        if output_not_recorded(tokens):
-            # The input alone: a lower bound, marked as one (its title: output not recorded),
-            # as an estimated cost is marked ≈.
+        if output_not_recorded(tokens) or transcript.metadata.get("usage_lower_bound") is True:
+            # The input alone, or a total holding some responses' input without their output
+            # (a Claude Code run stopped after others: usage_lower_bound): a lower bound, marked
+            # as one, as an estimated cost is marked ≈.
             text = f"≥ {text}"
         part("tokens", text, breakdown)
     so_far = total_of(facts.session_usage)

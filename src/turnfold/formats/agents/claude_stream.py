@@ -65,6 +65,11 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   streamed, before its ``message_delta``), its ``usage`` is all zeros, the CLI's sum over no
   response (its ``total_cost_usd`` too, 0, when it had counted no model): that is no total,
   and the responses' own counts stand (the input on their messages, the output not recorded).
+  After runs that recorded their totals (several prompts in one process), such a run's
+  responses' counts are added to theirs: the session's total is then a lower bound
+  (``usage_lower_bound``: its output leaves that run's out), as it is for a later run cut
+  off before its ``result``, whose process's cost so far (the earlier runs') is then no
+  session's cost and is not kept.
   Qwen Code's ``usage`` counts every model request the
   session has made so far (a resumed run's earlier runs and sub-agents' requests included), not
   this run's: it is kept as ``session_usage``, and the run's tokens are its responses' own. A
@@ -143,7 +148,16 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import USAGE_KINDS, Tokens, add_into, carries, counts_of, subagent_tokens
+from turnfold.usage import (
+    USAGE_KINDS,
+    Tokens,
+    add_into,
+    carries,
+    count_tokens,
+    counts_of,
+    output_not_recorded,
+    subagent_tokens,
+)
 
 NAME = "claude-stream-json"
 
@@ -465,6 +479,10 @@ class StreamReader:
         #: The line of the ``system/init`` whose run has no ``result`` yet: a stream that ends
         #: with one set was cut off inside that run.
         self.open_run: int | None = None
+        #: Where the last run's entries begin in the session's transcript.
+        self.run_begun = 0
+        #: Whether ``totals`` hold a run's input without its output (:meth:`_untotalled_run`).
+        self.lower_bound = False
 
     def feed(self, record: Any, line: int) -> None:
         """One record of the stream, accounted for in the source."""
@@ -492,6 +510,7 @@ class StreamReader:
             _message(source, self._thread(record), record, kind, line, qwen=self.qwen)
         elif kind == "system/init":
             self.open_run = line
+            self.run_begun = len(main.transcript.entries)
             _init(main.transcript, record)
             # Each prompt's run begins with an init (several in one process with
             # --input-format stream-json, or a resumed run's stream appended), and its prompt
@@ -536,10 +555,38 @@ class StreamReader:
             source.mapped(kind)
         elif kind == "result":
             self.open_run = None
-            _result(main.transcript, record, self.totals, self.costs, qwen=self.qwen)
+            if _result(main.transcript, record, self.totals, self.costs, qwen=self.qwen):
+                self._untotalled_run()
+            self._mark_lower_bound()
             source.mapped(kind)
         else:
             source.warn(f"unknown stream-json event {kind!r} skipped", line, record_type=kind)
+
+    def _untotalled_run(self) -> None:
+        """The last run ended without a total of its own (stopped before the CLI counted its
+        responses, or cut off before its ``result``): its responses' own counts (their input:
+        their output is not recorded) join the runs' totals, so that a session whose earlier
+        runs recorded theirs shows every run's input, not the earlier runs' alone. Claude
+        Code's only: Qwen Code's totals are the session's so far (``session_usage``)."""
+        if self.qwen:
+            return
+        counted = count_tokens(self.main.transcript.entries[self.run_begun :])
+        if not counted:
+            return
+        add_into(self.totals, counted)
+        self.lower_bound = self.lower_bound or output_not_recorded(counted)
+        meta = self.main.transcript.metadata
+        if "usage" in meta:  # the runs before it recorded theirs: the session's is the sum
+            meta["usage"] = dict(self.totals)
+
+    def _mark_lower_bound(self) -> None:
+        """The session's total holds a run's input without its output: it is a lower bound
+        (``usage_lower_bound``, the header's ``≥``), and no cost is estimated on it. Alone,
+        such a run's counts stand on its responses (no total), which say it themselves
+        (:func:`~turnfold.usage.output_not_recorded`)."""
+        meta = self.main.transcript.metadata
+        if self.lower_bound and "usage" in meta:
+            meta["usage_lower_bound"] = True
 
     def _thread(self, record: Mapping[str, Any]) -> _Thread:
         parent = record.get("parent_tool_use_id")
@@ -575,6 +622,13 @@ class StreamReader:
                     if call.status == "executing":
                         thread.transcript.update(call, status="unknown")
         elif self.open_run is not None:
+            meta = self.main.transcript.metadata
+            if "cost_usd" in meta and not self.qwen:
+                # The earlier runs' cost (the CLI's total so far): the cut run's is recorded
+                # nowhere, so it is no session's cost.
+                del meta["cost_usd"]
+            self._untotalled_run()
+            self._mark_lower_bound()
             stream_cut_off(self.source, self.main.transcript, self.open_run, "result")
         _nest(self.threads, self.source)
         return self.main.transcript
@@ -787,7 +841,9 @@ def _result(
     costs: list[float | None],
     *,
     qwen: bool,
-) -> None:
+) -> bool:
+    """The ``result`` into ``transcript``'s metadata, its usage added to ``totals``; True when
+    its usage is no total (a run stopped before the CLI counted its responses)."""
     meta = transcript.metadata
     subtype = record.get("subtype")
     aborted = record.get("terminal_reason") in _ABORTED
@@ -854,6 +910,7 @@ def _result(
         # (``API Error: 400 …``), already an error of the run: one error, not two.
         if not (isinstance(last, AssistantError) and last.message.strip() == reason.strip()):
             transcript.append(AssistantError(message=reason))
+    return uncounted and not qwen
 
 
 def _cost_since_last(model_usage: Any) -> float | None:
