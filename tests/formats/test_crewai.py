@@ -1,5 +1,6 @@
-"""CrewAI's runs (``crewai``): a crew's ``CrewOutput``, an agent's ``LiteAgentOutput``, their
-saved form (``model_dump_json()``) and the crew's ``output_log_file`` JSON log.
+"""CrewAI's runs (``crewai``): a crew's ``CrewOutput`` (a hierarchical crew's too), an agent's
+``LiteAgentOutput``, their saved form (``model_dump_json()``) and the crew's ``output_log_file``
+log, JSON or text.
 
 The committed files were written by the real crewai 1.15.30 on a scripted ``BaseLLM``
 (``crewai_runs.py``, run in a venv of its own: CrewAI's pins conflict with the test set's),
@@ -25,6 +26,7 @@ from turnfold.model import (
     Thinking,
     ToolCall,
     Transcript,
+    Usage,
     UserMessage,
 )
 
@@ -34,6 +36,10 @@ REACT = FIXTURES / "crewai_v1.15.30_crew-output_react-text.json"
 AGENT = FIXTURES / "crewai_v1.15.30_agent-kickoff.json"
 LOG = FIXTURES / "crewai_v1.15.30_output-log.json"
 FRAMES = FIXTURES / "crewai_v1.15.30_stream-frames.jsonl"
+CHUNKS = FIXTURES / "crewai_v1.15.30_stream-frames_chunks.jsonl"
+HIERARCHICAL = FIXTURES / "crewai_v1.15.30_crew-output_hierarchical.json"
+HIERARCHICAL_FRAMES = FIXTURES / "crewai_v1.15.30_stream-frames_hierarchical.jsonl"
+TEXT_LOG = FIXTURES / "crewai_v1.15.30_logs.txt"
 
 
 def shown(transcript: Transcript) -> list[tuple[Any, ...]]:
@@ -47,6 +53,25 @@ def shown(transcript: Transcript) -> list[tuple[Any, ...]]:
         else:
             rows.append((type(entry).__name__, agent, getattr(entry, "text", None)))
     return rows
+
+
+def frames_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def followed(frames: list[Any]) -> Transcript:
+    run = turnfold.follow(frames, format="crewai", display=False)
+    list(run)
+    return run.transcript
+
+
+def usages(transcript: Transcript) -> list[tuple[str, int | None, int | None]]:
+    """Each entry's usage, as (kind, input, output), for the entries that carry one."""
+    return [
+        (e.kind, u.input_tokens, u.output_tokens)
+        for e in transcript.entries
+        if (u := getattr(e, "usage", None)) is not None
+    ]
 
 
 def test_a_crew_s_tasks_are_turns_with_their_agents_calls_and_answers() -> None:
@@ -346,3 +371,335 @@ def test_a_flow_s_own_event_stream_is_followed_too(runs: Any) -> None:
     assert frames[0].type == "flow_started"
     assert shown(run.transcript) == shown(turnfold.load(FRAMES))
     assert run.transcript.warnings == []
+
+
+# --- hierarchical crews: a manager delegating to coworkers -----------------------------------
+
+
+def test_a_manager_s_delegations_are_its_coworkers_sub_agents_in_the_saved_output() -> None:
+    transcript = turnfold.load(HIERARCHICAL)
+    assert shown(transcript)[0] == (
+        "UserMessage",
+        "Crew Manager",
+        "Find 1+2 and say it in one sentence.",
+    )
+    delegated, asked = transcript.tool_calls()
+    assert (delegated.name, delegated.result and delegated.result.text) == (
+        "delegate_work_to_coworker",
+        "1+2=3",
+    )
+    assert (asked.name, asked.result and asked.result.text) == (
+        "ask_question_to_coworker",
+        "Say: the sum is 3.",
+    )
+    # The output keeps each coworker's answer, none of its steps: said, not an empty run.
+    assert delegated.subagent is not None
+    assert asked.subagent is not None
+    assert (delegated.subagent.name, delegated.subagent.task) == ("Researcher", "Add 1 and 2.")
+    assert (asked.subagent.name, asked.subagent.task) == ("Writer", "How would you say it?")
+    assert delegated.subagent.steps_missing
+    assert asked.subagent.steps_missing
+    assert shown(transcript)[-1] == ("AssistantText", "Crew Manager", "The sum is 3.")
+    assert transcript.warnings == []
+
+
+HIERARCHICAL_SHOWN = [
+    ("UserMessage", "Crew Manager", "Find 1+2 and say it in one sentence."),
+    ("SystemNotice", "Crew Manager", "Agent: Crew Manager"),
+    (
+        "call",
+        "Crew Manager",
+        "delegate_work_to_coworker",
+        {"task": "Add 1 and 2.", "context": "Use the add tool.", "coworker": "Researcher"},
+        "success",
+        "1+2=3",
+    ),
+    (
+        "call",
+        "Crew Manager",
+        "ask_question_to_coworker",
+        {
+            "question": "How would you say it?",
+            "context": "The sum of 1 and 2 is 3.",
+            "coworker": "Writer",
+        },
+        "success",
+        "Say: the sum is 3.",
+    ),
+    ("AssistantText", "Crew Manager", "The sum is 3."),
+]
+
+
+def test_following_a_hierarchical_crew_nests_each_coworker_s_run_under_its_call() -> None:
+    transcript = followed(frames_of(HIERARCHICAL_FRAMES))
+    assert shown(transcript) == HIERARCHICAL_SHOWN  # the coworkers' steps are not the manager's
+    delegated, asked = transcript.tool_calls()
+    assert delegated.subagent is not None
+    assert delegated.subagent.transcript is not None
+    assert (delegated.subagent.name, delegated.subagent.task) == ("Researcher", "Add 1 and 2.")
+    assert not delegated.subagent.steps_missing
+    assert shown(delegated.subagent.transcript) == [
+        ("UserMessage", "Researcher", "Add 1 and 2."),
+        ("call", "Researcher", "add", {"a": 1, "b": 2}, "success", "3"),
+        ("AssistantText", "Researcher", "1+2=3"),
+    ]
+    assert asked.subagent is not None
+    assert asked.subagent.transcript is not None
+    assert shown(asked.subagent.transcript) == [
+        ("UserMessage", "Writer", "How would you say it?"),
+        ("AssistantText", "Writer", "Say: the sum is 3."),
+    ]
+    # Six model calls of 10 + 5 tokens: the manager's three, the coworkers' three, each once.
+    nested = [delegated.subagent.transcript, asked.subagent.transcript]
+    counted = usages(transcript) + [u for t in nested for u in usages(t)]
+    assert [(i, o) for _, i, o in counted] == [(10, 5)] * 6
+    assert transcript.warnings == []
+
+
+def test_a_coworker_whose_end_is_not_streamed_ends_with_its_call() -> None:
+    frames = frames_of(HIERARCHICAL_FRAMES)
+    ends = [i for i, f in enumerate(frames) if f["type"] == "agent_execution_completed"]
+    cut = [f for i, f in enumerate(frames) if i != ends[0]]  # the researcher's end lost
+    transcript = followed(cut)
+    assert shown(transcript) == HIERARCHICAL_SHOWN
+    delegated = transcript.tool_calls()[0]
+    assert delegated.subagent is not None
+    assert delegated.subagent.transcript is not None
+    assert shown(delegated.subagent.transcript)[-1] == ("AssistantText", "Researcher", "1+2=3")
+
+
+def test_saved_hierarchical_frames_load_as_following_them_shows_them() -> None:
+    loaded = turnfold.load(HIERARCHICAL_FRAMES)
+    calls = loaded.tool_calls()
+    assert shown(loaded) == HIERARCHICAL_SHOWN
+    assert [c.subagent and c.subagent.name for c in calls] == ["Researcher", "Writer"]
+    assert [c.name for c in loaded.tool_calls(nested=True)] == [
+        "delegate_work_to_coworker",
+        "add",
+        "ask_question_to_coworker",
+    ]
+    assert loaded.accounting.unaccounted == []
+
+
+# --- the model's calls, followed ---------------------------------------------------------------
+
+
+def test_each_model_call_s_usage_is_on_the_entry_its_response_made() -> None:
+    transcript = followed(frames_of(FRAMES))
+    # A response of calls only: its call carries it; a text: the text (spec U-1).
+    assert usages(transcript) == [
+        ("tool_call", 10, 5),
+        ("tool_call", 10, 5),
+        ("assistant", 10, 5),
+        ("assistant", 10, 5),
+    ]
+    ids = [u.response_id for e in transcript.entries if (u := getattr(e, "usage", None))]
+    assert len(set(ids)) == 4
+    assert all(ids)
+    # The model's final text is the task's answer: shown once.
+    answers = [e.text for e in transcript.entries if isinstance(e, AssistantText)]
+    assert answers == ["1+2=3; explode failed.", "The sum is 3."]
+
+
+def test_the_model_s_text_shows_as_it_streams() -> None:
+    frames = frames_of(CHUNKS)
+    run = turnfold.follow(frames, format="crewai", display=False)
+    growing: list[str] = []
+    for frame in run:
+        if frame["type"] == "llm_stream_chunk" and not frame["data"].get("tool_call"):
+            last = run.transcript.entries[-1]
+            assert isinstance(last, AssistantText)
+            growing.append(last.text)
+    # The researcher's words before its call reach only the stream (its response is the call).
+    assert growing[:3] == ["I ", "I will ", "I will add "]
+    assert shown(run.transcript)[2:4] == [
+        ("AssistantText", "Researcher", "I will add them first."),
+        ("call", "Researcher", "add", {"a": 1, "b": 2}, "success", "3"),
+    ]
+    assert [e.text for e in run.transcript.entries if isinstance(e, AssistantText)] == [
+        "I will add them first.",
+        "1+2=3; explode failed.",
+        "The sum is 3.",
+    ]
+    # The response that said it and made the call: its usage once, on its first entry.
+    assert usages(run.transcript) == [
+        ("assistant", 10, 5),
+        ("tool_call", 10, 5),
+        ("assistant", 10, 5),
+        ("assistant", 10, 5),
+    ]
+    assert run.transcript.warnings == []
+
+
+def test_the_model_s_thinking_shows_as_it_streams() -> None:
+    """A provider that streams reasoning (CrewAI's Anthropic one) emits
+    ``llm_thinking_chunk`` frames with the call's id: the writer's chunks, as such."""
+    frames = frames_of(CHUNKS)
+    writer = [
+        i
+        for i, f in enumerate(frames)
+        if f["type"] == "llm_stream_chunk" and f["data"]["agent_role"] == "Writer"
+    ]
+    thought = [
+        {**f, "type": "llm_thinking_chunk", "data": {**f["data"], "chunk": "hmm "}}
+        for f in (frames[writer[0]], frames[writer[1]])
+    ]
+    run = turnfold.follow(
+        [*frames[: writer[0]], *thought, *frames[writer[0] :]], format="crewai", display=False
+    )
+    seen = []
+    for _ in run:
+        last = run.transcript.entries[-1] if run.transcript.entries else None
+        if isinstance(last, Thinking):
+            seen.append((last.text, last.streaming))
+    assert seen[:2] == [("hmm ", True), ("hmm hmm ", True)]
+    thinking = next(e for e in run.transcript.entries if isinstance(e, Thinking))
+    assert (thinking.text, thinking.streaming, thinking.meta["agent"]) == (
+        "hmm hmm ",
+        False,
+        "Writer",
+    )
+    assert isinstance(thinking.usage, Usage)  # the first entry of the writer's response
+
+
+# --- the text log (output_log_file=True) -------------------------------------------------------
+
+
+def test_the_text_log_reads_as_the_json_log_its_values_spanning_lines() -> None:
+    transcript = turnfold.load(TEXT_LOG)
+    assert transcript.metadata["source_format"] == "crewai"
+    rows = shown(transcript)
+    assert rows[:6] == shown(turnfold.load(LOG))  # the same two-task run
+    assert rows[6:] == [
+        ("UserMessage", "Editor", 'Summarise the "Q3" report.\nKeep it to two lines.'),
+        ("SystemNotice", "Editor", "Agent: Editor"),
+        ("AssistantText", "Editor", 'Costs rose.\nRevenue was "flat", said the CFO.'),
+    ]
+    prompts = [e for e in transcript.entries if isinstance(e, UserMessage)]
+    assert [p.meta.get("task") for p in prompts] == ["research", None, "summary"]  # None: none
+    assert prompts[0].meta["logged_at"] == TEXT_LOG.read_text()[:19]
+    assert transcript.warnings == []
+    assert transcript.accounting.counts == {
+        "log/started": {"mapped": 3},
+        "log/completed": {"mapped": 3},
+    }
+
+
+def test_a_text_log_entry_of_another_shape_is_warned_of_with_its_line(tmp_path: Path) -> None:
+    lines = TEXT_LOG.read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace('status="completed"', 'status="failed"')
+    path = tmp_path / "logs.txt"
+    path.write_text("".join(lines))
+    transcript = turnfold.load(path)
+    assert [(w.line, w.reason) for w in transcript.warnings] == [
+        (2, 'log entry not read: no status="started" or "completed" ends it as CrewAI writes it'),
+        # Its task, shown started, is then never ended: said too.
+        (
+            None,
+            "task 'Add 1 and 2, then explode y.': the log records this task's start but not "
+            "its end",
+        ),
+    ]
+    assert shown(transcript)[:3] == [
+        ("UserMessage", "Researcher", "Add 1 and 2, then explode y."),
+        ("SystemNotice", "Researcher", "Agent: Researcher"),
+        ("UserMessage", "Writer", "Write one sentence about the result."),
+    ]
+    assert len(transcript.entries) == 8
+    assert transcript.accounting.counts["log/unreadable"] == {"warned": 1}
+
+
+def test_a_text_log_value_holding_a_separator_is_shown_with_a_warning(tmp_path: Path) -> None:
+    line = (
+        '2026-12-06 10:00:00: task_name="t", task="Say ", agent=" twice", agent="A", '
+        'status="started"\n'
+    )
+    path = tmp_path / "logs.txt"
+    path.write_text(line)
+    transcript = turnfold.load(path)
+    assert [w.line for w in transcript.warnings] == [1]
+    assert "is a guess" in transcript.warnings[0].reason
+    assert shown(transcript)[0] == ("UserMessage", "A", 'Say ", agent=" twice')
+
+
+def test_a_text_file_with_no_log_entry_is_an_error_saying_to_log_as_json(tmp_path: Path) -> None:
+    path = tmp_path / "logs.txt"
+    path.write_text("nothing here\n")
+    with pytest.raises(TranscriptFormatError) as raised:
+        turnfold.load(path, format="crewai")
+    assert str(path) in str(raised.value)
+    assert 'output_log_file="crew_log.json"' in str(raised.value)
+
+
+def test_a_crew_output_is_a_run_object_a_cell_shows() -> None:
+    from turnfold.formats.frameworks import RUN_OBJECTS
+
+    assert ("crewai.crews.crew_output", "CrewOutput") in RUN_OBJECTS
+
+
+# --- live objects, continued (where crewai is installed) ---------------------------------------
+
+
+def test_a_crew_output_as_a_cell_s_last_value_displays_as_its_transcript(runs: Any) -> None:
+    from turnfold.display import run_mimebundle
+    from turnfold.formats.frameworks import RUN_OBJECTS
+
+    output = runs.crew_run()
+    assert (type(output).__module__, type(output).__name__) in RUN_OBJECTS
+    shown_bundle = run_mimebundle(output)
+    assert shown_bundle is not None
+    assert "explode failed" in shown_bundle[0]["text/plain"]
+
+
+def test_a_hierarchical_crew_followed_live_nests_its_coworkers(runs: Any) -> None:
+    from turnfold.formats.frameworks.crewai import stream_events
+
+    run = turnfold.follow(stream_events(runs.hierarchical_crew()), display=False)
+    inside: list[tuple[Any, ...]] = []
+    for frame in run:
+        if frame.type == "tool_usage_started" and frame.data.get("tool_name") == "add":
+            delegated = run.transcript.tool_calls()[0]
+            assert delegated.status == "executing"
+            assert delegated.subagent is not None
+            assert delegated.subagent.transcript is not None
+            inside = shown(delegated.subagent.transcript)
+    # The coworker's call shows inside the manager's while both run.
+    assert inside[-1] == ("call", "Researcher", "add", {"a": 1, "b": 2}, "executing", None)
+    assert shown(run.transcript) == HIERARCHICAL_SHOWN
+    assert shown(run.transcript) == shown(turnfold.load(HIERARCHICAL_FRAMES))
+    # The crew's own count agrees with the calls' usages, the coworkers' included.
+    assert run.transcript.metadata["usage"] == {"input_tokens": 60, "output_tokens": 30}
+    assert run.transcript.warnings == []
+
+
+def test_a_react_model_s_thoughts_show_live_and_its_answer_once(runs: Any) -> None:
+    from turnfold.formats.frameworks.crewai import stream_events
+
+    run = turnfold.follow(stream_events(runs.react_crew()), display=False)
+    list(run)
+    rows = shown(run.transcript)
+    assert rows[:4] == [
+        ("UserMessage", "Texter", "Add 1 and 2 in text mode."),
+        ("SystemNotice", "Texter", "Agent: Texter"),
+        ("Thinking", "Texter", "I should add."),
+        ("call", "Texter", "add", {"a": 1, "b": 2}, "success", "3"),
+    ]
+    assert rows[4] == ("Thinking", "Texter", "try explode.")
+    assert rows[-2:] == [
+        ("Thinking", "Texter", "I know it."),
+        ("AssistantText", "Texter", "3, and explode failed."),
+    ]
+    assert [e.kind for e in run.transcript.entries if getattr(e, "usage", None)] == [
+        "thinking",
+        "thinking",
+        "thinking",
+    ]
+
+
+def test_a_streaming_crew_followed_live_shows_the_model_s_words(runs: Any) -> None:
+    from turnfold.formats.frameworks.crewai import stream_events
+
+    run = turnfold.follow(stream_events(runs.crew_with_tools(stream=True)), display=False)
+    list(run)
+    assert shown(run.transcript) == shown(followed(frames_of(CHUNKS)))
+    assert run.transcript.metadata["usage"] == {"input_tokens": 40, "output_tokens": 20}

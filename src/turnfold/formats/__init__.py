@@ -340,7 +340,7 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
 PATH_FORMATS: tuple[str, ...] = (
     "inspect", "aider", "openhands-sdk", "openhands", "opencode", "crush", "mlflow", "agno-db",
     "langgraph-checkpoints", "openai-agents-db", "adk-db", "strands-session", "kimi", "kimi-cli",
-    "cline", "dspy-evaluate",
+    "cline", "dspy-evaluate", "crewai",
 )  # fmt: skip
 
 #: Of :data:`PATH_FORMATS`, those whose ``read_path`` reads a folder as one run (an OpenHands

@@ -284,7 +284,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
         paths: list[PathFormat] = [
             inspect_log, aider, openhands_sdk, openhands, opencode, crush, mlflow, agno_db,
             langgraph_checkpoints, openai_agents_db, adk_db, strands_session, kimi, kimi_cli,
-            cline, dspy_evaluate,
+            cline, dspy_evaluate, crewai,
         ]  # fmt: skip
         frameworks: list[FrameworkAdapter] = [
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,

@@ -83,6 +83,7 @@ RUN_OBJECTS: tuple[tuple[str, str], ...] = (
     ("agent_framework._workflows._workflow", "WorkflowRunResult"),
     ("agno.run.agent", "RunOutput"),
     ("agno.run.team", "TeamRunOutput"),
+    ("crewai.crews.crew_output", "CrewOutput"),  # one crew kickoff
 )
 
 #: How deep and how wide :func:`adapter_of` looks inside containers for a framework's object

@@ -1,6 +1,6 @@
 """CrewAI's runs (spec A-1): the ``CrewOutput`` that ``crew.kickoff()`` returns, the
 ``LiteAgentOutput`` of ``Agent.kickoff()``, a ``TaskOutput``, their saved form
-(``model_dump_json()``), and the log a crew writes with ``output_log_file="….json"``.
+(``model_dump_json()``), and the log a crew writes with ``output_log_file`` (JSON or text).
 
 Input shapes (each object as CrewAI's own ``model_dump(mode="json")`` gives it,
 :func:`plain`):
@@ -10,15 +10,25 @@ Input shapes (each object as CrewAI's own ``model_dump(mode="json")`` gives it,
 - one task's output ``{"description", "agent", "raw", "output_format", "messages", ...}``, or
   a list of them (``crew_output.tasks_output``);
 - the ``output_log_file`` log saved as JSON: an array of ``{"timestamp", "task_name", "task",
-  "agent", "status": "started" | "completed", "output"}``. The crew writes the log as text
-  when its name does not end in ``.json`` (``output_log_file=True`` writes ``logs.txt``);
-  that form, ``key="value"`` pairs with nothing escaped, is not read.
+  "agent", "status": "started" | "completed", "output"}``;
+- the same log as text, which the crew writes when its name does not end in ``.json``
+  (``output_log_file=True`` writes ``logs.txt``, appended to run after run): an entry a line
+  ``<time>: task_name="…", task="…", agent="…", status="started"`` (``, output="…"`` after
+  ``status="completed"``), the values unescaped (``FileHandler.log``), so they span lines and
+  hold quotes. An entry is told by its start, its values by the fixed order of the keys
+  (``Crew._log_task_start``, ``_process_task_result``): a value holding a separator
+  (``", agent="``) makes the split a guess, said in a warning; an entry of another shape is
+  a warning, not read. A value ``None`` is written as the text ``None``: no name, no agent.
 
 Mapping (each task is one turn; every entry of a task names its agent's role in
 ``meta["agent"]``, and a :class:`SystemNotice` ``Agent: <role>`` (subtype ``agent``, as the
 AutoGen reader announces a change of agent) after the task's prompt shows whose work the turn
 is):
 
+- a manager's calls of CrewAI's delegation tools (``Delegate work to coworker``, ``Ask
+  question to coworker``; ``Process.hierarchical``) → a :class:`SubAgent` on the call, named
+  by its ``coworker``, its task the ``task`` or ``question``: the output keeps the coworker's
+  answer (the call's result), none of its steps (``steps_missing``);
 - a task's ``description`` → the turn's :class:`UserMessage` (``meta["task"]`` its ``name``,
   ``meta["expected_output"]``); CrewAI's own rendering of it, the first ``user`` message of its
   ``messages`` (the description with the expected output and the context of earlier tasks),
@@ -61,6 +71,19 @@ streaming, which it gives only flows, around ``crew.kickoff``)::
 - ``task_started`` → the task's :class:`UserMessage` (its description; the agent is told by
   ``agent_execution_started``, whose ``agent.role`` names the turn's entries and its
   ``Agent:`` notice);
+- an ``agent_execution_started`` while a call of the task's agent runs is a coworker that
+  call delegated to (the delegation tools run it inside the call): a :class:`SubAgent` on the
+  call, its task's description the sub-agent's prompt, and every frame until its
+  ``agent_execution_completed`` (its ``started_event_id`` the start's) followed into its
+  transcript, whose answer is that frame's ``output``;
+- the model's calls (CrewAI's providers emit ``llm_call_started``, ``llm_stream_chunk`` when
+  streaming, ``llm_call_completed``, all with the call's ``call_id``): text chunks → an
+  :class:`AssistantText` growing as they arrive, thinking chunks a :class:`Thinking`; the
+  completion's ``response`` the text in full (a ReAct step's thought a :class:`Thinking`, its
+  final answer the text, its action shown by the tool's frames; a streamed ReAct text stays
+  as written), its ``usage`` that response's, on the first entry it made (a response of
+  calls only: its first call). A custom ``BaseLLM`` emits none of them unless it calls
+  ``_emit_call_started_event`` and the rest itself: then only the answers show;
 - ``tool_usage_started`` → a :class:`ToolCall` ``executing`` (``tool_name``, ``tool_args``),
   settled by the frame whose ``started_event_id`` is its id: ``tool_usage_finished`` →
   ``success`` (``error`` when it carries the ``failure`` the tool reported), its ``output``
@@ -68,13 +91,14 @@ streaming, which it gives only flows, around ``crew.kickoff``)::
   local times with no zone); ``tool_usage_error`` → ``error``, the error its result. These
   are CrewAI's own outcomes, which its outputs do not keep: a load of the crew's output says
   ``unknown`` where the live view said ``success``;
-- ``task_completed`` → the answer (its ``output.raw``); ``task_failed``,
+- ``task_completed`` → the answer (its ``output.raw``) unless the model's last text said
+  it; ``task_failed``,
   ``agent_execution_error``, ``llm_call_failed``, ``crew_kickoff_failed`` → an
   :class:`AssistantError` with their ``error``;
 - the session's result, once the stream ends, a ``CrewOutput`` → ``metadata["usage"]``.
 
-Other frames (the flow's, the agent executor's, LLM calls', memory's) are not shown: the
-task's events say what they do. Frames saved with ``model_dump_json()`` (JSON lines) load as
+Other frames (the flow's, the agent executor's, memory's) are not shown: the task's events
+say what they do. Frames saved with ``model_dump_json()`` (JSON lines) load as
 following them shows them, a call never settled ``unknown``.
 """
 
@@ -83,6 +107,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from turnfold.formats.catalog import Records
@@ -93,6 +118,7 @@ from turnfold.formats.common import (
     parse_arguments,
     plain_output,
     stringify,
+    usage_from,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
@@ -102,11 +128,13 @@ from turnfold.model import (
     AssistantError,
     AssistantText,
     Entry,
+    SubAgent,
     SystemNotice,
     Thinking,
     ToolCall,
     ToolResult,
     Transcript,
+    Usage,
     UserMessage,
     span_ms,
 )
@@ -125,10 +153,18 @@ RECORDS = Records(
         "(tool_failures → error), raw → the answer; the agent's role in meta",
         _AGENT: "Agent.kickoff()'s run: one turn, its first user message the prompt; "
         'usage_metrics → metadata["usage"]',
-        _STARTED: "output_log_file's entry for a task that started → UserMessage",
-        _COMPLETED: "output_log_file's entry for a task that completed → its answer",
+        _STARTED: "output_log_file's entry (JSON or text) of a task's start → UserMessage",
+        _COMPLETED: "output_log_file's entry (JSON or text) of a task's end → its answer",
         "frame/task_started": "a task's turn begins: its description → UserMessage",
-        "frame/agent_execution_started": "the agent's role names the task's entries",
+        "frame/agent_execution_started": "the agent's role names the task's entries; a "
+        "coworker's, while a call of its manager runs, begins a SubAgent under that call",
+        "frame/agent_execution_completed": "a coworker's answer ends its SubAgent (the task's "
+        "own agent's is its task_completed's)",
+        "frame/llm_stream_chunk": "the model's text as it streams: an AssistantText growing "
+        "(a tool call's chunks are not shown: its tool_usage_started is)",
+        "frame/llm_thinking_chunk": "the model's thinking as it streams: a Thinking growing",
+        "frame/llm_call_completed": "the model's text (a ReAct step: its thought a Thinking, its "
+        "final answer the text) and the call's usage, on the first entry its response made",
         "frame/tool_usage_started": "a ToolCall, executing until its end frame",
         "frame/tool_usage_finished": "settles its call: success (error with a failure), output",
         "frame/tool_usage_error": "settles its call: error, the error as its result",
@@ -141,7 +177,6 @@ RECORDS = Records(
     ignored={
         "frame/crew_kickoff_started": "the run's start: its tasks' frames follow",
         "frame/crew_kickoff_completed": "its total_tokens only; the crew's output counts all",
-        "frame/agent_execution_completed": "its output is the task_completed frame's",
         "frame/agent_logs_started": "console logging of the agent's start",
         "frame/agent_logs_execution": "console logging of the agent's answer",
         "frame/flow_started": "a flow's (or the agent executor's) bookkeeping",
@@ -149,9 +184,7 @@ RECORDS = Records(
         "frame/method_execution_started": "a flow method's bookkeeping",
         "frame/method_execution_finished": "a flow method's bookkeeping",
         "frame/tool_failure_detected": "the call's own end frame settles it",
-        "frame/llm_call_started": "the task's frames show what the model did",
-        "frame/llm_call_completed": "the task's frames show what the model did",
-        "frame/llm_stream_chunk": "the task's frames show what the model wrote",
+        "frame/llm_call_started": "the call's chunks and its completion show what it wrote",
         "frame/default_env": "CrewAI's note of the environment it runs in",
     },
 )
@@ -322,6 +355,7 @@ class _Run:
         for number, message in enumerate(rest):
             self._message(builder, message, line, f"{key}.{number}")
         written = self.transcript.entries[start:]
+        self._delegations(written)
         self._failures(output.get("tool_failures"), written, prompt.meta, line)
         self._answer(output.get("raw"), written, prompt.meta)
         for entry in self.transcript.entries[start:]:
@@ -378,6 +412,18 @@ class _Run:
                 result=ToolResult(text=observation),
             )
         )
+
+    def _delegations(self, written: list[Entry]) -> None:
+        """A manager's calls of ``Delegate work to coworker`` / ``Ask question to coworker``:
+        the coworker ran inside the call, a sub-agent. The output keeps the coworker's
+        answer (the call's result) but none of its steps."""
+        for call in written:
+            if isinstance(call, ToolCall) and _tool_key(call.name) in _DELEGATIONS:
+                args = call.args if isinstance(call.args, Mapping) else {}
+                coworker = next((args[k] for k in _COWORKER if as_text(args.get(k))), None)
+                task = as_text(args.get("task")) or as_text(args.get("question"))
+                sub = SubAgent(name=coworker, task=task, steps_missing=True)
+                self.transcript.update(call, subagent=sub)
 
     def _failures(
         self, failures: Any, written: list[Entry], meta: Mapping[str, Any], line: int
@@ -468,6 +514,17 @@ def _agent_of(meta: Mapping[str, Any]) -> dict[str, Any]:
     return {"agent": meta["agent"]} if "agent" in meta else {}
 
 
+#: CrewAI's delegation tools (``crewai/tools/agent_tools/``), by :func:`_tool_key`: a native
+#: call names them sanitized (``delegate_work_to_coworker``), a ReAct text as CrewAI wrote them.
+_DELEGATIONS = frozenset({"delegate_work_to_coworker", "ask_question_to_coworker"})
+#: The coworker's argument, as CrewAI accepts it (``BaseAgentTool._get_coworker``).
+_COWORKER = ("coworker", "co_worker")
+
+
+def _tool_key(name: str) -> str:
+    return "_".join(name.lower().split())
+
+
 def _role(message: Any) -> Any:
     return message.get("role") if isinstance(message, Mapping) else None
 
@@ -493,6 +550,8 @@ def _same(call: ToolCall, args: Any) -> bool:
 def read(source: Source) -> Transcript:
     """The turns of ``source``: a crew's, an agent's or tasks' outputs, a crew's log, or the
     frames of a run streamed."""
+    if source.path is not None and detect_path(source.path) is not None:
+        return _read_text_log(source.path, source)  # load(path, format="crewai") of logs.txt
     run = _Run(source)
     frames: Follower | None = None  # stream frames saved: read as following them reads them
     first: int | None = None
@@ -539,6 +598,108 @@ def read(source: Source) -> Transcript:
     return run.finish()
 
 
+# --- the text log (output_log_file=True) ---------------------------------------------------
+
+#: How each entry of the text log begins (``FileHandler.log``: ``f"{now}: "`` and its first
+#: key), at the start of a line.
+_TEXT_ENTRY = re.compile(r'^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d): task_name="', re.M)
+#: What separates its values: CrewAI joins ``key="value"`` pairs with ``, ``, in the order
+#: ``Crew._log_task_start`` and ``_process_task_result`` pass them.
+_TASK_SEP, _AGENT_SEP = '", task="', '", agent="'
+_STARTED_END, _COMPLETED_SEP = '", status="started"', '", status="completed", output="'
+_SNIFF = 4096
+
+
+def detect_path(path: Path) -> Evidence | None:
+    """A crew's text log (``output_log_file=True`` writes ``logs.txt``, a name not ending in
+    ``.json`` ``<name>.txt``): its first line is an entry, ``<time>: task_name="…"``."""
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(_SNIFF).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    first = _TEXT_ENTRY.match(head.lstrip("\ufeff"))
+    return Evidence(share=1.0, marks=1) if first is not None else None
+
+
+def read_path(path: Path) -> Transcript:
+    """The transcript of the crew's text log at ``path``, with its warnings and accounting."""
+    source = Source(str(path), iter(()), path=path)
+    return source.hand_over(_read_text_log(path, source))
+
+
+def _read_text_log(path: Path, source: Source) -> Transcript:
+    """The text log: its entries as the JSON log's. CrewAI writes the values unescaped, so
+    an entry is told by its start (a line ``<time>: task_name="``) and its values by the
+    fixed order of its keys; a value that holds a separator (``", agent="``) makes the split
+    a guess, said in a warning; an entry of another shape is not read, with a warning."""
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        source.warn(f"invalid UTF-8 at byte {exc.start}; undecodable bytes shown as U+FFFD", line)
+        text = raw.decode("utf-8", errors="replace")
+    starts = list(_TEXT_ENTRY.finditer(text))
+    if not starts:
+        raise TranscriptFormatError(
+            str(path),
+            [NAME],
+            1,
+            'no entry of a crew\'s text log (<time>: task_name="…") opens a line; save the '
+            'log as JSON with output_log_file="crew_log.json"',
+        )
+    if text[: starts[0].start()].strip():
+        source.warn("text before the log's first entry not read", 1, record_type=_TEXT_UNREAD)
+    run = _Run(source)
+    for number, start in enumerate(starts):
+        end = starts[number + 1].start() if number + 1 < len(starts) else len(text)
+        line = text.count("\n", 0, start.start()) + 1
+        entry = _text_entry(start[1], text[start.end() : end].removesuffix("\n"), line, source)
+        if entry is None:
+            source.warn(
+                'log entry not read: no status="started" or "completed" ends it as CrewAI '
+                "writes it",
+                line,
+                record_type=_TEXT_UNREAD,
+            )
+            continue
+        kind = _STARTED if entry["status"] == "started" else _COMPLETED
+        source.mapped(kind)
+        run.logged(entry, kind)
+    return run.finish()
+
+
+_TEXT_UNREAD = "log/unreadable"
+
+
+def _text_entry(stamp: str, body: str, line: int, source: Source) -> dict[str, Any] | None:
+    """One text entry's values (after its ``task_name="``), as the JSON log's entry."""
+    entry: dict[str, Any] = {"timestamp": stamp}
+    if body.endswith(_STARTED_END):
+        head, entry["status"] = body.removesuffix(_STARTED_END), "started"
+    elif _COMPLETED_SEP in body and body.endswith('"'):
+        head, _, output = body.partition(_COMPLETED_SEP)
+        entry["status"], entry["output"] = "completed", output[:-1]
+    else:
+        return None
+    name, sep, rest = head.partition(_TASK_SEP)
+    task, agent_sep, agent = rest.rpartition(_AGENT_SEP)
+    if not sep or not agent_sep:
+        return None
+    if head.count(_TASK_SEP) > 1 or head.count(_AGENT_SEP) > 1:
+        source.warn(
+            "a value of this entry holds '\", task=\"' or '\", agent=\"' (CrewAI writes them "
+            "unescaped): where its task's name, text and agent part is a guess",
+            line,
+        )
+    # CrewAI writes a value None as the text None (an unnamed task's name, a task's agent).
+    entry["task_name"] = None if name == "None" else name
+    entry["task"] = task
+    entry["agent"] = None if agent == "None" else agent
+    return entry
+
+
 # --- live (spec A-2) -------------------------------------------------------------------------
 
 
@@ -566,9 +727,10 @@ def stream_events(crew: Any, **kickoff: Any) -> Any:
 
 
 #: The frames whose events the tasks' turns are made of.
-_TASK_STARTED, _AGENT_STARTED, _TASK_COMPLETED = (
+_TASK_STARTED, _AGENT_STARTED, _AGENT_COMPLETED, _TASK_COMPLETED = (
     "task_started",
     "agent_execution_started",
+    "agent_execution_completed",
     "task_completed",
 )
 _TOOL_STARTED, _TOOL_FINISHED, _TOOL_ERROR = (
@@ -576,10 +738,20 @@ _TOOL_STARTED, _TOOL_FINISHED, _TOOL_ERROR = (
     "tool_usage_finished",
     "tool_usage_error",
 )
+#: A model call's frames (CrewAI's providers emit them around each request).
+_LLM_CHUNK, _LLM_THINKING, _LLM_COMPLETED = (
+    "llm_stream_chunk",
+    "llm_thinking_chunk",
+    "llm_call_completed",
+)
 #: The frames of a failure, each with its ``error`` text.
 _FAILED = frozenset(
     {"task_failed", "agent_execution_error", "llm_call_failed", "crew_kickoff_failed"}
 )
+
+#: A ReAct text's end (CrewAI's ``crewai/agents/parser.py``): a call, or the final answer.
+_REACT_ACTION = re.compile(r"\A(?P<thought>.*?)^Action:", re.S | re.M)
+_REACT_FINAL = re.compile(r"\A(?P<thought>.*?)^Final Answer:[ \t]*(?P<answer>.*)\Z", re.S | re.M)
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -594,20 +766,60 @@ def _frame(event: Any) -> tuple[Any, Mapping[str, Any], Any]:
     return kind, _mapping(getattr(event, "data", None)), frame_id
 
 
+def _call_usage(data: Mapping[str, Any]) -> Usage | None:
+    """An ``llm_call_completed`` frame's ``usage`` (the provider's counts, OpenAI's names)."""
+    usage = usage_from(
+        data.get("usage"),
+        input_tokens="prompt_tokens",
+        output_tokens="completion_tokens",
+        cache_read_tokens="cached_prompt_tokens",
+        reasoning_tokens="reasoning_tokens",
+    )
+    if usage is not None:
+        usage.response_id = as_text(data.get("response_id"))
+    return usage
+
+
+def _react_parts(text: str) -> tuple[str, str | None] | None:
+    """A ReAct text's thought and final answer (None for a call: its frames show it); None
+    when the text is no ReAct step."""
+    final = _REACT_FINAL.match(text)
+    if final is not None:
+        return _thought(final["thought"]), final["answer"].strip()
+    action = _REACT_ACTION.match(text)
+    return (_thought(action["thought"]), None) if action is not None else None
+
+
+def _thought(text: str) -> str:
+    return text.strip().removeprefix("Thought:").strip()
+
+
 class Follower:
-    """Follows a ``StreamSession`` of CrewAI's frames: each task a turn from its start, its
-    tools ``executing`` until their events settle them, its answer when it completes.
-    ``begin(session)`` keeps the session, whose ``CrewOutput`` gives the run's usage at the
-    end."""
+    """Follows a ``StreamSession`` of CrewAI's frames: each task a turn from its start, the
+    model's text as it streams, its tools ``executing`` until their events settle them, its
+    answer when it completes; a coworker an agent delegates to runs in a sub-agent under
+    the delegating call. ``begin(session)`` keeps the session, whose ``CrewOutput`` gives
+    the run's usage at the end."""
 
     def __init__(self, transcript: Transcript, *, source: Source | None = None) -> None:
         transcript.metadata.setdefault("source_format", NAME)
         self.transcript = transcript
+        self._source = source
         name = source.name if source is not None else f"<{NAME} stream>"
         self._builder = TranscriptBuilder(transcript, name, live=source is None)
         self._session: Any = None
         self._prompt: UserMessage | None = None  # the task being run
         self._calls: dict[Any, ToolCall] = {}  # by their start frame's id
+        #: What the model is writing, by its call's ``call_id``: its text, its thinking.
+        self._said: dict[Any, AssistantText] = {}
+        self._thinking: dict[Any, Thinking] = {}
+        #: The usage of a response of calls only, for the first call it made (spec U-1).
+        self._unplaced: Usage | None = None
+        self._last_text: AssistantText | None = None  # of the task being run
+        #: The coworker running inside a call (a delegation), its call and its start frame.
+        self._child: Follower | None = None
+        self._child_call: ToolCall | None = None
+        self._child_start: Any = None
 
     def begin(self, session: Any) -> None:
         self._session = session
@@ -615,6 +827,20 @@ class Follower:
     def feed(self, event: Any) -> None:
         """One frame, as it arrives."""
         kind, data, frame_id = _frame(event)
+        if self._child is not None and self._child_call is not None:
+            ended = kind == _AGENT_COMPLETED and data.get("started_event_id") == self._child_start
+            if ended or (
+                kind in (_TOOL_FINISHED, _TOOL_ERROR)
+                and data.get("started_event_id") == self._child_call.call_id
+            ):  # the coworker's own end, or its call's when that end was not streamed
+                self._end_child(data if ended else None)
+                if ended:
+                    return
+            else:
+                self._child.feed(event)
+                # Tell the parent's observers the coworker's run grew.
+                self.transcript.update(self._child_call, subagent=self._child_call.subagent)
+                return
         if kind == _TASK_STARTED:
             task = _mapping(data.get("task"))
             text = as_text(task.get("description")) or as_text(data.get("task_name")) or ""
@@ -622,20 +848,19 @@ class Follower:
             if as_text(task.get("expected_output")):
                 self._prompt.meta["expected_output"] = task["expected_output"]
             self.transcript.append(self._prompt)
+            self._last_text = None
         elif kind == _AGENT_STARTED:
-            agent = _mapping(data.get("agent"))
-            role = as_text(agent.get("role"))
-            if role and self._prompt is not None:
-                self.transcript.update(self._prompt, meta={**self._prompt.meta, "agent": role})
-                self.transcript.append(_agent_notice(role))
+            self._agent_started(data, frame_id)
         elif kind == _TOOL_STARTED:
             self._calls[frame_id] = self._tool(data, frame_id)
         elif kind in (_TOOL_FINISHED, _TOOL_ERROR):
             self._settle(kind, data)
+        elif kind in (_LLM_CHUNK, _LLM_THINKING):
+            self._chunk(kind, data)
+        elif kind == _LLM_COMPLETED:
+            self._model_said(data)
         elif kind == _TASK_COMPLETED:
-            answer = as_text(_mapping(data.get("output")).get("raw"))
-            if answer:
-                self.transcript.append(AssistantText(text=answer, meta=self._agent_meta(data)))
+            self._answer(as_text(_mapping(data.get("output")).get("raw")), data)
             self._prompt = None
         elif kind in _FAILED:
             message = as_text(data.get("error")) or kind
@@ -645,11 +870,110 @@ class Follower:
                 f"{type(event).__name__} is no CrewAI stream frame: not shown", None
             )
 
+    def _agent_started(self, data: Mapping[str, Any], frame_id: Any) -> None:
+        """An agent begins: the task's own, which names the turn's entries; or, while its
+        agent's call runs, a coworker that call delegated to (CrewAI's ``Delegate work to
+        coworker`` and ``Ask question to coworker`` run the coworker inside the call)."""
+        role = as_text(_mapping(data.get("agent")).get("role"))
+        running = [c for c in self._calls.values() if c.status == self._builder.open_status]
+        if self._prompt is not None and "agent" in self._prompt.meta and running:
+            self._begin_child(running[-1], role, data, frame_id)
+        elif role and self._prompt is not None:
+            self.transcript.update(self._prompt, meta={**self._prompt.meta, "agent": role})
+            self.transcript.append(_agent_notice(role))
+
+    def _begin_child(
+        self, call: ToolCall, role: str | None, data: Mapping[str, Any], frame_id: Any
+    ) -> None:
+        child = Follower(Transcript(), source=self._source)
+        task = as_text(_mapping(data.get("task")).get("description"))
+        meta = {"agent": role} if role else {}
+        child._prompt = UserMessage(text=task or "", meta=dict(meta))
+        child.transcript.append(child._prompt)
+        self._child, self._child_call, self._child_start = child, call, frame_id
+        sub = SubAgent(name=role, task=task, transcript=child.transcript)
+        self.transcript.update(call, subagent=sub)
+
+    def _end_child(self, data: Mapping[str, Any] | None) -> None:
+        child, call = self._child, self._child_call
+        self._child = self._child_call = self._child_start = None
+        if child is None or call is None:
+            return
+        if data is not None:
+            child._answer(as_text(data.get("output")), data)
+        child.close()
+        self.transcript.update(call, subagent=call.subagent)
+
     def _agent_meta(self, data: Mapping[str, Any]) -> dict[str, Any]:
         role = as_text(data.get("agent_role"))
         if not role and self._prompt is not None:
             role = as_text(self._prompt.meta.get("agent"))
         return {"agent": role} if role else {}
+
+    def _chunk(self, kind: str, data: Mapping[str, Any]) -> None:
+        """A piece of what the model writes, shown as it arrives; a tool call's pieces are
+        not (its ``tool_usage_started`` frame shows the call)."""
+        chunk, call_id = data.get("chunk"), data.get("call_id")
+        if not isinstance(chunk, str) or not chunk or data.get("tool_call"):
+            return
+        if kind == _LLM_THINKING:
+            thinking = self._thinking.get(call_id)
+            if thinking is None:
+                meta = self._agent_meta(data)
+                entry = Thinking(text=chunk, streaming=True, meta=meta)
+                self._thinking[call_id] = self.transcript.append(entry)  # type: ignore[assignment]
+            else:
+                self.transcript.update(thinking, text=thinking.text + chunk)
+            return
+        said = self._said.get(call_id)
+        if said is None:
+            said = AssistantText(text=chunk, meta=self._agent_meta(data))
+            self._said[call_id] = self._last_text = said
+            self.transcript.append(said)
+        else:
+            self.transcript.update(said, text=said.text + chunk)
+
+    def _model_said(self, data: Mapping[str, Any]) -> None:
+        """A model call's end: its text (a ReAct step's thought and final answer apart) and
+        its usage, on the first entry its response made."""
+        call_id, usage = data.get("call_id"), _call_usage(data)
+        thinking, said = self._thinking.pop(call_id, None), self._said.pop(call_id, None)
+        if thinking is not None:
+            self.transcript.update(thinking, streaming=False)
+        response = data.get("response")
+        said_text = data.get("call_type") != "tool_call" and isinstance(response, str)
+        text = response if said_text else None
+        made: list[Entry] = [e for e in (thinking, said) if e is not None]
+        if said is not None and text is not None and said.text != text:
+            self.transcript.update(said, text=text)  # the response is what was said in full
+        elif said is None and text and text.strip():
+            made += self._written(text, data)
+        if made:
+            if usage is not None:
+                self.transcript.update(made[0], usage=usage)
+        else:
+            self._unplaced = usage  # a response of calls: its first call carries it
+
+    def _written(self, text: str, data: Mapping[str, Any]) -> list[Entry]:
+        """The model's text, a ReAct step's thought and final answer apart."""
+        meta = self._agent_meta(data)
+        parts = _react_parts(text)
+        thought, answer = parts if parts is not None else ("", text.strip())
+        made: list[Entry] = []
+        if thought:
+            made.append(self.transcript.append(Thinking(text=thought, meta=dict(meta))))
+        if answer:
+            said = AssistantText(text=answer, meta=meta)
+            made.append(self.transcript.append(said))
+            self._last_text = said
+        return made
+
+    def _answer(self, raw: str | None, data: Mapping[str, Any]) -> None:
+        """The task's (or a coworker's) answer, unless the model's last text said it."""
+        last = self._last_text
+        if raw and (last is None or last.text.strip() != raw.strip()):
+            self.transcript.append(AssistantText(text=raw, meta=self._agent_meta(data)))
+        self._last_text = None
 
     def _tool(self, data: Mapping[str, Any], frame_id: Any) -> ToolCall:
         args = data.get("tool_args")
@@ -659,7 +983,9 @@ class Follower:
             args=parse_arguments(args) if isinstance(args, str) else plain_value(args),
             status=self._builder.open_status,
             meta=self._agent_meta(data),
+            usage=self._unplaced,
         )
+        self._unplaced = None
         self.transcript.append(call)
         return call
 
@@ -683,9 +1009,15 @@ class Follower:
     def close(self) -> None:
         """The stream ended: calls never settled have no recorded outcome; the crew's usage
         is its result's."""
+        if self._child is not None:  # the stream ended inside a coworker's run
+            self._end_child(None)
         for call in self._calls.values():
             self.transcript.update(call, status="unknown")
         self._calls.clear()
+        for thinking in self._thinking.values():
+            self.transcript.update(thinking, streaming=False)
+        self._thinking.clear()
+        self._said.clear()
         try:
             result = self._session.result if self._session is not None else None
         except Exception:  # a run that failed or was cut off has no result: no usage then
