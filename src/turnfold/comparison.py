@@ -21,7 +21,14 @@ sequence alignment that tolerates prompts inserted, dropped and edited:
 
 A prompt the source does not record (:func:`~turnfold.formats.common.prompt_not_recorded`)
 has no words to match: it equals no prompt, not even another unrecorded one, and is paired by
-its place alone.
+its place alone. So is the prompt of a turn the transcript holds no prompt for at all (a run of
+OpenCode's ``run --format json`` or Cline's ``--json``, which print the run, not what asked for
+it): no prompt recorded is not an empty prompt, nor another one.
+
+A block with neither a prompt nor a turn (a run that is only a notice: a login that failed, a
+session that never began) is no turn at all: it is not aligned with the other run's prompts,
+whose first it would otherwise be paired with as "another prompt", but shown on its side as the
+notice it is, a pair of its own (:attr:`AlignedPair.notices`) that the summary counts apart.
 
 Step 2 compares every pair of a stretch of up to :data:`SIMILARITY_BUDGET` pairs; in a longer
 stretch (two unrelated runs of thousands of prompts) each prompt is compared with those near the
@@ -66,6 +73,7 @@ from turnfold.process import (
     segment_answer,
     segment_header,
 )
+from turnfold.session import agent_name
 from turnfold.settings import DisplaySettings, SettingsSnapshot
 from turnfold.tools import ToolCategory, display_name, tool_category
 from turnfold.usage import Tokens, add_into, records_tokens_per_turn, tokens_spent, total_of
@@ -363,14 +371,21 @@ class Block:
     @property
     def recorded_text(self) -> str | None:
         """:attr:`text`; None for a prompt the source does not record (which is not an empty
-        prompt)."""
-        if self.prompt is not None and self.prompt.meta.get("prompt_not_recorded") is True:
+        prompt), and for a block that holds no prompt at all: its turn's prompt is not in the
+        transcript either."""
+        if self.prompt is None or self.prompt.meta.get("prompt_not_recorded") is True:
             return None
         return self.text
 
     @property
     def segments(self) -> list[Segment]:
         return [item.segment for item in self.items if item.segment is not None]
+
+    @property
+    def notices_only(self) -> bool:
+        """Whether this block has neither a prompt nor a turn: only notices (a run that failed
+        to log in, one that never began), which no prompt of another run pairs with."""
+        return self.prompt is None and not self.segments
 
 
 def blocks_of(items: Iterable[PlannedItem]) -> list[Block]:
@@ -518,9 +533,10 @@ def _kind_counts(facts: BlockFacts) -> dict[str, int]:
 
 
 def two_agents(a: Transcript, b: Transcript) -> bool:
-    """Whether ``a`` and ``b`` are runs of two different agents (H-6's ``agent``), whose tools
-    are compared by category."""
-    agent_a, agent_b = a.metadata.get("agent"), b.metadata.get("agent")
+    """Whether ``a`` and ``b`` are runs of two different agents, whose tools are compared by
+    category: the agents their session headers name (H-6's ``agent``, else the agent that
+    writes the run's format: a Claude Code session file records no ``agent``, yet is one)."""
+    agent_a, agent_b = agent_name(a.metadata), agent_name(b.metadata)
     return bool(agent_a and agent_b and agent_a != agent_b)
 
 
@@ -553,7 +569,7 @@ def side_of(
     return Side(transcript, items, blocks_of(items))
 
 
-PairStatus: TypeAlias = Literal["same", "differs", "only-a", "only-b"]
+PairStatus: TypeAlias = Literal["same", "differs", "only-a", "only-b", "notices-a", "notices-b"]
 
 
 @dataclass(frozen=True)
@@ -566,9 +582,14 @@ class AlignedPair:
     facts_a: BlockFacts | None
     facts_b: BlockFacts | None
     differences: tuple[str, ...]
+    notices: bool = False
+    """A block of notices only, on its side (:attr:`Block.notices_only`): no turn, so nothing
+    to pair with; the other side is a gap."""
 
     @property
     def status(self) -> PairStatus:
+        if self.notices:
+            return "notices-a" if self.b is None else "notices-b"
         if self.b is None:
             return "only-a"
         if self.a is None:
@@ -588,25 +609,44 @@ class TranscriptComparison:
 
     @property
     def first_difference(self) -> int | None:
-        """The index of the first pair that differs or has no counterpart."""
-        return next((n for n, pair in enumerate(self.pairs) if pair.status != "same"), None)
+        """The index of the first pair of turns that differs or has no counterpart (a block of
+        notices has no turn to open)."""
+        return next(
+            (n for n, pair in enumerate(self.pairs) if not pair.notices and pair.status != "same"),
+            None,
+        )
 
 
 def compare_transcripts(a: Side, b: Side, *, by_kind: bool | None = None) -> TranscriptComparison:
     """The two sides aligned by prompt, each pair with the facts of its blocks; their tools
-    compared by category with ``by_kind``, by default when they are two agents' runs."""
+    compared by category with ``by_kind``, by default when they are two agents' runs.
+
+    A block of notices only is aligned with nothing: it is a pair of its own, first (it is its
+    side's only block: a run with a prompt or a turn has its notices in that block)."""
     if by_kind is None:
         by_kind = two_agents(a.transcript, b.transcript)
     per_turn = [records_tokens_per_turn(side.transcript) for side in (a, b)]
     pairs: list[AlignedPair] = []
-    for pair in align(a.prompts, b.prompts):
+    turns: list[list[int]] = []  # each side's blocks that are turns, aligned by their prompts
+    for at, side in enumerate((a, b)):
+        turns.append([n for n, block in enumerate(side.blocks) if not block.notices_only])
+        for n, block in enumerate(side.blocks):
+            if block.notices_only:
+                facts = block_facts(side.transcript, block, tokens_per_turn=per_turn[at])
+                mine, theirs = (n, facts), (None, None)
+                (at_a, facts_a), (at_b, facts_b) = (mine, theirs) if at == 0 else (theirs, mine)
+                pairs.append(AlignedPair(at_a, at_b, 0.0, facts_a, facts_b, (), notices=True))
+    prompts = [[side.prompts[n] for n in kept] for side, kept in zip((a, b), turns, strict=True)]
+    for pair in align(*prompts):
+        at_a = turns[0][pair.a] if pair.a is not None else None
+        at_b = turns[1][pair.b] if pair.b is not None else None
         facts_a = facts_b = None
-        if pair.a is not None:
-            facts_a = block_facts(a.transcript, a.blocks[pair.a], tokens_per_turn=per_turn[0])
-        if pair.b is not None:
-            facts_b = block_facts(b.transcript, b.blocks[pair.b], tokens_per_turn=per_turn[1])
+        if at_a is not None:
+            facts_a = block_facts(a.transcript, a.blocks[at_a], tokens_per_turn=per_turn[0])
+        if at_b is not None:
+            facts_b = block_facts(b.transcript, b.blocks[at_b], tokens_per_turn=per_turn[1])
         found = differences(facts_a, facts_b, by_kind=by_kind) if facts_a and facts_b else ()
-        pairs.append(AlignedPair(pair.a, pair.b, pair.similarity, facts_a, facts_b, found))
+        pairs.append(AlignedPair(at_a, at_b, pair.similarity, facts_a, facts_b, found))
     return TranscriptComparison(a, b, pairs, by_kind)
 
 

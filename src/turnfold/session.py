@@ -55,7 +55,7 @@ AGENT_NAMES: dict[str, str] = {
     "kimi-cli": "Kimi CLI", "cline-messages": "Cline", "openhands-sdk": "OpenHands",
     "llamaindex": "LlamaIndex", "dspy": "DSPy", "haystack": "Haystack",
     "agent-framework": "Microsoft Agent Framework", "agno": "Agno", "agno-db": "Agno",
-    "crewai": "CrewAI",
+    "crewai": "CrewAI", "semantic-kernel": "Semantic Kernel",
     "langgraph-checkpoints": "LangGraph", "openai-agents-db": "OpenAI Agents SDK",
     "adk-db": "Google ADK", "strands-session": "Strands Agents",
     "llamaindex-chat-store": "LlamaIndex", "autogen-state": "AutoGen", "dspy-evaluate": "DSPy",
@@ -264,7 +264,7 @@ class SessionTally:
     def _facts(self, turns: int | None) -> SessionFacts:
         transcript, meta = self.transcript, self.transcript.metadata
         facts = SessionFacts(
-            agent=_agent(meta), outcome=as_text(meta.get("outcome")), score=meta.get("score"),
+            agent=agent_name(meta), outcome=as_text(meta.get("outcome")), score=meta.get("score"),
             tool_calls=self._calls, failed_tools=self._failed,
         )  # fmt: skip
         if turns is None:
@@ -389,7 +389,9 @@ def _moment(key: _Key) -> datetime | None:
     return moment.replace(microsecond=int(fraction[:6].ljust(6, "0"))) if fraction else moment
 
 
-def _agent(meta: Mapping[str, Any]) -> str | None:
+def agent_name(meta: Mapping[str, Any]) -> str | None:
+    """The agent a run's metadata names (H-6's ``agent``), else the agent that writes its
+    format (:data:`AGENT_NAMES`), as the session header names it; None for neither."""
     named = as_text(meta.get("agent"))
     if named is not None:
         return AGENT_NAMES.get(named, named)
@@ -432,6 +434,7 @@ __all__ = [
     "AGENT_NAMES",
     "SessionFacts",
     "SessionTally",
+    "agent_name",
     "one_name_each",
     "session_facts",
     "short_model",

@@ -48,7 +48,8 @@ body.tf-page .turnfold { max-width: 1500px; }
 }
 .turnfold .tf-pair-label { color: var(--tf-fg); font-weight: 600; }
 .turnfold .tf-pair[data-status="differs"] .tf-pair-status { color: var(--tf-warn); }
-.turnfold .tf-pair[data-status^="only"] .tf-pair-status { color: var(--tf-accent); }
+.turnfold .tf-pair[data-status^="only"] .tf-pair-status,
+.turnfold .tf-pair[data-status^="notices"] .tf-pair-status { color: var(--tf-accent); }
 .turnfold .tf-dp-changed { color: var(--tf-fg-strong); font-weight: 600; }
 .turnfold .tf-gap {
   margin: 10px 0; padding: 6px 10px; border: 1px dashed var(--tf-border); border-radius: 6px;

@@ -20,8 +20,9 @@ from turnfold.render.nodes import NoticeNode, OutcomeNode, SessionNode, TopNode
 
 class DiffPart(TypedDict):
     """One fact of a pair's header: ``name`` (``prompt``, ``status``, ``tools``, ``failed``,
-    ``tokens``, ``duration``, ``answer``), the text shown (``A → B`` where the runs differ),
-    and whether it makes the pair differ (tokens and time never do: any two runs differ)."""
+    ``tokens``, ``duration``, ``answer``; ``turns`` for a run's notices when it has no turn),
+    the text shown (``A → B`` where the runs differ), and whether it makes the pair differ
+    (tokens and time never do: any two runs differ)."""
 
     name: str
     text: str
@@ -31,8 +32,12 @@ class DiffPart(TypedDict):
 class PairHeader(TypedDict):
     """What a pair's header says: which turns, whether they differ, and how."""
 
-    label: str  #: ``Turn 3``, or ``Turn 3 ↔ 4`` when the two sides number it apart
-    status: str  #: ``"same"``, ``"differs"``, ``"only-a"`` or ``"only-b"``
+    #: ``Turn 3``, or ``Turn 3 ↔ 4`` when the two sides number it apart; ``1 notice`` for
+    #: the notices of a run that has no turn
+    label: str
+    #: ``"same"``, ``"differs"``, ``"only-a"`` or ``"only-b"``; ``"notices-a"`` or
+    #: ``"notices-b"`` for a run's notices when it has no turn (aligned with nothing)
+    status: str
     status_label: str
     parts: list[DiffPart]
     text: str  #: label, status and parts joined, for the text and HTML renderings

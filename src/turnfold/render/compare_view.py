@@ -42,7 +42,7 @@ from turnfold.render.compare_nodes import (
     TotalsLine,
 )
 from turnfold.render.content import MORE_CHARS
-from turnfold.render.nodes import TopNode
+from turnfold.render.nodes import SessionNode, SessionPart, TopNode
 from turnfold.render.viewmodel import (
     SCHEMA_VERSION,
     ViewHead,
@@ -118,7 +118,7 @@ def build_compare_view(
         sides.append({
             "key": side,
             "name": name,
-            "session": head.session,
+            "session": head.session if _has_turns(run) else _no_turns(head.session, locale),
             "outcome": head.outcome,
             "notice": head.notice,
             "gap": translate("compare.gap", locale, side=name),
@@ -137,7 +137,9 @@ def build_compare_view(
         pairs.append({
             "kind": "pair",
             "key": f"pair:{_first_key(a_nodes)}|{_first_key(b_nodes)}",
-            "header": _pair_header(pair, locale, names, by_kind=comparison.by_kind),
+            "header": _notices_header(pair, _notice_count(comparison, pair), locale, names)
+            if pair.notices
+            else _pair_header(pair, locale, names, by_kind=comparison.by_kind),
             "a": a_nodes,
             "b": b_nodes,
         })  # fmt: skip
@@ -172,6 +174,28 @@ def _side_view(
         cut.append(nodes[start : start + len(block.items)])
         start += len(block.items)
     return plan.head, cut
+
+
+def _has_turns(run: Side) -> bool:
+    """Whether a run has a turn: one whose only blocks are notices (or that has none) has not."""
+    return any(block.segments for block in run.blocks)
+
+
+def _no_turns(session: SessionNode | None, locale: str) -> SessionNode:
+    """A run's session header saying it has no turns, where a header with turns counts them
+    (its header leaves out a count of none; a run of nothing has no header at all): a run
+    read as nothing says so rather than show its name over an empty line."""
+    said: SessionPart = {"name": "turns", "text": translate("compare.no_turns", locale),
+                         "title": None}  # fmt: skip
+    parts = list(session["parts"]) if session else []
+    at = next((n for n, part in enumerate(parts) if part["name"] in _AFTER_TURNS), len(parts))
+    parts.insert(at, said)
+    return {"kind": "session", "key": "session", "text": " · ".join(p["text"] for p in parts),
+            "parts": parts}  # fmt: skip
+
+
+#: The parts of a session header that follow its count of turns (see ``session_header``).
+_AFTER_TURNS = frozenset({"tools", "tokens", "tokens_so_far", "cost"})
 
 
 def _first_key(nodes: list[TopNode] | None) -> str:
@@ -215,6 +239,25 @@ def _pair_header(
     text = " · ".join([label, status_label, *(part["text"] for part in parts)])
     return {"label": label, "status": status, "status_label": status_label, "parts": parts,
             "text": text}  # fmt: skip
+
+
+def _notices_header(pair: AlignedPair, count: int, locale: str, names: Sequence[str]) -> PairHeader:
+    """The header of the ``count`` notices of a run that has no turn: how many, on which side,
+    and that the run has no turn; no turn's facts, for there is none."""
+    side = names[0] if pair.b is None else names[1]
+    label = plural("compare.notices", count, locale)
+    status_label = translate("compare.only_in", locale, side=side)
+    parts = [_part("turns", translate("compare.no_turns_in", locale, side=side))]
+    text = " · ".join([label, status_label, *(part["text"] for part in parts)])
+    return {"label": label, "status": pair.status, "status_label": status_label,
+            "parts": parts, "text": text}  # fmt: skip
+
+
+def _notice_count(comparison: TranscriptComparison, pair: AlignedPair) -> int:
+    """How many notices a pair of notices holds (each an item of its block)."""
+    side, index = (comparison.a, pair.a) if pair.a is not None else (comparison.b, pair.b)
+    assert index is not None
+    return len(side.blocks[index].items)
 
 
 def _part(name: str, text: str, changed: bool = False) -> DiffPart:
@@ -377,12 +420,26 @@ def _duration(ms: float) -> str:
 
 
 def _summary(comparison: TranscriptComparison, locale: str, names: Sequence[str]) -> str:
-    """How many turns aligned, how many of them differ, how many have no counterpart."""
+    """How many turns aligned, how many of them differ, how many have no counterpart; a run
+    with no turn says so (not "0 turns aligned", which reads as two runs that parted), its
+    notices counted apart, for they are no turn."""
     statuses: list[str] = [pair.status for pair in comparison.pairs]
-    aligned = sum(1 for s in statuses if s in ("same", "differs"))
-    parts = [plural("compare.aligned", aligned, locale)]
-    if aligned:
-        parts.append(plural("compare.differ_count", statuses.count("differs"), locale))
+    parts: list[str] = []
+    turnless = False
+    for side, run, name in zip(SIDES, (comparison.a, comparison.b), names, strict=True):
+        if _has_turns(run):
+            continue
+        turnless = True
+        parts.append(translate("compare.no_turns_in", locale, side=name))
+        notices = sum(_notice_count(comparison, pair) for pair in comparison.pairs
+                      if pair.status == f"notices-{side}")  # fmt: skip
+        if notices:
+            parts.append(plural("compare.notices_in", notices, locale, side=name))
+    if not turnless:
+        aligned = sum(1 for s in statuses if s in ("same", "differs"))
+        parts.append(plural("compare.aligned", aligned, locale))
+        if aligned:
+            parts.append(plural("compare.differ_count", statuses.count("differs"), locale))
     for side, name in zip(SIDES, names, strict=True):
         alone = statuses.count(f"only-{side}")
         if alone:
