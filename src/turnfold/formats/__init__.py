@@ -96,6 +96,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("adk-db", "turnfold.formats.frameworks.adk_db"),
     ("langgraph-checkpoints", "turnfold.formats.frameworks.langgraph_checkpoints"),
     ("crewai", "turnfold.formats.frameworks.crewai"),
+    ("semantic-kernel", "turnfold.formats.frameworks.semantic_kernel"),
     ("cline", "turnfold.formats.agents.cline"),
     ("cline-messages", "turnfold.formats.agents.cline_messages"),
     ("aider", "turnfold.formats.agents.aider"),

@@ -254,6 +254,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             openai_agents,
             openai_agents_db,
             pydantic_ai,
+            semantic_kernel,
             smolagents,
             strands,
             strands_session,
@@ -289,6 +290,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
         frameworks: list[FrameworkAdapter] = [
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,
             strands, llamaindex, dspy, agent_framework, haystack, agno, crewai,
+            semantic_kernel,
         ]  # fmt: skip
         agent_readers: list[AgentReader] = [adk, smolagents, dspy, agent_framework]
         del formats, sampled, paths, frameworks, resumable, agent_readers

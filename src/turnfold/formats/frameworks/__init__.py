@@ -58,6 +58,7 @@ _ADAPTERS: tuple[tuple[str, str], ...] = (
     ("haystack", "turnfold.formats.frameworks.haystack"),
     ("agno", "turnfold.formats.frameworks.agno"),
     ("crewai", "turnfold.formats.frameworks.crewai"),
+    ("semantic_kernel", "turnfold.formats.frameworks.semantic_kernel"),
     # llama-index-workflows (its package is ``workflows``, a name others may use too): a
     # run's handler and its context, by their own modules.
     ("workflows.handler", "turnfold.formats.frameworks.llamaindex"),
