@@ -93,6 +93,7 @@ BUILTIN_TOOL_CATEGORIES: dict[str, ToolCategory] = {
     "shell": "command",
     "shell_command": "command",
     "exec_command": "command",
+    "write_stdin": "command",  # polls (or types into) a process exec_command left running
     "exec": "command",  # code mode: one JavaScript cell that runs commands, MCP tools, patches
     "exec wait": "command",  # code mode's wait on a yielded exec cell (the Codex loader's name)
     "local_shell": "command",

@@ -2,18 +2,19 @@
 
 Codex has had two tools named ``wait`` (openai/codex, codex-rs):
 
+- code mode's (``codex_code_mode::WAIT_TOOL_NAME``: ``cell_id``, ``yield_time_ms``,
+  ``max_tokens``, ``terminate``), which waits on an ``exec`` cell that yielded and returns what
+  the script printed next: a command, as ``exec`` is;
 - the first multi-agent tools' (``tools/spec.rs`` ``create_wait_tool``: ``ids`` — "Agent ids to
   wait on" — and ``timeout_ms``), which waits on agents and became ``wait_agent`` (the
   ``multi_agent_v1`` namespace's, ``targets``): both are coordination, counted with
-  ``send_message`` and ``list_agents``, never as a sub-agent run;
-- code mode's (``codex_code_mode::WAIT_TOOL_NAME``: ``cell_id``, ``yield_time_ms``,
-  ``max_tokens``, ``terminate``), which waits on an ``exec`` cell that yielded and returns what
-  the script printed next: a command, as ``exec`` is.
+  ``send_message`` and ``list_agents``, never as a sub-agent run.
 
-The rollout is written here in the shapes Codex records (no real code-mode rollout was at
-hand): ``exec`` a ``custom_tool_call``, ``wait`` a ``function_call`` whose output starts with the
-cell's header (``Script running with cell ID 8`` / ``Script completed``, ``Wall time``,
-``Output:``).
+Code mode is read from a rollout of the **real** Codex CLI 0.171.0
+(``tests/fixtures/codex/v0.171_cells-and-processes_recipe.py``, ``[features] code_mode =
+true``), and the same run's ``codex exec --json`` stdout. Codex 0.171 offers no ``wait`` on
+agent ``ids`` any more (its ``wait`` is code mode's), so that older shape is written here by
+hand, in the shapes the rollout records.
 """
 
 from __future__ import annotations
@@ -23,14 +24,101 @@ from pathlib import Path
 from typing import Any
 
 import turnfold
+from turnfold.model import ToolCall
 from turnfold.render.viewmodel import build_view_model
 from turnfold.settings import DisplaySettings
 from turnfold.tools import tool_category
 
-SCRIPT = (
-    'const r = await tools.exec_command({cmd: "pytest -q"});\n'
-    'console.log("exit_code: " + r.exit_code);'
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+CODE_MODE = FIXTURES / "codex" / "v0.171_code-mode.jsonl"
+CODE_MODE_STDOUT = (
+    FIXTURES / "agents" / "codex-exec-json" / "codex_v0.171.0_exec-json_code-mode.jsonl"
 )
+
+
+def _shown(calls: list[ToolCall]) -> list[tuple[str, str | None, str, str]]:
+    return [(c.name, c.description, c.status, tool_category(c.name)) for c in calls]
+
+
+def _nested(call: ToolCall) -> list[tuple[str, str | None, str, int | None]]:
+    assert call.subagent is not None
+    assert call.subagent.transcript is not None
+    inner = call.subagent.transcript.tool_calls()
+    return [(c.name, c.description, c.status, c.meta.get("exit_code")) for c in inner]
+
+
+def test_F2_real_code_mode_cells_and_the_waits_on_them_are_the_script_s_commands() -> None:
+    transcript = turnfold.load(CODE_MODE)
+    assert transcript.warnings == []
+    calls = transcript.tool_calls()
+    assert _shown(calls) == [
+        # yielded after its // @exec yield_time_ms: the wait tells how it ends
+        ("exec", "echo TF-CELL-START; sleep 3; echo TF-CELL-END", "unknown", "command"),
+        ("exec wait", "cell 1", "success", "command"),  # Script completed, printed exit_code: 0
+        ("exec", "echo TF-FAIL-START; sleep 4; echo TF-FAIL-END; exit 3", "unknown", "command"),
+        ("exec wait", "cell 2", "unknown", "command"),  # yielded again: still running
+        ("exec wait", "cell 2", "error", "command"),  # printed exit_code: 3
+        ("exec", "sleep 20; echo TF-NEVER", "unknown", "command"),
+        ("exec wait", "cell 3", "cancelled", "command"),  # terminate: Script terminated
+        ("exec", None, "error", "command"),  # Script failed: it threw
+    ]
+    first, wait, *_, stop, thrown = calls
+    assert wait.meta["tool"] == "wait"  # the tool's own name is kept
+    assert wait.args == {"cell_id": "1", "yield_time_ms": 10000}
+    assert stop.args == {"cell_id": "3", "terminate": True}
+    assert wait.result is not None
+    assert "exit_code: 0\nTF-CELL-START\nTF-CELL-END" in (wait.result.text or "")
+    assert thrown.result is not None
+    assert "Script error:\nError: TF-BOOM" in (thrown.result.text or "")
+    assert first.result is not None
+    assert (first.result.text or "").startswith("Script running with cell ID 1\n")
+
+
+def test_F2_real_code_mode_nests_each_command_under_the_cell_that_ran_it() -> None:
+    """Codex 0.171 records a script's commands only as ``item_completed`` ``CommandExecution``
+    items (``exec-<uuid>``), written while the ``wait`` runs; the stopped cell's one ends (-1)
+    after the next cell already ran, and still belongs to the cell whose script runs it."""
+    calls = turnfold.load(CODE_MODE).tool_calls()
+    cells = [c for c in calls if c.name == "exec"]
+    assert [_nested(c) for c in cells[:3]] == [
+        [("exec_command", "echo TF-CELL-START; sleep 3; echo TF-CELL-END", "success", 0)],
+        [("exec_command", "echo TF-FAIL-START; sleep 4; echo TF-FAIL-END; exit 3", "error", 3)],
+        [("exec_command", "sleep 20; echo TF-NEVER", "error", -1)],
+    ]
+    assert cells[3].subagent is None  # the script that threw ran no command
+    assert cells[1].subagent is not None
+    assert cells[1].subagent.transcript is not None
+    (failed,) = cells[1].subagent.transcript.tool_calls()
+    assert failed.result is not None
+    assert failed.result.text == "TF-FAIL-START\nTF-FAIL-END\n"
+    assert failed.duration_ms is not None
+    assert failed.duration_ms > 3000
+
+
+def test_F2_the_same_run_s_exec_json_shows_the_commands_the_cells_ran() -> None:
+    """``codex exec --json`` prints no cell and no wait: the commands the scripts ran, as
+    ``command_execution`` items; the stopped cell's command never completes there."""
+    calls = turnfold.load(CODE_MODE_STDOUT).tool_calls()
+    assert [(c.name, c.description, c.status) for c in calls] == [
+        ("exec_command", "echo TF-CELL-START; sleep 3; echo TF-CELL-END", "success"),
+        ("exec_command", "echo TF-FAIL-START; sleep 4; echo TF-FAIL-END; exit 3", "error"),
+        ("exec_command", "sleep 20; echo TF-NEVER", "unknown"),
+    ]
+
+
+def test_P6_real_cells_and_the_waits_on_them_are_titled_as_commands() -> None:
+    transcript = turnfold.load(CODE_MODE)
+    plain = build_view_model(transcript, DisplaySettings(locale="en"))
+    (turn,) = [node for node in plain["nodes"] if node["kind"] == "turn"]
+    groups = [node for node in turn["process"]["children"] if node["kind"] == "group"]
+    assert [(g["title"], g["count"]) for g in groups] == [
+        ("Thought and ran commands", "8 operations")
+    ]
+    rows = [row for g in groups for b in g["children"] if b["kind"] == "batch" for row in b["rows"]]
+    assert [(r["name"], r["status_text"]) for r in rows][-2:] == [
+        ("exec wait", "Cancelled"),
+        ("exec", "Failed"),
+    ]
 
 
 def _line(kind: str, payload: dict[str, Any], second: int) -> str:
@@ -38,21 +126,18 @@ def _line(kind: str, payload: dict[str, Any], second: int) -> str:
     return json.dumps({"timestamp": stamp, "type": kind, "payload": payload})
 
 
-def _rollout(tmp_path: Path, *, agents: bool = True) -> Path:
-    """A turn that runs a script, waits on its cell, then (``agents``) waits on agents."""
-    calls: list[tuple[str, dict[str, Any]]] = [
-        ("response_item", {"type": "custom_tool_call", "status": "completed", "call_id": "c1",
-                           "name": "exec", "input": SCRIPT}),
-        ("response_item", {"type": "custom_tool_call_output", "call_id": "c1",
-                           "output": "Script running with cell ID 8\nWall time 11.0 seconds\n"
-                                     "Output:\n"}),
-        ("response_item", {"type": "function_call", "name": "wait", "call_id": "c2",
-                           "arguments": json.dumps({"cell_id": "8", "yield_time_ms": 10000})}),
-        ("response_item", {"type": "function_call_output", "call_id": "c2",
-                           "output": "Script completed\nWall time 4.2 seconds\nOutput:\n"
-                                     "5 passed in 0.1s\nexit_code: 0\n"}),
-    ]  # fmt: skip
-    calls += [
+def _agent_waits(tmp_path: Path) -> Path:
+    """Hand-written: the first multi-agent tools' ``wait`` on agent ``ids`` and ``wait_agent``,
+    which Codex 0.171 no longer writes as ``wait``."""
+    records = [
+        ("session_meta", {"id": "019c0de0-0000-7000-8000-0000000000f1", "cwd": "/repo",
+                          "timestamp": "2026-05-12T10:00:00.000Z", "originator": "codex_cli_rs",
+                          "cli_version": "0.140.0", "source": "cli"}),
+        ("turn_context", {"turn_id": "t", "cwd": "/repo", "model": "gpt-5.2-codex"}),
+        ("event_msg", {"type": "task_started"}),
+        ("event_msg", {"type": "user_message", "message": "Collect the helper", "images": []}),
+        ("response_item", {"type": "message", "role": "user",
+                           "content": [{"type": "input_text", "text": "Collect the helper"}]}),
         ("response_item", {"type": "function_call", "name": "wait", "call_id": "c3",
                            "arguments": json.dumps({"ids": ["agent-1"], "timeout_ms": 30000})}),
         ("response_item", {"type": "function_call_output", "call_id": "c3",
@@ -63,19 +148,8 @@ def _rollout(tmp_path: Path, *, agents: bool = True) -> Path:
                            "arguments": json.dumps({"targets": ["agent-1"]})}),
         ("response_item", {"type": "function_call_output", "call_id": "c4",
                            "output": json.dumps({"status": {}, "timed_out": True})}),
-    ] if agents else []  # fmt: skip
-    records = [
-        ("session_meta", {"id": "019c0de0-0000-7000-8000-0000000000f1", "cwd": "/repo",
-                          "timestamp": "2026-05-12T10:00:00.000Z", "originator": "codex_cli_rs",
-                          "cli_version": "0.171.0", "source": "cli"}),
-        ("turn_context", {"turn_id": "t", "cwd": "/repo", "model": "gpt-5.2-codex"}),
-        ("event_msg", {"type": "task_started"}),
-        ("event_msg", {"type": "user_message", "message": "Run the tests", "images": []}),
-        ("response_item", {"type": "message", "role": "user",
-                           "content": [{"type": "input_text", "text": "Run the tests"}]}),
-        *calls,
         ("response_item", {"type": "message", "role": "assistant",
-                           "content": [{"type": "output_text", "text": "All 5 tests pass."}]}),
+                           "content": [{"type": "output_text", "text": "The helper is done."}]}),
     ]  # fmt: skip
     path = tmp_path / "rollout-2026-05-12T10-00-00-019c0de0-0000-7000-8000-0000000000f1.jsonl"
     text = "".join(_line(kind, payload, n) + "\n" for n, (kind, payload) in enumerate(records))
@@ -83,51 +157,31 @@ def _rollout(tmp_path: Path, *, agents: bool = True) -> Path:
     return path
 
 
-def test_F2_code_mode_s_wait_is_the_script_s_command_an_agents_wait_is_coordination(
-    tmp_path: Path,
-) -> None:
-    transcript = turnfold.load(_rollout(tmp_path))
+def test_F2_a_wait_on_agents_is_coordination_not_a_command(tmp_path: Path) -> None:
+    transcript = turnfold.load(_agent_waits(tmp_path))
     assert transcript.warnings == []
-    shown = [(c.name, c.description, c.status, tool_category(c.name))
-             for c in transcript.tool_calls()]  # fmt: skip
-    assert shown == [
-        ("exec", "pytest -q", "unknown", "command"),  # yielded: still running
-        ("exec wait", "cell 8", "success", "command"),  # the script printed exit_code: 0
+    assert _shown(transcript.tool_calls()) == [
         ("wait", None, "success", "other"),
         ("wait_agent", None, "success", "other"),
     ]
-    _, cell, agents, _ = transcript.tool_calls()
-    assert cell.meta["tool"] == "wait"  # the tool's own name is kept
-    assert cell.args == {"cell_id": "8", "yield_time_ms": 10000}
-    assert cell.result is not None
-    assert "5 passed in 0.1s" in (cell.result.text or "")
-    assert agents.subagent is None  # a wait on agents runs none
+    assert all(c.subagent is None for c in transcript.tool_calls())  # a wait on agents runs none
 
 
-def test_P6_a_script_and_the_waits_on_its_cell_are_titled_as_commands(tmp_path: Path) -> None:
-    transcript = turnfold.load(_rollout(tmp_path, agents=False))
-    plain = build_view_model(transcript, DisplaySettings(locale="en"))
-    (turn,) = [node for node in plain["nodes"] if node["kind"] == "turn"]
-    groups = [node for node in turn["process"]["children"] if node["kind"] == "group"]
-    assert [(g["title"], g["count"]) for g in groups] == [("Ran commands", "2 operations")]
-    # With the waits on agents: commands, then other tools.
-    transcript = turnfold.load(_rollout(tmp_path))
-    plain = build_view_model(transcript, DisplaySettings(locale="en"))
-    (turn,) = [node for node in plain["nodes"] if node["kind"] == "turn"]
-    groups = [node for node in turn["process"]["children"] if node["kind"] == "group"]
-    assert [(g["title"], g["count"]) for g in groups] == [
-        ("Ran commands and used tools", "4 operations")
-    ]
-
-
-def test_C2_the_corpus_counts_the_cell_wait_among_commands_and_no_wait_as_a_sub_agent(
+def test_C2_the_corpus_counts_cells_and_waits_among_commands_and_no_wait_as_a_sub_agent(
     tmp_path: Path,
 ) -> None:
-    path = _rollout(tmp_path)
-    corpus = turnfold.scan([path], cache=False, workers=1)
+    corpus = turnfold.scan([CODE_MODE], cache=False, workers=1)
     (row,) = corpus.rows
-    assert (row["tool_calls"], row["subagents"]) == (4, 0)
+    assert row["tool_calls"] == 8
+    calls = corpus.tool_calls().to_pylist()
+    assert {(c["name"], c["category"]) for c in calls} == {
+        ("exec", "command"), ("exec wait", "command")
+    }  # fmt: skip
+    corpus = turnfold.scan([_agent_waits(tmp_path)], cache=False, workers=1)
+    (row,) = corpus.rows
+    assert (row["tool_calls"], row["subagents"]) == (2, 0)
     calls = corpus.tool_calls().to_pylist()
     assert [(c["name"], c["category"]) for c in calls] == [
-        ("exec", "command"), ("exec wait", "command"), ("wait", "other"), ("wait_agent", "other")
-    ]  # fmt: skip
+        ("wait", "other"),
+        ("wait_agent", "other"),
+    ]

@@ -54,16 +54,25 @@ beyond the API (:class:`CodexBuilder`):
   output, a block that is neither text nor image is its JSON in an ``input_text`` part, read as
   the block it is); a block type MCP does not define, in an end event or item, is warned about
   once.
-  Events only enrich calls still waiting for their output.
+  Events only enrich calls still waiting for their output, save a process an ``exec_command``
+  left running (``Process running with session ID 20075``): its ``CommandExecution`` item,
+  written when it ends, gives that call its exit code and duration. ``write_stdin`` polls such
+  a process (no ``chars``) or types into it; it is part of running the command (a command, as
+  Claude Code's ``BashOutput``), described by that command (the ``chars`` first, as JSON), its
+  session in ``meta["session_id"]``, its status read from its own header as any output's.
 - **Code mode.** A ``custom_tool_call`` ``exec`` whose input is a script calling ``tools.*``
   is described by the commands it ran (``tools.exec_command({cmd})``, else the tools it
   called); its status comes from the exit codes it printed. The end events of the calls the
   script made (``mcp_tool_call_end``, ``patch_apply_end``, ``exec_command_end`` with a
   ``call_id`` no item holds, ``exec-<uuid>``) become calls nested under it (its
-  :class:`SubAgent` transcript). A script that runs on yields its cell (``Script running with
+  :class:`SubAgent` transcript); Codex 0.171 writes a script's commands only as
+  ``item_completed`` ``CommandExecution`` items (``exec-<uuid>``), each nested under the cell
+  whose script runs that command. A script that runs on yields its cell (``Script running with
   cell ID 8``), and code mode's ``wait`` (``{cell_id, yield_time_ms}``) returns what it printed
   next: a command of the script's, named ``exec wait`` (its tool's name in ``meta["tool"]``),
-  described by its cell, its status read as ``exec``'s.
+  described by its cell, its status read as ``exec``'s: a script that threw (``Script
+  failed``) is ``error``, one a ``wait`` with ``terminate`` stopped (``Script terminated``)
+  ``cancelled``, whatever it printed.
 - **Batches.** Codex items carry no response id: consecutive calls form one batch,
   ``turn<n>-batch<k>``, ended by any message, reasoning or output.
 - **Turns.** ``task_started`` / ``turn_started`` (or, in files without them, a new prompt) start
@@ -299,7 +308,8 @@ RECORDS = Records(
         "event_msg/exec_command_end": "exit code, duration and output of its command call",
         "event_msg/patch_apply_end": "outcome and unified diff of its patch call",
         "event_msg/item_completed": "a `FileChange`: outcome and unified diff of its patch call;"
-        " a `CommandExecution`: exit code and duration of its command call; an `McpToolCall` or"
+        " a `CommandExecution`: exit code and duration of its command call (a process it left"
+        " running too), or a code-mode command nested in its `exec`; an `McpToolCall` or"
         " `DynamicToolCall`: outcome, error and duration of its call; a `Plan`: the proposed"
         " plan (shown in the reply that wrote it); other items echo records already read",
         "event_msg/mcp_tool_call_end": "outcome of its MCP call; a code-mode call nested in"
@@ -383,6 +393,18 @@ _CODE_MODE_TOOL = "exec"  # code mode: one custom tool whose input is a script c
 #: multi-agent tools, which waited on agent ``ids`` and is now ``wait_agent``.
 _CODE_MODE_WAIT = "wait"
 _CELL_WAIT = "exec wait"
+#: How a code-mode cell's answer (``exec``'s, or a ``wait``'s on it) begins, as Codex 0.171
+#: writes it: ``Script completed``, ``Script running with cell ID 1`` (yielded: the ``wait``
+#: tells), and these two, which settle the script whatever it printed: it threw (the answer
+#: ends in ``Script error:`` and the stack), or a ``wait`` with ``terminate`` stopped it.
+_CELL_FAILED = "Script failed"
+_CELL_TERMINATED = "Script terminated"
+#: Unified exec's other tool: it types ``chars`` into a process an ``exec_command`` left
+#: running (its output's header says ``Process running with session ID 20075``), or with no
+#: ``chars`` polls it, and answers with what the process printed since (the header says whether
+#: it still runs or its exit code). A part of running that command, described by it.
+_STDIN_TOOL = "write_stdin"
+_RUNNING_SESSION = re.compile(r"^Process running with session ID (\d+)", re.MULTILINE)
 _MAIL_TOOL = "agent_message"  # the row inter-agent mail becomes (issue 21.8)
 
 _HEADER_START = (
@@ -575,6 +597,14 @@ def script_commands(script: str) -> list[str]:
         if isinstance(value, str) and value.strip():
             commands.append(" ".join(value.split()))
     return commands
+
+
+def _script_command_text(argv: list[Any]) -> str | None:
+    """The command a script passed to ``tools.exec_command``, from the argv Codex ran it as
+    (``["/bin/bash", "-lc", cmd]``), spaced as :func:`script_commands` gives it."""
+    if len(argv) == 3 and argv[1] in ("-c", "-lc") and isinstance(argv[2], str):
+        return " ".join(argv[2].split())
+    return None
 
 
 def script_description(script: str) -> str | None:
@@ -970,6 +1000,7 @@ class CodexBuilder(ResponsesBuilder):
         self._spawns: list[ToolCall] = []
         self._code_calls: list[ToolCall] = []  # this turn's code-mode exec calls
         self._inner: dict[str, Transcript] = {}  # code-mode calls nested under their exec
+        self._sessions: dict[int, ToolCall] = {}  # processes left running, by session id
         self._response_first: Entry | None = None  # first entry of the model response
         self._review: tuple[str, str | None] | None = None  # answer of an ended review, waiting
         self._review_answers: set[str] = set()  # echo keys of answers the review also gave
@@ -1554,11 +1585,29 @@ class CodexBuilder(ResponsesBuilder):
             self.transcript.update(call, description=script_description(str(args)))
         elif cell is not None:
             self.transcript.update(call, description=f"cell {stringify(cell)}")
+        elif name == _STDIN_TOOL and isinstance(args, dict):
+            self._stdin_call(call, args)
         if name in _SPAWN_TOOLS:
             self._spawns.append(call)
             task = _first_str(args, ("message", "prompt", "task", "description", "task_name"))
             self.transcript.update(call, subagent=SubAgent(task=task))
         return call
+
+    def _stdin_call(self, call: ToolCall, args: Mapping[str, Any]) -> None:
+        """``write_stdin``: described by the command of the process it polls (no ``chars``)
+        or types into (the ``chars`` first, as JSON shows them), its session in
+        ``meta["session_id"]``; ``session 20075`` when the call that started it is not in the
+        file."""
+        session = as_int(args.get("session_id"))
+        if session is None:
+            return
+        started = self._sessions.get(session)
+        target = (started.description if started else None) or f"session {session}"
+        chars = args.get("chars")
+        typed = isinstance(chars, str) and chars != ""
+        meta = {**call.meta, "session_id": session, "poll": not typed}
+        described = f"{codec.dumps(chars)} → {target}" if typed else target
+        self.transcript.update(call, description=described, meta=meta)
 
     def new_batch_id(self, line: int) -> str:
         self._turn_batches += 1
@@ -1582,6 +1631,10 @@ class CodexBuilder(ResponsesBuilder):
                 meta["exit_code"] = facts.exit_code
             if facts.header:
                 meta["output_header"] = facts.header
+                running = _RUNNING_SESSION.search(facts.header)
+                if running is not None and call.name != _STDIN_TOOL:
+                    meta["session_id"] = int(running.group(1))  # its process runs on
+                    self._sessions[meta["session_id"]] = call
             changes["meta"] = meta
             if facts.duration_ms is not None:
                 changes["duration_ms"] = facts.duration_ms
@@ -1628,7 +1681,7 @@ class CodexBuilder(ResponsesBuilder):
         ``DynamicToolCall`` its outcome, error and duration. A ``Plan`` is a plan-mode plan
         (:meth:`_plan_item`). Other items (messages, reasoning, agent calls) echo records
         already read; like every event, it only enriches a call still waiting for its output, save
-        a command an interrupt cancelled (:meth:`_interrupted_command`)."""
+        a command whose call was answered before it ended (:meth:`_command_ended`)."""
         item = payload.get("item")
         if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
             return
@@ -1639,7 +1692,7 @@ class CodexBuilder(ResponsesBuilder):
         call = self._open.get(item["id"])
         if call is None:
             if kind == "CommandExecution":
-                self._interrupted_command(item)
+                self._command_ended(item, timestamp)
             return
         if kind == "FileChange":
             diff = changes_diff(item.get("changes"), self.cwd)
@@ -1656,13 +1709,26 @@ class CodexBuilder(ResponsesBuilder):
         elif kind == "DynamicToolCall":
             self._settle(call, _dynamic_changes(item))
 
-    def _interrupted_command(self, item: Mapping[str, Any]) -> None:
+    def _command_ended(self, item: Mapping[str, Any], timestamp: str | None) -> None:
+        """A ``CommandExecution`` that ends after its call was answered, or of no call: a
+        command an interrupt cancelled (:meth:`_interrupted_command`); a process its
+        ``exec_command`` left running (``Process running with session ID``, polled with
+        ``write_stdin``), whose exit code and duration are the call's outcome (the output the
+        model was given stays); a command a code-mode script ran (``exec-<uuid>``), nested under
+        its ``exec`` (:meth:`_inner_call`)."""
+        call = self._calls.get(item["id"])
+        if call is None:
+            if item["id"].startswith("exec-"):
+                self._inner_call("exec_command", {**item, "call_id": item["id"]}, timestamp)
+        elif call.status == "cancelled":
+            self._interrupted_command(call, item)
+        elif "session_id" in call.meta and call.name != _STDIN_TOOL:
+            self.transcript.update(call, **_exec_changes(call, item))
+
+    def _interrupted_command(self, call: ToolCall, item: Mapping[str, Any]) -> None:
         """A ``CommandExecution`` that ends after an interrupt settled its call (the model was
         told "aborted by user"): the call keeps what the command printed before it (F-10: a
         cancelled tool keeps its partial output), its duration and exit code."""
-        call = self._calls.get(item["id"])
-        if call is None or call.status != "cancelled":
-            return
         changes: dict[str, Any] = {}
         duration = _duration_ms(item.get("duration"))
         if duration is not None:
@@ -1741,7 +1807,7 @@ class CodexBuilder(ResponsesBuilder):
         call_id = payload.get("call_id")
         if not isinstance(call_id, str) or call_id in self._calls:
             return
-        host = self._code_calls[-1] if self._code_calls else None
+        host = self._code_host(payload)
         if host is None and not call_id.startswith("exec-"):
             return
         if kind == "mcp":
@@ -1764,11 +1830,13 @@ class CodexBuilder(ResponsesBuilder):
             name, args = "exec_command", {"cmd": shown} if isinstance(shown, str) else None
             changes = _exec_changes(None, payload)
         changes.setdefault("status", "unknown")
+        argv = payload.get("command") if name == "exec_command" else None
+        described = {"cmd": argv} if isinstance(argv, list) else args  # ``bash -lc x`` reads x
         inner = ToolCall(
             call_id=call_id,
             name=name,
             args=args,
-            description=describe_call(name, args, self.cwd),
+            description=describe_call(name, described, self.cwd),
             started_at=timestamp,
             timestamp=timestamp,
             ended_at=timestamp,
@@ -1786,6 +1854,20 @@ class CodexBuilder(ResponsesBuilder):
         agent = host.subagent or SubAgent()
         calls = len(child.entries)
         self.transcript.update(host, subagent=replace(agent, transcript=child, tool_count=calls))
+
+    def _code_host(self, payload: Mapping[str, Any]) -> ToolCall | None:
+        """The turn's ``exec`` call that ran a nested call: the last whose script runs its
+        command (cells run side by side, and a stopped cell's command ends late), else the
+        last one."""
+        if not self._code_calls:
+            return None
+        argv = payload.get("command")
+        command = _script_command_text(argv) if isinstance(argv, list) else None
+        if command:
+            for host in reversed(self._code_calls):
+                if command in script_commands(str(host.args)):
+                    return host
+        return self._code_calls[-1]
 
     def _dynamic_end(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         call = self._open_call(payload)
@@ -2200,6 +2282,10 @@ def _derived_status(
     if not text:
         return "unknown"
     if call.meta.get("code_mode"):
+        if text.startswith(_CELL_FAILED):
+            return "error"  # the script threw
+        if text.startswith(_CELL_TERMINATED):
+            return "cancelled"  # a wait stopped it
         printed = printed_status(text)
         if printed is not None:
             return printed
