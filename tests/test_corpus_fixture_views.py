@@ -109,6 +109,11 @@ def _view_subagents(nodes: Iterable[Mapping[str, Any]]) -> int:
             if sub is not None and _runs_several(sub):
                 count += _view_subagents(sub["nodes"])  # the agents one call ran: them alone
                 continue
+            if sub is not None and tool["category"] != "agent" and not sub["line"]:
+                # The calls a call ran that is no agent's (a code-mode cell's commands: no
+                # F-7 line): only the agents among them.
+                count += _view_subagents(sub["nodes"])
+                continue
             count += 1
             if sub is not None and sub["nodes"]:
                 count += _view_subagents(sub["nodes"])

@@ -97,7 +97,10 @@ def _awaits_subagent_confirmation(call: ToolCall) -> bool:
 
 
 def _is_finished_subagent(call: ToolCall) -> bool:
-    is_agent = call.subagent is not None or tool_category(call.name) == "agent"
+    # A call that only holds what it ran (a code-mode cell's commands) is no agent's run.
+    is_agent = (call.subagent is not None and call.subagent.is_run) or tool_category(
+        call.name
+    ) == "agent"
     return is_agent and call.status not in ACTIVE_STATUSES
 
 

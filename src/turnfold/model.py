@@ -195,9 +195,10 @@ class SubAgent:
     #: The source says the agent ran, but holds none of its steps (no sub-agent file, no
     #: progress records): the view says so instead of a tool count that opens onto nothing.
     steps_missing: bool = False
-    #: It stands for the agents its call ran at once, one call each in its transcript (an
-    #: OpenHands ``delegate`` of several): those are the sub-agent runs, it is none more (C-2).
-    stands_for_agents: bool = False
+    #: Whether it is an agent's run of its own, which C-2 counts. Not where it only holds what
+    #: its call ran: the agents an OpenHands ``delegate`` or a LangChain tool ran (one call
+    #: each), the commands a Codex code-mode cell's script ran. Only the runs it holds count.
+    is_run: bool = True
 
 
 @dataclass(kw_only=True)

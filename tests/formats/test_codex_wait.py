@@ -86,6 +86,8 @@ def test_F2_real_code_mode_nests_each_command_under_the_cell_that_ran_it() -> No
         [("exec_command", "sleep 20; echo TF-NEVER", "error", -1)],
     ]
     assert cells[3].subagent is None  # the script that threw ran no command
+    # No F-7 sub-agent line: a cell is a command, not an agent's run (C-2).
+    assert [c.subagent.is_run for c in cells[:3] if c.subagent is not None] == [False] * 3
     assert cells[1].subagent is not None
     assert cells[1].subagent.transcript is not None
     (failed,) = cells[1].subagent.transcript.tool_calls()
@@ -172,7 +174,8 @@ def test_C2_the_corpus_counts_cells_and_waits_among_commands_and_no_wait_as_a_su
 ) -> None:
     corpus = turnfold.scan([CODE_MODE], cache=False, workers=1)
     (row,) = corpus.rows
-    assert row["tool_calls"] == 8
+    # A cell holds the commands its script ran, opened under its row; it is no agent's run.
+    assert (row["tool_calls"], row["subagents"]) == (8, 0)
     calls = corpus.tool_calls().to_pylist()
     assert {(c["name"], c["category"]) for c in calls} == {
         ("exec", "command"), ("exec wait", "command")

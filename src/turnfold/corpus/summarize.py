@@ -921,7 +921,7 @@ def _delegations(transcript: Transcript) -> int:
     for call in transcript.tool_calls():
         agent = call.subagent
         child = agent.transcript if agent is not None else None
-        if agent is not None and child is not None and agent.stands_for_agents:
+        if agent is not None and child is not None and not agent.is_run:
             count += _delegations(child)  # the agents the call ran at once: them, not one more
             continue
         if agent is not None or tool_category(call.name) == "agent":

@@ -1851,7 +1851,9 @@ class CodexBuilder(ResponsesBuilder):
         if child is None:
             child = self._inner[host.call_id] = Transcript(metadata={"source_format": NAME})
         child.append(inner)
-        agent = host.subagent or SubAgent()
+        # The calls a code-mode cell's script ran: they open under its row, but the cell is no
+        # agent's run (not counted as a sub-agent, no F-7 line).
+        agent = host.subagent or SubAgent(is_run=False)
         calls = len(child.entries)
         self.transcript.update(host, subagent=replace(agent, transcript=child, tool_count=calls))
 

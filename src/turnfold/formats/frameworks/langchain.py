@@ -2032,7 +2032,7 @@ class Follower:
             name=names.pop() if len(names) == 1 else None,
             transcript=run.home,
             subagent_count=len(runs),
-            stands_for_agents=True,  # the runs are the sub-agents (C-2), it is none more
+            is_run=False,  # the runs are the sub-agents (C-2), it is none more
         )
         parent.builder.update(run.via, subagent=held)
 

@@ -72,7 +72,7 @@ Mapping (record types are the events' ``kind``):
   one agent holds it as its sub-agent (its status the agent's: ``error`` for an agent that failed
   though the tool ran); a call of several holds a sub-agent whose transcript has one ``delegate``
   call per agent (one batch, the agent's report its result), each with its agent's round: it
-  stands for them (``stands_for_agents``), so a scan counts the agents, not one more. Without
+  stands for them (not a run itself: ``is_run``), so a scan counts the agents, not one more. Without
   the conversation (events read alone, an eval output, an SDK before 1.13) a sub-agent says its
   steps are missing and its report is its call's result;
 - usage: each response's ``token_usages`` entry goes on its text, else its first reasoning or
@@ -867,7 +867,7 @@ class _Reader:
         return SubAgent(
             task=", ".join(agent for agent, _ in delegated),
             subagent_count=len(delegated),
-            stands_for_agents=True,  # the agents ran in threads, each its own conversation
+            is_run=False,  # the agents ran in threads, each its own conversation
         )
 
     def _append(self, entries: list[Entry], response: str | None) -> None:
