@@ -388,6 +388,18 @@ def _opens_with_a_record(path: Path) -> bool:
         return False
 
 
+def _records_not_claimed(module: ModuleType, path: Path) -> bool:
+    """Whether the file at ``path``, named with the ``format=`` of a module that reads both
+    files itself and records (a CrewAI text log, and its saved JSON), is JSON its
+    ``detect_path`` does not claim: its records, for its ``read``."""
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(_FIRST_LINE_LIMIT).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return False
+    return head.startswith((b"{", b"[")) and module.detect_path(path) is None
+
+
 def _path_of(source: Any) -> Path | None:
     """The file ``source`` names, if it names one (a path, or a ``str`` that is no JSON text);
     a folder too, which only a format that reads a folder as one run takes (an OpenHands V1
@@ -434,6 +446,8 @@ def _read_path(
         module = _module(format)
         if not hasattr(module, "read_path") or (folder and format not in FOLDER_FORMATS):
             return None
+        if not folder and hasattr(module, "detect") and _records_not_claimed(module, path):
+            return None  # a file of its records (a crew's saved JSON), which its read() reads
     else:
         name = folder_format(path) if folder else path_format(path)
         if name is None:
