@@ -4,9 +4,10 @@ Discovery only lists candidates and their ``stat``: it opens no session file, so
 finds every candidate in the cache (:mod:`turnfold.corpus.index`) reads no session file at all
 (C-4); it reads the small ``state.json`` of a dataset ``datasets`` saved, which names its shards.
 Whether a candidate is a session, an eval log of many items (one per sample and epoch, keyed
-``path#id/epoch``), a sub-agent's file that belongs to its parent, a file that is part of another
-file's session (a Gemini CLI resume's stub), or something no loader recognises is decided by the
-worker that reads it (:func:`turnfold.corpus.summarize.examine`).
+``path#id/epoch``), an archive of OpenHands sessions (keyed ``path#<session>``), a sub-agent's
+file that belongs to its parent, a file that is part of another file's session (a Gemini CLI
+resume's stub), or something no loader recognises is decided by the worker that reads it
+(:func:`turnfold.corpus.summarize.examine`).
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ if TYPE_CHECKING:
 #: by the worker that opens it: H-1). Anything else in a walked folder is counted as skipped
 #: without being opened (C-7).
 CANDIDATE_SUFFIXES = (*candidate_names((".jsonl", ".json", ".ndjson", ".traj")), ".eval")
+#: Archives that may hold OpenHands sessions (a session folder kept as a ``.tar.gz``, the agent
+#: server's trajectory ``.zip``): each is a candidate, one row per session in it, told by the
+#: worker from a few of its members' names; an archive of anything else is skipped unread.
+ARCHIVE_SUFFIXES = (*candidate_names((".tar",)), ".tgz", ".zip")
 #: The databases of sessions of a fixed name (OpenCode's ``opencode.db``, Crush's ``crush.db``,
 #: MLflow's ``mlflow.db``): each module has ``NAME``, ``DATABASE`` (the file's name),
 #: ``detect_path`` and ``sessions(path)`` (the top-level sessions' ids and titles). A scan makes
@@ -364,6 +369,8 @@ def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> No
                 continue
             path = os.path.join(folder, name)
             suffixes = CANDIDATE_SUFFIXES + TABLE_SUFFIXES + DATABASE_SUFFIXES
+            if format in (None, openhands.NAME):  # no other format reads an archive
+                suffixes += ARCHIVE_SUFFIXES
             if saved is not None and saved.shards and name.endswith(ARROW_SUFFIXES):
                 # No shard of the dataset: a cache of one made of it (``map()`` writes its
                 # ``cache-<fingerprint>.arrow`` beside the shards it read), its rows again.

@@ -20,9 +20,11 @@ from turnfold import codec, keys, progress
 from turnfold.corpus import runs
 from turnfold.corpus.discover import Item
 from turnfold.corpus.summarize import (
+    archive_transcripts,
     entries_by_turn,
     eval_log_parts,
     guessed_format,
+    is_archive,
     is_instances_part,
     load_item,
     log_transcripts,
@@ -109,6 +111,8 @@ def search_item(item: Item, query: str, regex: bool, limit: int) -> Found:
     if item.path is not None and item.sample is None and item.format == inspect_log.NAME:
         return Found(_search_log(item, pattern, limit))
     if item.path is not None and item.sample is None and item.format == openhands.NAME:
+        if is_archive(item.path):  # its sessions, each keyed as the scan keys its row
+            return Found(_search_archive(item, pattern, limit))
         found = _search_instances(item, pattern, limit)
         if found is not None:
             return found
@@ -187,6 +191,21 @@ def _search_log(item: Item, pattern: re.Pattern[str], limit: int) -> list[Search
             if len(hits) >= limit:
                 break
     except Exception:  # the log cannot be read: its rows say so (C-7)
+        pass
+    return hits
+
+
+def _search_archive(item: Item, pattern: re.Pattern[str], limit: int) -> list[SearchHit]:
+    """The hits of every OpenHands session of an archive, the archive read once, keyed as the
+    scan keys them (``path#<session>``; the path alone for an archive of one session)."""
+    hits: list[SearchHit] = []
+    try:
+        for each, transcript in archive_transcripts(item):
+            if not isinstance(transcript, Exception):  # its row says why it cannot be read
+                hits += _hits(each.key, transcript, pattern, limit - len(hits))
+            if len(hits) >= limit:
+                break
+    except Exception:  # the archive's row already says why it cannot be read (C-7)
         pass
     return hits
 

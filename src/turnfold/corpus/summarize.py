@@ -24,6 +24,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 from turnfold import progress
 from turnfold.corpus import runs
 from turnfold.corpus.discover import (
+    CANDIDATE_SUFFIXES,
     DATABASE_SUFFIXES,
     SESSION_DATABASES,
     Item,
@@ -190,8 +191,11 @@ def summarize(item: Item) -> dict[str, Any]:
         names = ", ".join(repr(row["sample"]) for row in found.rows[:5])
         more = ", …" if len(found.rows) > 5 else ""
         format = found.rows[0]["format"]
-        many = (f"an eval output of {len(found.rows)} instances" if format == openhands.NAME
-                else f"a file of {len(found.rows)} runs")  # fmt: skip
+        count = len(found.rows)
+        many = f"a file of {count} runs"
+        if format == openhands.NAME:  # an archive's sessions, or an eval output's instances
+            many = (f"an archive of {count} OpenHands sessions" if _is_archive(item)
+                    else f"an eval output of {count} instances")  # fmt: skip
         why = f"{many}: name one as Item(sample=…): {names}{more}"
         return _error_row(item, why, format)
     if found.rows:
@@ -271,6 +275,8 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
         return _examine_runs(item, tables, visit)
     if _is_eval_log(item) and item.sample is None:
         return _examine_log(item, tables, visit)
+    if _is_archive(item):
+        return _examine_archive(item, tables, visit)
     if item.sample is None and (database := _session_database(item)) is not None:
         return _examine_sessions(item, database, tables, visit)
     if item.format is None and item.path is not None and item.path.endswith(DATABASE_SUFFIXES):
@@ -462,6 +468,78 @@ def _examine_sessions(item: Item, database: Any, tables: bool, visit: Visit | No
             found.pack()
     if not found.count:
         return _one(_error_row(item, "the database holds no session", name))
+    return found
+
+
+def is_archive(path: str) -> bool:
+    """Whether the file at ``path`` is a tar archive (compressed or not) or a zip, which may
+    hold OpenHands sessions (:class:`~turnfold.formats.harnesses.openhands.Archived`). A file
+    named as JSON (or an ``.eval`` log) is not opened to ask: every session file would be."""
+    if path.endswith(CANDIDATE_SUFFIXES):
+        return False
+    where = Path(path)
+    return archive.is_zip(where) or archive.tar_names(where, 0) is not None
+
+
+def _is_archive(item: Item) -> bool:
+    """Whether ``item`` is an archive's (a session of it, with ``sample``), read as OpenHands
+    sessions; an eval log that is a zip is not."""
+    return (
+        item.path is not None
+        and item.part is None
+        and item.column is None
+        and item.format in (None, openhands.NAME)
+        and is_archive(item.path)
+        and not _is_eval_log(item)
+    )
+
+
+def archive_transcripts(item: Item) -> Iterator[tuple[Item, Transcript | Exception]]:
+    """Every OpenHands session of the archive ``item`` names (the one its ``sample`` names,
+    when it names one), as its item and its transcript (as ``load(path, sample=NAME)`` reads
+    it), or the exception that says why it cannot be read; the archive is read once. Its
+    sessions are keyed ``path#<session>`` (their folders' names, which ``sample=`` takes), as
+    an eval log's samples are; an archive of one session is one item keyed by its path, as
+    ``load(path)`` reads it.
+
+    Raises :class:`_NotASession` for an archive whose first members hold no session (a tarball
+    of source code: told from the names of a few of its members, as ``load()`` tells it, never
+    read whole), and why the archive cannot be read (past its limits, no session in it)."""
+    assert item.path is not None
+    path = Path(item.path)
+    if openhands.detect_path(path) is None:
+        raise _NotASession("skipped")
+    sessions = openhands.Archived(path)
+    names = [item.sample] if item.sample is not None else sessions.names
+    named = item.sample is not None or len(names) > 1
+    for name in names:
+        key = f"{item.key}#{name}" if named and item.sample is None else item.key
+        each = Item(key=key, path=item.path, sample=name if named else None,
+                    format=openhands.NAME, size=item.size, mtime_ns=item.mtime_ns)  # fmt: skip
+        try:
+            transcript: Transcript | Exception = sessions.transcript(each.sample)
+        except Exception as exc:  # one session's failure costs no other its row (C-7)
+            transcript = exc
+        yield each, transcript
+
+
+def _examine_archive(item: Item, tables: bool, visit: Visit | None) -> Summary:
+    """Every OpenHands session of an archive (:func:`archive_transcripts`), each a row; one
+    that cannot be read is a row with its ``error``, an archive that cannot be read one error
+    row, an archive of no session skipped."""
+    found = Summary("rows")
+    try:
+        for each, transcript in archive_transcripts(item):
+            if isinstance(transcript, Exception):
+                found.extend(_one(_error_row(each, _reason(transcript), openhands.NAME)))
+            else:
+                found.extend(_summarized(transcript, each, openhands.NAME, tables, visit))
+            if len(found.rows) >= PACK_ROWS:
+                found.pack()
+    except _NotASession as exc:
+        return Summary(exc.kind)
+    except Exception as exc:  # a scan never aborts on one item (C-7)
+        return _one(_error_row(item, _reason(exc), openhands.NAME))
     return found
 
 
@@ -690,6 +768,8 @@ def _many_runs(path: str) -> str | None:
     """What the file at ``path`` is, when each of its records is a run: a file of runs (no
     session format reads it, and its records hold runs: :func:`~turnfold.formats.wrappers.
     runs_key`), or an OpenHands eval output in JSON lines (one instance a line)."""
+    if is_archive(path):  # its sessions are read by one worker, the archive read once
+        return None
     try:
         source, stream = open_source(path)
     except Exception:  # its worker says what is wrong with it

@@ -15,7 +15,8 @@ Shapes read (``openhands/events/serialization/event.py``, ``evaluation/utils/sha
   ``.tar.gz``; any compression :mod:`turnfold.formats.compressed` reads) or in the agent
   server's "download trajectory" zip, read in memory without extracting it (:func:`_archived`,
   :mod:`.archive`'s limits); ``load(path, sample=NAME)`` picks one of several by its folder's
-  name, without it the first is shown and the others named in a warning;
+  name, without it the first is shown and the others named in a warning; a scan makes a row of
+  each, the archive read once (:class:`Archived`);
 - an eval **``output.jsonl``**: one instance per line, ``{instance_id, instruction, history,
   test_result, metadata, metrics, error, instance}``; ``history`` is a list of events (or, in old
   outputs, of ``[action, observation]`` pairs; in OpenHands V1's, OpenHands/benchmarks', of the
@@ -122,6 +123,7 @@ from turnfold.model import (
     ToolStatus,
     Transcript,
     UserMessage,
+    printable,
 )
 
 NAME = "openhands"
@@ -1282,28 +1284,67 @@ def _holds_session_events(folder: ArchivedPath) -> bool:
 def _archived(path: Path, sample: Any) -> Transcript:
     """The session an archive holds (``sample=``: the one of that folder name, of several),
     read from the archive in memory; what the archive held that was not read is warned of."""
-    root, said = read_members(path, lambda name: name.endswith(".json"))
-    sessions = _archived_sessions(root)
-    if not sessions:
-        raise TranscriptFormatError(
-            str(path), [NAME], None,
-            "an archive with no OpenHands session in it (no events/ of event files): "
-            "extract it and load or scan its files",
-        )  # fmt: skip
-    names = [folder.name for _, folder in sessions]
-    if sample is not None and str(sample) not in names:
-        raise ValueError(f"{path}: no session {sample!r}; its sessions: {', '.join(names)}")
-    v1, folder = sessions[names.index(str(sample)) if sample is not None else 0]
-    source = Source(str(path), iter(()), path=path)
-    for reason in said:
-        source.warn(reason)
-    if sample is None and len(sessions) > 1:
-        source.warn(
-            f"{len(sessions)} OpenHands sessions in the archive: {names[0]} is shown; "
-            f"load(path, sample=NAME) shows another ({', '.join(names[1:])})"
-        )
-    transcript = openhands_sdk.read_conversation(folder, source) if v1 else _session(folder, source)
-    return source.hand_over(transcript)
+    return Archived(path).transcript(sample)
+
+
+class Archived:
+    """The OpenHands sessions of an archive, its members read into memory once
+    (:func:`.archive.read_members`): each session's transcript as ``load(path, sample=NAME)``
+    reads it, so a scan reads an archive of several sessions once, not once a session.
+
+    Raises :class:`TranscriptFormatError` (naming what was not read, when something was not)
+    for an archive that holds no session, :class:`.archive.ArchiveError` for one past its
+    limits."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        root, self._said = read_members(path, lambda name: name.endswith(".json"))
+        sessions = _archived_sessions(root)
+        if not sessions:
+            # A session whose every member was refused (its names leave the archive) is still
+            # said: the error names why nothing was read.
+            more = ", …" if len(self._said) > 1 else ""
+            refused = f"; {self._said[0]}{more}" if self._said else ""
+            raise TranscriptFormatError(
+                str(path), [NAME], None,
+                f"an archive with no OpenHands session in it (no events/ of event files{refused})"
+                ": extract it and load or scan its files",
+            )  # fmt: skip
+        self._sessions: dict[str, tuple[bool, ArchivedPath]] = {}
+        for v1, folder in sessions:
+            first = self._sessions.setdefault(folder.name, (v1, folder))[1]
+            if first is not folder:
+                # Two folders of one name (the same session archived twice, at two places):
+                # a name picks one, the first; the other is said, never dropped in silence.
+                self._said.append(
+                    f"{folder}: a second session named {printable(folder.name)} (the first is "
+                    f"{first}); not read: extract the archive to read it"
+                )
+
+    @property
+    def names(self) -> list[str]:
+        """The sessions' folder names (what ``sample=`` takes), in the order of their paths."""
+        return list(self._sessions)
+
+    def transcript(self, sample: Any = None) -> Transcript:
+        """The session of folder name ``sample``; without it the first, the others named in a
+        warning, as ``load(path)`` shows it."""
+        names = self.names
+        if sample is not None and str(sample) not in names:
+            raise ValueError(
+                f"{self.path}: no session {sample!r}; its sessions: {', '.join(names)}"
+            )
+        v1, folder = self._sessions[str(sample) if sample is not None else names[0]]
+        source = Source(str(self.path), iter(()), path=self.path)
+        for reason in self._said:
+            source.warn(reason)
+        if sample is None and len(names) > 1:
+            source.warn(
+                f"{len(names)} OpenHands sessions in the archive: {names[0]} is shown; "
+                f"load(path, sample=NAME) shows another ({', '.join(names[1:])})"
+            )
+        read = openhands_sdk.read_conversation(folder, source) if v1 else _session(folder, source)
+        return source.hand_over(read)
 
 
 class NotAnEvalOutput(ValueError):
