@@ -103,6 +103,7 @@ export interface BrowserTraits {
   selected: string | null;
   _page: Page;
   _choices: Choices;
+  _counts: string;
   _hits: Hits | null;
   _strings: Record<string, string>;
   _transcript: string | null;

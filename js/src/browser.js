@@ -55,7 +55,7 @@ function render({ model, el, host, signal }) {
     search.value = "";
     ask(model, { type: "search", query: "" });
   });
-  const filters = new Filters(model.get("_choices"), strings, query);
+  let filters = new Filters(model.get("_choices"), strings, query);
   const grid = new RunsGrid({ query, open: (key) => open(key) }, strings);
   const pager = h("div", "tf-b-pager");
   const previous = h("button", "", { type: "button" });
@@ -66,7 +66,10 @@ function render({ model, el, host, signal }) {
   next.addEventListener("click", () => grid.next());
   const range = h("span", "tf-b-range", { "aria-live": "polite" });
   const problems = h("span", "tf-b-problems");
-  pager.append(previous, range, next, problems);
+  // The corpus's rows, errors and files skipped, as `repr(corpus)` says them: a file the scan
+  // could not use is counted here even when no row shows it.
+  const counts = h("span", "tf-b-counts");
+  pager.append(previous, range, next, counts, problems);
   controls.append(bar, hits.element, filters.element, grid.scroller, pager);
   const transcript = h("div", "tf-b-transcript");
   root.append(controls, transcript);
@@ -103,13 +106,26 @@ function render({ model, el, host, signal }) {
     transcript.hidden = key == null;
   }
   const drawHits = () => hits.update(model.get("_hits"));
+  const drawCounts = () => {
+    counts.textContent = model.get("_counts") ?? "";
+  };
+  // Another corpus (a rescan set from the kernel) offers other values to filter by.
+  const drawChoices = () => {
+    const fresh = new Filters(model.get("_choices"), strings, query);
+    fresh.update(model.get("_page"));
+    filters.element.replaceWith(fresh.element);
+    filters = fresh;
+  };
 
   model.on("change:_page", drawPage);
   model.on("change:selected", drawSelected);
   model.on("change:_hits", drawHits);
+  model.on("change:_counts", drawCounts);
+  model.on("change:_choices", drawChoices);
   drawPage();
   drawSelected();
   drawHits();
+  drawCounts();
 
   // The run a reader opens shows under the table in the one transcript widget the kernel makes
   // with the first run and reuses for every other (its own view, drawn through anywidget's host).
@@ -130,6 +146,8 @@ function render({ model, el, host, signal }) {
     model.off("change:_page", drawPage);
     model.off("change:selected", drawSelected);
     model.off("change:_hits", drawHits);
+    model.off("change:_counts", drawCounts);
+    model.off("change:_choices", drawChoices);
     model.off("change:_transcript", mountTranscript);
   };
 }

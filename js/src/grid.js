@@ -50,6 +50,13 @@ export class RunsGrid {
     this.scroller.append(this.table);
     this.table.addEventListener("keydown", (event) => this.onKey(event));
     this.scroller.addEventListener("wheel", (event) => this.onWheel(event), { passive: true });
+    // A row focused otherwise than by the grid's keys (pressed and let go elsewhere, a screen
+    // reader's cursor) becomes the cursor: Enter opens the row that shows the focus.
+    this.body.addEventListener("focusin", (event) => {
+      const row = /** @type {HTMLElement} */ (event.target).closest?.("tr");
+      const index = row ? [...this.body.children].indexOf(row) : -1;
+      if (index >= 0 && index !== this.cursor) this.moveTo(index, false);
+    });
     // A text cell is cut with an ellipsis at 36em, or sooner when the table is too narrow for
     // every column (see drawRow). Python gives a long text its tooltip by its length, but wide
     // letters (capitals, CJK) and narrow tables cut well before that length: a cell cut without a
@@ -166,7 +173,9 @@ export class RunsGrid {
   previous(landing) {
     const page = this.page;
     if (!page || page.query.offset === 0) return false;
-    this.turn(Math.max(0, page.query.offset - Math.max(page.rows.length, 1)), landing);
+    // The row before this page's first: Python answers with the whole page that holds it (the
+    // page before a short last page is a full one, not as short).
+    this.turn(page.query.offset - 1, landing);
     return true;
   }
 

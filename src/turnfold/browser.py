@@ -122,6 +122,9 @@ class BrowserTraits(TypedDict):
     _page: Page
     #: What the filters offer.
     _choices: Choices
+    #: The corpus's counts in a line (``332 rows, 3 errors, 9 skipped``): what the scan read,
+    #: could not read and skipped, whatever the filters keep.
+    _counts: str
     #: The answer to the latest search, or None.
     _hits: Hits | None
     #: The phrases of the view's own controls.
@@ -188,6 +191,7 @@ class SessionBrowser(anywidget.AnyWidget):
     selected = traitlets.Unicode(None, allow_none=True).tag(sync=True)
     _page = traitlets.Dict().tag(sync=True)
     _choices = traitlets.Dict().tag(sync=True)
+    _counts = traitlets.Unicode("").tag(sync=True)
     _hits = traitlets.Any(None).tag(sync=True)  # Hits, or None: no search
     _strings = traitlets.Dict().tag(sync=True)
     _transcript = anywidget.WidgetTrait().tag(sync=True)
@@ -198,7 +202,7 @@ class SessionBrowser(anywidget.AnyWidget):
         if not isinstance(corpus, Corpus):
             raise TypeError(f"SessionBrowser shows a Corpus, not {type(corpus).__name__}")
         refuse_unknown(self, kwargs, "give display settings as settings=DisplaySettings(...)")
-        self.corpus = corpus
+        self._corpus = corpus
         self.settings = settings if settings is not None else load_settings()
         locale = self.settings.locale
         self._paging = Paging(corpus.to_arrow(), locale)
@@ -223,6 +227,7 @@ class SessionBrowser(anywidget.AnyWidget):
             query=query,
             _page=self._paging.page(query, problems),
             _choices=self._paging.choices(),
+            _counts=corpus.describe(locale),
             _strings={name: translate(key, locale) for name, key in _UI_KEYS.items()},
             _transcript=self.transcript_widget,
             **kwargs,
@@ -230,6 +235,36 @@ class SessionBrowser(anywidget.AnyWidget):
         self.observe(self._on_query, names=["query"])
         self.observe(self._on_selected, names=["selected"])
         self.on_msg(self._on_view_message)
+
+    # --- the corpus ------------------------------------------------------------------------------
+
+    @property
+    def corpus(self) -> Corpus:
+        """The corpus shown. Set another (a rescan of the same folder, ``browser.corpus =
+        turnfold.scan(folder)``) and its rows are drawn with the reader's sort, filters, columns
+        and page kept, and the run they opened read again, in their folds, if it is still one."""
+        return self._corpus
+
+    @corpus.setter
+    def corpus(self, corpus: Corpus) -> None:
+        if not isinstance(corpus, Corpus):
+            raise TypeError(f"SessionBrowser shows a Corpus, not {type(corpus).__name__}")
+        locale = self.settings.locale
+        self._corpus = corpus
+        self._paging = Paging(corpus.to_arrow(), locale)
+        query, problems = self._paging.query(self.query)
+        with self.hold_sync():
+            self._choices = dict(self._paging.choices())
+            self._counts = corpus.describe(locale)
+            self._page = dict(self._paging.page(query, problems))
+        shown = self._shown
+        if shown is not None and shown in corpus:
+            self.show(shown)
+        elif shown is not None:  # its file is gone: nothing is shown rather than a stale run
+            self._folds[shown] = dict(self.transcript_widget._folds)
+            self.transcript_widget.show(Transcript([]))
+            self._shown = None
+            self.selected = None
 
     # --- rows ------------------------------------------------------------------------------------
 

@@ -148,8 +148,8 @@ class Paging:
     def __init__(self, table: pa.Table, locale: str = "en") -> None:
         self.locale = locale
         self.source = table
-        self.table = _with_derived(table)
-        extra = {name: _kind_of(table.schema.field(name).type)
+        self.table = _with_derived(_as_read(table))
+        extra = {name: _kind_of(self.table.schema.field(name).type)
                  for name in table.column_names if name not in COLUMNS}  # fmt: skip
         self.columns: dict[str, Column] = {c.name: c for c in columns_of(extra)}
         self._kept: tuple[str, pa.Array[Any] | None] | None = None
@@ -281,10 +281,12 @@ class Paging:
     # --- pages -----------------------------------------------------------------------------------
 
     def page(self, query: Query, problems: list[str] | None = None, size: int = PAGE_ROWS) -> Page:
-        """The rows of ``query`` from its offset (an offset past the end: the last page)."""
+        """The page of ``query`` that holds the row at its offset (an offset past the end: the
+        last page). Pages start at multiples of ``size``: a view steps back from the short last
+        page by a row and gets the whole page before it, never one that overlaps the last."""
         order = self.order(query)
         total = self.table.num_rows if order is None else len(order)
-        offset = min(query["offset"], max(0, total - 1) // size * size)
+        offset = min(query["offset"], max(0, total - 1)) // size * size
         query = {**query, "offset": offset}
         shown = query["columns"]
         wanted = list(dict.fromkeys(["key", "path", "sample", "error", "title", *shown]))
@@ -367,6 +369,38 @@ def _with_derived(table: pa.Table) -> pa.Table:
     total = pc.add(pc.fill_null(given, 0), pc.fill_null(made, 0))
     neither = pc.and_(pc.is_null(given), pc.is_null(made))
     return table.append_column("tokens", pc.if_else(neither, None, total))
+
+
+def _as_read(table: pa.Table) -> pa.Table:
+    """``table`` with a table source's own columns as the browser reads them: text, numbers and
+    moments as they are, a category's values as text, a decimal as a number, and anything else
+    (a list, a struct, a flag, a date) as the text its cell shows. Arrow neither sorts nor
+    compares a list or a struct, nor lower-cases a flag (sorting or filtering by such a column
+    had raised in the kernel and left the view waiting); as their text, what a reader sorts and
+    filters by is what they see."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for at, name in enumerate(table.column_names):
+        values: Any = table.column(name)
+        kind = given = values.type
+        if name in COLUMNS:
+            continue
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+            values = pc.cast(values, kind)
+        if pa.types.is_decimal(kind):
+            values = pc.cast(values, pa.float64())
+        elif not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+                  or pa.types.is_integer(kind) or pa.types.is_floating(kind)
+                  or pa.types.is_timestamp(kind)):  # fmt: skip
+            # One pass over one column, once per browser: the cells show ``str(value)`` too.
+            values = pa.array([None if value is None else str(value)
+                               for value in values.to_pylist()], pa.string())  # fmt: skip
+        elif kind == given:
+            continue
+        table = table.set_column(at, name, values)
+    return table
 
 
 def _kind_of(kind: pa.DataType) -> Kind:
