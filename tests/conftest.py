@@ -3,6 +3,7 @@ and what the tests folder holds that is no test."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Iterator
 
@@ -14,6 +15,13 @@ from turnfold.widget import TranscriptWidget
 #: The scripts that made a fixture with an older release of a framework (run in a venv of
 #: their own, as each says): no test, and their imports are that release's.
 collect_ignore_glob = ["fixtures/**/*_recipe.py"]
+#: The generators of the fixtures of frameworks whose pins conflict with the test set's (CrewAI,
+#: Semantic Kernel): run in a venv of their own; their doctests only where it is installed.
+collect_ignore = [
+    f"formats/{name}_runs.py"
+    for name in ("crewai", "semantic_kernel")
+    if importlib.util.find_spec(name) is None
+]
 #: Haystack sends usage telemetry (posthog) unless told not to, read when it is imported.
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 
