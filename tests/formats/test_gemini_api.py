@@ -364,8 +364,9 @@ def test_L3_a_blocked_prompt_is_an_error_that_keeps_its_usage() -> None:
     (error,) = transcript.entries
     assert isinstance(error, AssistantError)
     assert error.message == "The prompt was blocked (PROHIBITED_CONTENT)."
-    assert error.usage == Usage(input_tokens=9)
-    assert session_facts(transcript).tokens == {"input_tokens": 9}
+    # proto3 JSON leaves out the output count of 0; the total says it is 0, not unrecorded.
+    assert error.usage == Usage(input_tokens=9, output_tokens=0)
+    assert session_facts(transcript).tokens == {"input_tokens": 9, "output_tokens": 0}
 
 
 def test_U1_a_blocked_answer_s_billed_prompt_counts_in_the_session_tokens_and_cost() -> None:
@@ -382,9 +383,9 @@ def test_U1_a_blocked_answer_s_billed_prompt_counts_in_the_session_tokens_and_co
     (error,) = transcript.entries
     assert isinstance(error, AssistantError)
     assert error.message == "The response was blocked (SAFETY)."
-    assert error.usage == Usage(input_tokens=1200, response_id="resp-blocked")
+    assert error.usage == Usage(input_tokens=1200, output_tokens=0, response_id="resp-blocked")
     facts = session_facts(transcript)
-    assert facts.tokens == {"input_tokens": 1200}
+    assert facts.tokens == {"input_tokens": 1200, "output_tokens": 0}
     assert facts.cost is not None  # estimated: the API records no cost
     assert facts.cost.usd > 0
 

@@ -204,7 +204,11 @@ def usage_from(data: Any) -> Usage | None:
     output = count_of(data, "output", "candidatesTokenCount")
     thoughts = count_of(data, "thoughts", "thoughtsTokenCount")
     total = count_of(data, "total", "totalTokenCount")
-    if output is None:
+    if output is None and thoughts is None and prompt is not None and total == prompt:
+        # Written as proto3 JSON, which leaves out a count of 0: a response that wrote nothing
+        # (blocked before its first word) records its output as none by its total.
+        output = 0
+    elif output is None:
         output = thoughts
     elif prompt is None or total != prompt + output:  # thoughts apart, as Gemini counts them
         output += thoughts or 0
