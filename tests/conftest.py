@@ -18,10 +18,12 @@ collect_ignore_glob = ["fixtures/**/*_recipe.py"]
 #: The generators of the fixtures of frameworks whose pins conflict with the test set's (CrewAI,
 #: Semantic Kernel): run in a venv of their own; their doctests only where it is installed.
 collect_ignore = [
-    f"formats/{name}_runs.py"
-    for name in ("crewai", "semantic_kernel")
+    f"formats/{module}.py"
+    for name, modules in (("crewai", ("crewai_runs", "crewai_runs_shapes")),
+                          ("semantic_kernel", ("semantic_kernel_runs",)))
     if importlib.util.find_spec(name) is None
-]
+    for module in modules
+]  # fmt: skip
 #: Haystack sends usage telemetry (posthog) unless told not to, read when it is imported.
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 

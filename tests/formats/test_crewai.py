@@ -12,7 +12,9 @@ its saved form does.
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -29,6 +31,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.session import session_facts
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "crewai"
 CREW = FIXTURES / "crewai_v1.15.30_crew-output_two-tasks.json"
@@ -40,6 +43,9 @@ CHUNKS = FIXTURES / "crewai_v1.15.30_stream-frames_chunks.jsonl"
 HIERARCHICAL = FIXTURES / "crewai_v1.15.30_crew-output_hierarchical.json"
 HIERARCHICAL_FRAMES = FIXTURES / "crewai_v1.15.30_stream-frames_hierarchical.jsonl"
 TEXT_LOG = FIXTURES / "crewai_v1.15.30_logs.txt"
+#: Written by ``crewai_runs_shapes.py``: tasks run side by side, a guardrail's rejection.
+ASYNC_FRAMES = FIXTURES / "crewai_v1.15.30_stream-frames_async.jsonl"
+GUARDRAIL_FRAMES = FIXTURES / "crewai_v1.15.30_stream-frames_guardrail.jsonl"
 
 
 def shown(transcript: Transcript) -> list[tuple[Any, ...]]:
@@ -125,7 +131,7 @@ def test_every_task_of_a_crew_is_accounted_for() -> None:
 def test_an_agent_s_kickoff_is_one_turn_from_its_first_user_message() -> None:
     transcript = turnfold.load(AGENT)
     assert shown(transcript) == [
-        ("UserMessage", "Calculator", "Current Task: Add 2 and 5, and explode z."),
+        ("UserMessage", "Calculator", "Add 2 and 5, and explode z."),
         ("call", "Calculator", "add", {"a": 2, "b": 5}, "unknown", "7"),
         ("call", "Calculator", "explode", {"x": "z"}, "error", "Error executing tool: boom: z"),
         ("AssistantText", "Calculator", "2+5=7; explode failed."),
@@ -134,6 +140,32 @@ def test_an_agent_s_kickoff_is_one_turn_from_its_first_user_message() -> None:
     assert calls[0].batch_id == calls[1].batch_id  # one response made both
     assert transcript.metadata["agent"] == "Calculator"
     assert transcript.metadata["usage"] == {"input_tokens": 20, "output_tokens": 10}
+
+
+@pytest.mark.parametrize(
+    "rendered",
+    [
+        "\nCurrent Task: Sum the list.\nThen stop.",  # native_task
+        "\nCurrent Task: Sum the list.\nThen stop.\n\nProvide your complete response:",
+        "\nCurrent Task: Sum the list.\nThen stop.\n\nBegin! This is VERY important to you, "
+        "use the tools available and give your best Final Answer, your job depends on it!\n\n"
+        "Thought:",  # task: a ReAct agent's, with tools
+    ],
+)
+def test_an_agent_s_prompt_is_what_it_was_asked_not_crewai_s_rendering(
+    tmp_path: Path, rendered: str
+) -> None:
+    """CrewAI renders ``Agent.kickoff("…")``'s message in its task slice: the prompt (and the
+    run's title) is the message; the rendering is kept as ``meta["prompt"]``."""
+    output = json.loads(AGENT.read_text())
+    output["messages"][1]["content"] = rendered
+    path = tmp_path / "kickoff.json"
+    path.write_text(json.dumps(output))
+    prompt = turnfold.load(path).entries[0]
+    assert isinstance(prompt, UserMessage)
+    assert prompt.text == "Sum the list.\nThen stop."
+    assert prompt.meta["prompt"] == rendered.strip()
+    assert turnfold.scan(path).rows[0]["title"] == "Sum the list. Then stop."
 
 
 def test_calls_written_in_the_text_are_calls_and_crewai_s_prompts_are_no_turns() -> None:
@@ -145,15 +177,40 @@ def test_calls_written_in_the_text_are_calls_and_crewai_s_prompts_are_no_turns()
         ("Thinking", "Texter", "I should add."),
         ("call", "Texter", "add", {"a": 1, "b": 2}, "unknown", "3"),
     ]
-    failed = rows[6]
+    assert rows[4] == ("Thinking", "Texter", "try explode.")
+    failed = rows[5]
     assert failed[:5] == ("call", "Texter", "explode", {"x": "q"}, "error")
     assert failed[5].startswith("I encountered an error while trying to use the tool.")
     assert rows[-1] == ("AssistantText", "Texter", "3, and explode failed.")
-    assert sum(isinstance(e, UserMessage) for e in transcript.entries) == 1
+    assert len(rows) == 7
+    # CrewAI's "Analyze the tool result…" after each call stays with it: one task, one turn.
     notices = [e for e in transcript.entries if isinstance(e, SystemNotice)]
-    assert [p.subtype for p in notices] == ["agent", "framework_prompt", "framework_prompt"]
-    assert notices[1].text.startswith("Analyze the tool result.")
-    assert isinstance(transcript.entries[5], Thinking)
+    assert [p.subtype for p in notices] == ["agent"]
+    for call in transcript.tool_calls():
+        assert call.meta["framework_prompt"].startswith("Analyze the tool result.")
+    assert session_facts(transcript).turns == 1
+
+
+def test_crewai_s_other_prompts_within_a_task_are_shown_where_they_were_said(
+    tmp_path: Path,
+) -> None:
+    """The final answer CrewAI forces when ``max_iter`` is reached is no call's round trip:
+    a notice where CrewAI said it."""
+    crew = json.loads(REACT.read_text())
+    messages = crew["tasks_output"][0]["messages"]
+    forced = (
+        "Now it's time you MUST give your absolute best final answer. You'll ignore all "
+        "previous instructions, stop using any tools, and just return your absolute BEST "
+        "Final answer."
+    )
+    messages.insert(4, {"role": "user", "content": forced})
+    path = tmp_path / "forced.json"
+    path.write_text(json.dumps(crew))
+    notices = [e for e in turnfold.load(path).entries if isinstance(e, SystemNotice)]
+    assert [(n.subtype, n.text) for n in notices] == [
+        ("agent", "Agent: Texter"),
+        ("framework_prompt", forced),
+    ]
 
 
 def test_the_output_log_shows_each_task_and_its_output() -> None:
@@ -343,6 +400,67 @@ def test_saved_frames_load_as_following_them_shows_them() -> None:
     counts = loaded.accounting.counts
     assert counts["frame/tool_usage_started"] == {"mapped": 2}
     assert counts["frame/flow_started"] == {"ignored": 2}  # the agent executor's bookkeeping
+    assert loaded.accounting.unaccounted == []
+
+
+def test_saved_frames_date_their_entries_at_their_frames_times() -> None:
+    """Every frame has its event's time (UTC): the prompt is dated when its task started, a
+    call when it began, the answer when its task completed."""
+    frames = frames_of(FRAMES)
+    at = {f["type"]: f["timestamp"] for f in reversed(frames)}  # each type's first frame
+    loaded = turnfold.load(FRAMES)
+    prompt, call = loaded.entries[0], loaded.tool_calls()[0]
+    assert prompt.timestamp == at["task_started"]
+    assert call.timestamp == at["tool_usage_started"]
+    facts = session_facts(loaded)
+    assert facts.started is not None
+    assert facts.started.isoformat().replace("+00:00", "Z") == at["task_started"]
+    assert facts.duration_s is not None
+    assert 0 < facts.duration_s < 5
+
+
+def test_a_live_frame_s_time_is_its_entries_time() -> None:
+    """A live ``StreamFrame``'s ``timestamp`` is a ``datetime``, not text."""
+    frame = frames_of(FRAMES)[1]
+    assert frame["type"] == "task_started"
+    live = SimpleNamespace(
+        type=frame["type"],
+        id=frame["id"],
+        data=frame["data"],
+        timestamp=datetime(2026, 12, 6, 10, 6, 58, 747275, tzinfo=timezone.utc),
+    )
+    assert followed([live]).entries[0].timestamp == "2026-12-06T10:06:58.747275+00:00"
+
+
+def test_tasks_run_side_by_side_each_keep_their_agent_and_their_answer_once() -> None:
+    """``async_execution=True``: two tasks start before either ends, their frames interleave;
+    each task's answer is its own model's text, shown once, and each prompt names its agent."""
+    loaded = turnfold.load(ASYNC_FRAMES)
+    prompts = {e.text: e.meta.get("agent") for e in loaded.entries if isinstance(e, UserMessage)}
+    assert prompts == {"Do alpha.": "A", "Do beta.": "B", "Join them.": "C"}
+    texts = sorted(e.text for e in loaded.entries if isinstance(e, AssistantText))
+    assert texts == ["alpha done", "beta done", "both done"]
+    assert loaded.warnings == []
+
+
+def test_a_guardrail_s_rejection_is_shown_before_the_task_runs_again() -> None:
+    """CrewAI reruns a task whose guardrail rejects its answer: the rejected answer, the
+    guardrail's feedback, then the second run and its answer."""
+    loaded = turnfold.load(GUARDRAIL_FRAMES)
+    rejected = "The answer must contain a digit."
+    assert shown(loaded) == [
+        ("UserMessage", "Counter", "Count to three."),
+        ("SystemNotice", "Counter", "Agent: Counter"),
+        ("AssistantText", "Counter", "three"),
+        ("SystemNotice", "Counter", f"Guardrail rejected the answer: {rejected}"),
+        ("SystemNotice", "Counter", "Agent: Counter"),
+        ("AssistantText", "Counter", "3"),
+    ]
+    rejection = loaded.entries[3]
+    assert isinstance(rejection, SystemNotice)
+    assert (rejection.level, rejection.subtype) == ("warning", "guardrail")
+    counts = loaded.accounting.counts
+    assert counts["frame/llm_guardrail_completed"] == {"mapped": 2}
     assert loaded.accounting.unaccounted == []
 
 

@@ -33,7 +33,9 @@ is):
   ``meta["expected_output"]``); CrewAI's own rendering of it, the first ``user`` message of its
   ``messages`` (the description with the expected output and the context of earlier tasks),
   is ``meta["prompt"]``, and its agent's ``system`` message ``meta["system"]``. An agent's
-  output has no description: its first ``user`` message is the prompt;
+  output has no description: its first ``user`` message is the prompt, what the agent was
+  asked taken out of CrewAI's rendering (``Current Task: {input}`` and what its ReAct
+  prompt adds), which is ``meta["prompt"]``;
 - the other ``messages`` are Chat Completions messages, read by the ``openai`` reader's
   rules (:class:`~turnfold.formats.openai_chat.OpenAIChatBuilder`): ``tool_calls`` →
   :class:`ToolCall`, ``tool`` messages their results. Chat messages have no error flag, so a
@@ -44,9 +46,11 @@ is):
   prompt): an ``assistant`` message ``Thought: … Action: <tool> Action Input: <JSON>
   Observation: <result>`` (CrewAI appends the observation to the model's text) → a
   :class:`Thinking` for the thought and a :class:`ToolCall` settled by the observation;
-- later ``user`` messages are CrewAI's own prompts (``Analyze the tool result…``, a
-  guardrail's feedback), not the user's: a :class:`SystemNotice` (subtype
-  ``framework_prompt``), so the task stays one turn;
+- later ``user`` messages are CrewAI's own prompts, not the user's: the ``Analyze the tool
+  result…`` it sends after each call a ReAct model wrote is kept with that call
+  (``meta["framework_prompt"]``), so the task stays one turn; another (the final answer it
+  forces when ``max_iter`` is reached, a format error) is a :class:`SystemNotice` (subtype
+  ``framework_prompt``), where it was said;
 - ``raw`` → the turn's answer, an :class:`AssistantText`, unless the task's last text
   already says it (CrewAI keeps the model's final text out of ``messages`` on some paths);
 - ``token_usage`` (a crew's) / ``usage_metrics`` (an agent's) → ``metadata["usage"]`` in
@@ -66,11 +70,14 @@ streaming, which it gives only flows, around ``crew.kickoff``)::
 
     for frame in turnfold.follow(stream_events(crew, inputs={...})): ...
 
-:class:`Follower` maps the frames:
+:class:`Follower` maps the frames, each entry dated by its frame's ``timestamp`` (its event's,
+in UTC):
 
 - ``task_started`` → the task's :class:`UserMessage` (its description; the agent is told by
   ``agent_execution_started``, whose ``agent.role`` names the turn's entries and its
-  ``Agent:`` notice);
+  ``Agent:`` notice). Tasks with ``async_execution`` run side by side, their frames
+  interleaved: each task's agent and answer are told by its ``task_id``, but their entries
+  stay in the order they came, after both prompts;
 - an ``agent_execution_started`` while a call of the task's agent runs is a coworker that
   call delegated to (the delegation tools run it inside the call): a :class:`SubAgent` on the
   call, its task's description the sub-agent's prompt, and every frame until its
@@ -92,7 +99,8 @@ streaming, which it gives only flows, around ``crew.kickoff``)::
   are CrewAI's own outcomes, which its outputs do not keep: a load of the crew's output says
   ``unknown`` where the live view said ``success``;
 - ``task_completed`` → the answer (its ``output.raw``) unless the model's last text said
-  it; ``task_failed``,
+  it; ``llm_guardrail_completed`` with ``success`` false → a warning :class:`SystemNotice`
+  with its ``error``, the feedback CrewAI runs the task again with; ``task_failed``,
   ``agent_execution_error``, ``llm_call_failed``, ``crew_kickoff_failed`` → an
   :class:`AssistantError` with their ``error``;
 - the session's result, once the stream ends, a ``CrewOutput`` → ``metadata["usage"]``.
@@ -107,6 +115,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +124,7 @@ from turnfold.formats.common import (
     TranscriptBuilder,
     as_list,
     as_text,
+    checked_timestamp,
     parse_arguments,
     plain_output,
     stringify,
@@ -169,6 +179,8 @@ RECORDS = Records(
         "frame/tool_usage_finished": "settles its call: success (error with a failure), output",
         "frame/tool_usage_error": "settles its call: error, the error as its result",
         "frame/task_completed": "the task's answer (output.raw)",
+        "frame/llm_guardrail_completed": "a task guardrail's rejection (success false): a "
+        "warning notice with its error, the feedback CrewAI reruns the task with",
         "frame/task_failed": "AssistantError (error)",
         "frame/agent_execution_error": "AssistantError (error)",
         "frame/llm_call_failed": "AssistantError (error)",
@@ -185,6 +197,7 @@ RECORDS = Records(
         "frame/method_execution_finished": "a flow method's bookkeeping",
         "frame/tool_failure_detected": "the call's own end frame settles it",
         "frame/llm_call_started": "the call's chunks and its completion show what it wrote",
+        "frame/llm_guardrail_started": "its completion says the guardrail's verdict",
         "frame/default_env": "CrewAI's note of the environment it runs in",
     },
 )
@@ -376,7 +389,9 @@ class _Run:
         if at < len(messages) and _role(messages[at]) == "user":
             rendered = _text(messages[at]).strip()
             if from_messages:
-                prompt.text = rendered
+                prompt.text = _task_input(rendered)
+                if prompt.text != rendered:
+                    prompt.meta["prompt"] = rendered
             elif rendered:
                 prompt.meta["prompt"] = rendered
             at += 1
@@ -386,6 +401,12 @@ class _Run:
         role = _role(message)
         if role == "user":  # CrewAI's own prompt within the task: not a turn of the user's
             text = _text(message).strip()
+            last = self.transcript.entries[-1] if self.transcript.entries else None
+            if text == _POST_TOOL_REASONING and isinstance(last, ToolCall):
+                # The same words after every call a ReAct model wrote: part of that call's
+                # round trip, kept with it (a notice would end the task's turn, P-1).
+                self.transcript.update(last, meta={**last.meta, "framework_prompt": text})
+                return
             notice = SystemNotice(text=text, subtype="framework_prompt")
             self.transcript.append(notice)
         elif role == "assistant" and not message.get("tool_calls"):
@@ -514,11 +535,40 @@ def _agent_of(meta: Mapping[str, Any]) -> dict[str, Any]:
     return {"agent": meta["agent"]} if "agent" in meta else {}
 
 
+#: What CrewAI tells a ReAct model after each of its calls (the ``post_tool_reasoning`` slice of
+#: ``translations/en.json``, ``AgentExecutor``).
+_POST_TOOL_REASONING = (
+    "Analyze the tool result. If requirements are met, provide the Final Answer. Otherwise, "
+    "call the next tool. Deliver only the answer without meta-commentary."
+)
 #: CrewAI's delegation tools (``crewai/tools/agent_tools/``), by :func:`_tool_key`: a native
 #: call names them sanitized (``delegate_work_to_coworker``), a ReAct text as CrewAI wrote them.
 _DELEGATIONS = frozenset({"delegate_work_to_coworker", "ask_question_to_coworker"})
 #: The coworker's argument, as CrewAI accepts it (``BaseAgentTool._get_coworker``).
 _COWORKER = ("coworker", "co_worker")
+
+
+#: How CrewAI renders an agent's task for its model, around what it was asked (``{input}``):
+#: the ``native_task``, ``task`` and ``task_no_tools`` slices of ``translations/en.json``.
+_TASK_SLICES = tuple(
+    re.compile(rf"\ACurrent Task: (?P<input>.*?){re.escape(end)}\Z", re.S)
+    for end in (
+        "\n\nBegin! This is VERY important to you, use the tools available and give your best "
+        "Final Answer, your job depends on it!\n\nThought:",
+        "\n\nProvide your complete response:",
+        "",
+    )
+)
+
+
+def _task_input(rendered: str) -> str:
+    """What an agent was asked, out of CrewAI's rendering of it (``rendered`` stripped); the
+    rendering itself when it is no slice of CrewAI's (another language, a custom template)."""
+    for slice_ in _TASK_SLICES:
+        match = slice_.match(rendered)
+        if match is not None and match["input"].strip():
+            return match["input"].strip()
+    return rendered
 
 
 def _tool_key(name: str) -> str:
@@ -744,6 +794,8 @@ _LLM_CHUNK, _LLM_THINKING, _LLM_COMPLETED = (
     "llm_thinking_chunk",
     "llm_call_completed",
 )
+#: A task guardrail's verdict on the answer (``success``, its ``error`` the feedback).
+_GUARDRAIL_COMPLETED = "llm_guardrail_completed"
 #: The frames of a failure, each with its ``error`` text.
 _FAILED = frozenset(
     {"task_failed", "agent_execution_error", "llm_call_failed", "crew_kickoff_failed"}
@@ -756,6 +808,16 @@ _REACT_FINAL = re.compile(r"\A(?P<thought>.*?)^Final Answer:[ \t]*(?P<answer>.*)
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
+
+
+def _frame_time(event: Any) -> str | None:
+    """A frame's ``timestamp`` (its event's, in UTC): a ``datetime``, or its text saved."""
+    stamp = (
+        event.get("timestamp") if isinstance(event, Mapping) else getattr(event, "timestamp", None)
+    )
+    if isinstance(stamp, datetime):
+        return stamp.isoformat()
+    return checked_timestamp(stamp)
 
 
 def _frame(event: Any) -> tuple[Any, Mapping[str, Any], Any]:
@@ -808,14 +870,20 @@ class Follower:
         name = source.name if source is not None else f"<{NAME} stream>"
         self._builder = TranscriptBuilder(transcript, name, live=source is None)
         self._session: Any = None
-        self._prompt: UserMessage | None = None  # the task being run
+        self._prompt: UserMessage | None = None  # the task started last
+        #: The prompts of the tasks running, by task id: ``async_execution`` runs several.
+        self._prompts: dict[Any, UserMessage] = {}
         self._calls: dict[Any, ToolCall] = {}  # by their start frame's id
         #: What the model is writing, by its call's ``call_id``: its text, its thinking.
         self._said: dict[Any, AssistantText] = {}
         self._thinking: dict[Any, Thinking] = {}
         #: The usage of a response of calls only, for the first call it made (spec U-1).
         self._unplaced: Usage | None = None
-        self._last_text: AssistantText | None = None  # of the task being run
+        self._last_text: AssistantText | None = None  # the model's last text
+        #: The model's last text of each task running, by task id (tasks run side by side).
+        self._task_texts: dict[Any, AssistantText] = {}
+        #: The time of the frame being read (a ``StreamFrame``'s own, in UTC): its entries'.
+        self._stamp: str | None = None
         #: The coworker running inside a call (a delegation), its call and its start frame.
         self._child: Follower | None = None
         self._child_call: ToolCall | None = None
@@ -827,6 +895,7 @@ class Follower:
     def feed(self, event: Any) -> None:
         """One frame, as it arrives."""
         kind, data, frame_id = _frame(event)
+        self._stamp = _frame_time(event)
         if self._child is not None and self._child_call is not None:
             ended = kind == _AGENT_COMPLETED and data.get("started_event_id") == self._child_start
             if ended or (
@@ -847,7 +916,7 @@ class Follower:
             self._prompt = UserMessage(text=text)
             if as_text(task.get("expected_output")):
                 self._prompt.meta["expected_output"] = task["expected_output"]
-            self.transcript.append(self._prompt)
+            self._prompts[task.get("id")] = self._add(self._prompt)
             self._last_text = None
         elif kind == _AGENT_STARTED:
             self._agent_started(data, frame_id)
@@ -861,10 +930,16 @@ class Follower:
             self._model_said(data)
         elif kind == _TASK_COMPLETED:
             self._answer(as_text(_mapping(data.get("output")).get("raw")), data)
-            self._prompt = None
+            if self._prompts.pop(data.get("task_id"), None) is self._prompt:
+                self._prompt = None
+        elif kind == _GUARDRAIL_COMPLETED and data.get("success") is False:
+            # CrewAI runs the task again with this feedback: the rejected answer stays shown.
+            text = f"Guardrail rejected the answer: {as_text(data.get('error')) or 'no reason'}"
+            meta = {**self._agent_meta(data), "retry_count": data.get("retry_count")}
+            self._add(SystemNotice(text=text, level="warning", subtype="guardrail", meta=meta))
         elif kind in _FAILED:
             message = as_text(data.get("error")) or kind
-            self.transcript.append(AssistantError(message=message, meta=self._agent_meta(data)))
+            self._add(AssistantError(message=message, meta=self._agent_meta(data)))
         elif kind is None:
             self._builder.warn_once(
                 f"{type(event).__name__} is no CrewAI stream frame: not shown", None
@@ -876,11 +951,14 @@ class Follower:
         coworker`` and ``Ask question to coworker`` run the coworker inside the call)."""
         role = as_text(_mapping(data.get("agent")).get("role"))
         running = [c for c in self._calls.values() if c.status == self._builder.open_status]
-        if self._prompt is not None and "agent" in self._prompt.meta and running:
+        # Its own task's prompt (tasks run side by side name theirs); a coworker's task is
+        # made by the delegation tool, so it is no task of the crew's.
+        prompt = self._prompts.get(_mapping(data.get("task")).get("id"), self._prompt)
+        if prompt is not None and "agent" in prompt.meta and running:
             self._begin_child(running[-1], role, data, frame_id)
-        elif role and self._prompt is not None:
-            self.transcript.update(self._prompt, meta={**self._prompt.meta, "agent": role})
-            self.transcript.append(_agent_notice(role))
+        elif role and prompt is not None:
+            self.transcript.update(prompt, meta={**prompt.meta, "agent": role})
+            self._add(_agent_notice(role))
 
     def _begin_child(
         self, call: ToolCall, role: str | None, data: Mapping[str, Any], frame_id: Any
@@ -888,7 +966,7 @@ class Follower:
         child = Follower(Transcript(), source=self._source)
         task = as_text(_mapping(data.get("task")).get("description"))
         meta = {"agent": role} if role else {}
-        child._prompt = UserMessage(text=task or "", meta=dict(meta))
+        child._prompt = UserMessage(text=task or "", timestamp=self._stamp, meta=dict(meta))
         child.transcript.append(child._prompt)
         self._child, self._child_call, self._child_start = child, call, frame_id
         sub = SubAgent(name=role, task=task, transcript=child.transcript)
@@ -921,15 +999,15 @@ class Follower:
             if thinking is None:
                 meta = self._agent_meta(data)
                 entry = Thinking(text=chunk, streaming=True, meta=meta)
-                self._thinking[call_id] = self.transcript.append(entry)  # type: ignore[assignment]
+                self._thinking[call_id] = self._add(entry)
             else:
                 self.transcript.update(thinking, text=thinking.text + chunk)
             return
         said = self._said.get(call_id)
         if said is None:
             said = AssistantText(text=chunk, meta=self._agent_meta(data))
-            self._said[call_id] = self._last_text = said
-            self.transcript.append(said)
+            self._said[call_id] = self._said_last(said, data)
+            self._add(said)
         else:
             self.transcript.update(said, text=said.text + chunk)
 
@@ -961,19 +1039,33 @@ class Follower:
         thought, answer = parts if parts is not None else ("", text.strip())
         made: list[Entry] = []
         if thought:
-            made.append(self.transcript.append(Thinking(text=thought, meta=dict(meta))))
+            made.append(self._add(Thinking(text=thought, meta=dict(meta))))
         if answer:
             said = AssistantText(text=answer, meta=meta)
-            made.append(self.transcript.append(said))
-            self._last_text = said
+            made.append(self._add(said))
+            self._said_last(said, data)
         return made
 
     def _answer(self, raw: str | None, data: Mapping[str, Any]) -> None:
-        """The task's (or a coworker's) answer, unless the model's last text said it."""
-        last = self._last_text
+        """The task's (or a coworker's) answer, unless the model's last text (of that task,
+        when tasks run side by side) said it."""
+        last = self._task_texts.pop(data.get("task_id"), self._last_text)
         if raw and (last is None or last.text.strip() != raw.strip()):
-            self.transcript.append(AssistantText(text=raw, meta=self._agent_meta(data)))
+            self._add(AssistantText(text=raw, meta=self._agent_meta(data)))
         self._last_text = None
+
+    def _said_last(self, said: AssistantText, data: Mapping[str, Any]) -> AssistantText:
+        """``said`` is the model's last text, of the task its frame names."""
+        self._last_text = said
+        if data.get("task_id") is not None:
+            self._task_texts[data["task_id"]] = said
+        return said
+
+    def _add(self, entry: Entry) -> Any:
+        """``entry`` appended, at its frame's time unless it has its own."""
+        if entry.timestamp is None:
+            entry.timestamp = self._stamp
+        return self.transcript.append(entry)
 
     def _tool(self, data: Mapping[str, Any], frame_id: Any) -> ToolCall:
         args = data.get("tool_args")
@@ -986,7 +1078,7 @@ class Follower:
             usage=self._unplaced,
         )
         self._unplaced = None
-        self.transcript.append(call)
+        self._add(call)
         return call
 
     def _settle(self, kind: str, data: Mapping[str, Any]) -> None:
