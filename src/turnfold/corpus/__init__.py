@@ -886,9 +886,7 @@ def _scan_table(
                 yield from table_runs.batch_cells(batch)
 
         def cell(i: int) -> Any:
-            if len(read) == 1:
-                return table.column(column)[i].as_py()
-            return {name: table.column(name)[i].as_py() for name in read}
+            return table_runs.table_cell(table, column, i)
 
     guessed = format is None
     if guessed:

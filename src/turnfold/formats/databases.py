@@ -11,7 +11,11 @@ tables (:func:`tables`, :func:`columns`, or :func:`layout` with :func:`table_col
 table's columns), so a file is opened once per detection, not once per reader.
 
 No value longer than :func:`~turnfold.formats.source.record_limit` is ever read: SQLite refuses
-it (:func:`connect`), and :func:`rows` skips the row holding it, which a reader warns of.
+it (:func:`connect`), and :func:`rows` skips the row holding it, which a reader warns of; a
+row a reader cannot do without (a session's own) is read by :func:`row`, the long value
+clipped. Python 3.10 cannot set SQLite's limit: there :func:`rows` asks each value's length in
+its query and reads none over the limit (SQLite still loads it to measure it, Python never
+holds it).
 """
 
 from __future__ import annotations
@@ -36,6 +40,11 @@ T = TypeVar("T")
 
 #: The first bytes of every SQLite database file.
 HEADER = b"SQLite format 3\x00"
+#: Whether a connection refuses a value over the record limit (``Connection.setlimit``, from
+#: Python 3.11); without it, :func:`rows` measures each value in its query.
+LIMITED = sys.version_info >= (3, 11)
+#: What :func:`row` keeps of a value over the record limit: its first bytes.
+CLIPPED_BYTES = 64 * 1024
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -44,8 +53,8 @@ def connect(path: Path) -> sqlite3.Connection:
     skipped row)."""
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     # SQLite checks a value's length before it allocates it: a message of 600 MB read whole
-    # held 1.75 GB of the kernel (X-1). Python 3.10 cannot set the limit.
-    if sys.version_info >= (3, 11):
+    # held 1.75 GB of the kernel (X-1). Python 3.10 cannot set the limit (:data:`LIMITED`).
+    if LIMITED and sys.version_info >= (3, 11):
         db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, record_limit())
     return db
 
@@ -264,6 +273,8 @@ def rows(
     rows: so the query is read as it is, each row's rowid noted, until it is refused; then the
     rows' rowids alone are read in the query's order, and every row not yet read is read alone,
     the oversized one told apart. A database with no long value is read by the one query.
+    Where SQLite cannot refuse it (:data:`LIMITED`), the one query measures each value and
+    reads those within the limit only (:func:`_measured`).
     """
     named = f"{quoted(table)} {alias}".rstrip()
     own = alias or quoted(table)
@@ -271,6 +282,18 @@ def rows(
     shape = db.execute(f"SELECT {columns} FROM {named} LIMIT 0")  # the rows' column names
     cursor = db.cursor()
     cursor.row_factory = None
+    if not LIMITED:
+        items = _items(db, table, columns, own)
+        limit, count = record_limit(), len(items)
+        for rowid, *found in cursor.execute(_measured(own, named, items, rest), params):
+            sizes, values = found[:count], tuple(found[count:])
+            measured = zip(items, sizes, strict=True)
+            long = [(column or item, size) for (item, column), size in measured if size > limit]
+            if long:
+                yield _oversized(db, table, rowid, key, long)
+            else:
+                yield made(shape, values) if made is not None else values
+        return
     read: set[int] = set()
     try:
         for rowid, *values in cursor.execute(f"SELECT {own}.rowid, {columns} FROM {named} {rest}",
@@ -305,32 +328,162 @@ def rows(
             yield row
 
 
+def row(
+    db: sqlite3.Connection,
+    table: str,
+    columns: str,
+    rest: str = "",
+    params: Sequence[Any] = (),
+    *,
+    alias: str = "",
+    key: str | None = None,
+) -> tuple[Any, list[str]]:
+    """The first row of the query :func:`rows` reads (None when there is none), whole: a
+    value longer than :func:`~turnfold.formats.source.record_limit` clipped to its first
+    :data:`CLIPPED_BYTES` (text decoded, a character cut at the end replaced), with what a
+    warning says of each such value. For the row a reader cannot do without, a session's
+    own: its long title or summary clipped, its session still shown."""
+    found = next(rows(db, table, columns, rest, params, alias=alias, key=key), None)
+    if not isinstance(found, OversizedRow):
+        return found, []
+    named, own = f"{quoted(table)} {alias}".rstrip(), alias or quoted(table)
+    shape = db.execute(f"SELECT {columns} FROM {named} LIMIT 0")
+    limit, where = record_limit(), _where(db, table, found.rowid, key)
+    values: list[Any] = []
+    said: list[str] = []
+    for item, column in _items(db, table, columns, own):
+        kind, size = _measure(db, table, named, own, item, column, found.rowid)
+        if size <= limit:
+            alone = f"SELECT {item} FROM {named} WHERE {own}.rowid = ?"
+            values.append(db.execute(alone, (found.rowid,)).fetchone()[0])
+            continue
+        head = _head(db, table, named, own, item, column, found.rowid)
+        values.append(head.decode("utf-8", "replace") if kind == "text" else head)
+        said.append(f"{where}: its {column or item} of {size:,} bytes, over the limit of "
+                    f"{limit:,} (TURNFOLD_MAX_RECORD_BYTES); clipped to its first "
+                    f"{len(head):,} bytes")  # fmt: skip
+    made = db.row_factory
+    return (made(shape, tuple(values)) if made is not None else tuple(values)), said
+
+
+def _items(
+    db: sqlite3.Connection, table: str, columns: str, own: str
+) -> list[tuple[str, str | None]]:
+    """The expressions of a query's ``columns`` (``*`` the table's, each named by ``own``),
+    each with the table's column it is, when it is one (``m.id``: ``id``)."""
+    if columns.strip() == "*":
+        names = [r[1] for r in db.execute(f"PRAGMA table_info({quoted(table)})")]
+        return [(f"{own}.{quoted(name)}", name) for name in names]
+    items, depth, start, quote = [], 0, 0, ""
+    for at, char in enumerate(columns):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"`[":
+            quote = "]" if char == "[" else char
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+        elif char == "," and not depth:
+            items.append(columns[start:at].strip())
+            start = at + 1
+    items.append(columns[start:].strip())
+    own_columns = {r[1] for r in db.execute(f"PRAGMA table_info({quoted(table)})")}
+    named = [item.rsplit(".", 1)[-1].strip('"`[]') for item in items]
+    return [(item, name if name in own_columns else None)
+            for item, name in zip(items, named, strict=True)]  # fmt: skip
+
+
+def _measured(own: str, named: str, items: list[tuple[str, str | None]], rest: str) -> str:
+    """The query of ``items`` that measures each (``length`` of its bytes, which SQLite reads
+    but Python does not) and reads only those within the record limit: each row its rowid,
+    the values' sizes, then the values (a long one null)."""
+    limit = record_limit()
+    sizes = [f"coalesce(length(CAST({item} AS BLOB)), 0)" for item, _ in items]
+    values = [f"CASE WHEN {size} > {limit} THEN NULL ELSE {item} END"
+              for size, (item, _) in zip(sizes, items, strict=True)]  # fmt: skip
+    return f"SELECT {own}.rowid, {', '.join(sizes + values)} FROM {named} {rest}"
+
+
+def _measure(
+    db: sqlite3.Connection, table: str, named: str, own: str, item: str, column: str | None,
+    rowid: int,
+) -> tuple[str, int]:  # fmt: skip
+    """The type of the value ``item`` of the row ``rowid`` and its size in bytes, without
+    reading it into Python: a blob handle's length where the value is a column of text or
+    bytes (and the connection refuses it whole), else SQLite's ``length`` of its bytes."""
+    (kind,) = db.execute(f"SELECT typeof({item}) FROM {named} WHERE {own}.rowid = ?",
+                         (rowid,)).fetchone()  # fmt: skip
+    if kind not in ("text", "blob"):
+        return kind, 0
+    if LIMITED and column is not None:
+        with db.blobopen(table, column, rowid, readonly=True) as blob:  # type: ignore[attr-defined]
+            return kind, len(blob)
+    query = f"SELECT length(CAST({item} AS BLOB)) FROM {named} WHERE {own}.rowid = ?"
+    size: int = db.execute(query, (rowid,)).fetchone()[0]
+    return kind, size
+
+
+def _head(
+    db: sqlite3.Connection, table: str, named: str, own: str, item: str, column: str | None,
+    rowid: int,
+) -> bytes:  # fmt: skip
+    """The first :data:`CLIPPED_BYTES` of the long value ``item`` of the row ``rowid``: read
+    from its blob handle where the connection refuses it whole, else cut by SQLite."""
+    if LIMITED and column is not None:
+        with db.blobopen(table, column, rowid, readonly=True) as blob:  # type: ignore[attr-defined]
+            head: bytes = blob.read(CLIPPED_BYTES)
+            return head
+    query = f"SELECT substr(CAST({item} AS BLOB), 1, ?) FROM {named} WHERE {own}.rowid = ?"
+    cut: bytes = db.execute(query, (CLIPPED_BYTES, rowid)).fetchone()[0]
+    return cut
+
+
 def _too_long(error: sqlite3.DataError) -> bool:
     """Whether SQLite refused a value over its length limit (:func:`connect`)."""
     return getattr(error, "sqlite_errorname", None) == "SQLITE_TOOBIG"
 
 
-def _oversized(db: sqlite3.Connection, table: str, rowid: int, key: str | None) -> OversizedRow:
+def _oversized(
+    db: sqlite3.Connection, table: str, rowid: int, key: str | None,
+    long: list[tuple[str, int]] | None = None,
+) -> OversizedRow:  # fmt: skip
     """The stand-in of a row of ``table`` that holds a value over the limit: the row,
-    by its rowid and ``key``, and each long value's column and size (read without reading the
-    value, by a blob handle), as a long JSON line's warning says it."""
+    by its rowid and ``key``, and each long value's column and size (``long``, as the query
+    measured them; else read without reading the value, by a blob handle), as a long JSON
+    line's warning says it."""
     limit = record_limit()
-    where, named = f"{table} row {rowid}", None
-    if key is not None:
-        with contextlib.suppress(sqlite3.DataError):  # the key itself too long: the rowid
-            found = db.execute(f"SELECT {key} FROM {quoted(table)} WHERE rowid = ?", (rowid,))
-            named = found.fetchone()[0]
-            where += f" ({key} {str(named)[:80]})"
-    long: list[str] = []
-    if sys.version_info >= (3, 11):
-        for column in [row[1] for row in db.execute(f"PRAGMA table_info({quoted(table)})")]:
-            # A number or NULL has no blob handle.
-            with (
-                contextlib.suppress(sqlite3.Error),
-                db.blobopen(table, column, rowid, readonly=True) as blob,
-            ):
-                if len(blob) > limit:
-                    long.append(f"its {column} of {len(blob):,} bytes")
-    held = ", ".join(long) or "a value"
-    said = f"{where}: {held}, over the limit of {limit:,} (TURNFOLD_MAX_RECORD_BYTES)"
+    named = _key(db, table, rowid, key)
+    if long is None:
+        long = []
+        own = quoted(table)
+        for _, column in _items(db, table, "*", own):
+            assert column is not None
+            with contextlib.suppress(sqlite3.Error):
+                item = f"{own}.{quoted(column)}"
+                _, size = _measure(db, table, own, own, item, column, rowid)
+                long += [(column, size)] if size > limit else []
+    held = ", ".join(f"its {column} of {size:,} bytes" for column, size in long) or "a value"
+    said = (f"{_where(db, table, rowid, key, named)}: {held}, over the limit of {limit:,} "
+            "(TURNFOLD_MAX_RECORD_BYTES)")  # fmt: skip
     return OversizedRow(table, rowid, named, said)
+
+
+def _key(db: sqlite3.Connection, table: str, rowid: int, key: str | None) -> Any:
+    """The ``key`` column's value of the row ``rowid`` (None when it is too long to read)."""
+    if key is None:
+        return None
+    within = (
+        f"CASE WHEN coalesce(length(CAST({key} AS BLOB)), 0) <= {record_limit()} THEN {key} END"
+    )
+    with contextlib.suppress(sqlite3.DataError):
+        found = db.execute(f"SELECT {within} FROM {quoted(table)} WHERE rowid = ?", (rowid,))
+        return found.fetchone()[0]
+    return None
+
+
+def _where(
+    db: sqlite3.Connection, table: str, rowid: int, key: str | None, named: Any = None
+) -> str:
+    """The row ``rowid`` of ``table`` as a warning names it, by its ``key`` column too."""
+    named = _key(db, table, rowid, key) if named is None else named
+    where = f"{table} row {rowid}"
+    return where + f" ({key} {str(named)[:80]})" if key is not None and named is not None else where

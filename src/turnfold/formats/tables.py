@@ -33,6 +33,14 @@ v2), is a table of runs as a Parquet file is, read by the same functions: memory
 read a record batch at a time, as ``datasets`` itself reads its shards (:class:`_Arrow`), so
 its rows are views of the mapped file until converted, :data:`BATCH_ROWS` at a time; a batch
 needs no decoding from its start, so a part is cut anywhere in it (:func:`_slices`).
+
+A Feather V1 file (``pyarrow.feather.write_feather(table, path, version=1)``, what
+``DataFrame.to_feather`` wrote before pandas 1.1) is read the same way: pyarrow reads it as one
+record batch of views of the mapped file (``pyarrow.feather.read_table``). V1 holds no nested
+type, so its messages are a column of JSON text. Its reader trusts the file's metadata, and
+one that points past the file crashes the process: the metadata is checked first
+(:func:`_feather_v1`). Arrow's readers check a batch's buffers' sizes, not what its offsets
+point at: what is converted to Python values is checked whole first (:func:`_checked`).
 """
 
 from __future__ import annotations
@@ -40,13 +48,16 @@ from __future__ import annotations
 import itertools
 import os
 import stat
+import struct
+import warnings
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnfold import codec
+from turnfold.formats import compressed
 from turnfold.formats.errors import TranscriptFormatError
-from turnfold.formats.source import json_object_file
+from turnfold.formats.source import json_object_file, record_limit
 from turnfold.formats.wrappers import (
     ANSWERS,
     CHOSEN,
@@ -67,6 +78,7 @@ from turnfold.formats.wrappers import (
     no_such_run,
     run_place,
 )
+from turnfold.userwarn import warn_at_caller
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -88,6 +100,10 @@ TABLE_SUFFIXES = (*PARQUET_SUFFIXES, *ARROW_SUFFIXES)
 #: continuation marker (Arrow's format since 0.15).
 _ARROW_MAGIC = b"ARROW1"
 _STREAM_MARKER = b"\xff\xff\xff\xff"
+#: What a Feather V1 file starts and ends with (V2 is the IPC file format, ``ARROW1``).
+_FEATHER_V1_MAGIC = b"FEA1"
+#: The first bytes of the files of Arrow's formats.
+_ARROW_STARTS = (_ARROW_MAGIC, _STREAM_MARKER, _FEATHER_V1_MAGIC)
 #: What ``Dataset.save_to_disk`` writes beside its shards: the state naming them, the
 #: dataset's info; and what ``DatasetDict.save_to_disk`` writes beside a folder per split
 #: (``datasets.config``'s ``DATASET_STATE_JSON_FILENAME``, ``DATASET_INFO_FILENAME``,
@@ -110,8 +126,10 @@ ROW_WORK_BYTES = 2048
 #: A row group cut into parts is decoded by each from its start: cut for its many rows alone,
 #: it is cut into no more parts than would decode this many bytes more than once.
 DECODED_AGAIN_BYTES = 64 * 1024 * 1024
-#: Rows converted to Python values at a time.
+#: Rows converted to Python values at a time...
 BATCH_ROWS = 1024
+#: ...fewer when they hold more than this many bytes of the column (:func:`_batch_rows`).
+BATCH_BYTES = 64 * 1024 * 1024
 #: What joins the columns of a virtual messages column: ``prompt+completion`` is read from
 #: ``prompt`` and ``completion`` (:func:`read_columns`).
 JOIN = "+"
@@ -170,6 +188,12 @@ class Rows(NamedTuple):
     end: int
 
 
+class Unread(NamedTuple):
+    """Stands in for a cell of a row group that was not decoded (:func:`_unread_groups`)."""
+
+    reason: str
+
+
 def opened(path: str) -> pq.ParquetFile:
     """The Parquet file at ``path``; a ``ValueError`` naming it when it is none."""
     import pyarrow as pa
@@ -195,25 +219,33 @@ class _Arrow:
             self.source = pa.memory_map(path)
         except (pa.ArrowException, OSError) as exc:
             raise ValueError(f"{path}: not a readable Arrow file ({exc})") from exc
+        self.stream = False
+        self.v1: pa.Table | None = None  # a Feather V1 file's one batch
         try:
+            if self.source.read(len(_FEATHER_V1_MAGIC)) == _FEATHER_V1_MAGIC:
+                self.v1 = _feather_v1(self.source)
+                self.schema: pa.Schema = self.v1.schema
+                return
+            self.source.seek(0)
             try:
                 self.reader: Any = pa.ipc.open_file(self.source)
-                self.stream = False
             except pa.ArrowInvalid:  # no file's magic: ``datasets`` writes the stream format
                 self.source.seek(0)
                 self.reader = pa.ipc.open_stream(self.source)
                 self.stream = True
-        except (pa.ArrowException, OSError) as exc:
+        except (pa.ArrowException, OSError, ValueError) as exc:
             self.source.close()
             raise ValueError(
                 f"{path}: not a readable Arrow file, neither Arrow's IPC file nor stream "
-                f"format ({exc})"
+                f"format nor Feather V1 ({exc})"
             ) from exc
-        self.schema: pa.Schema = self.reader.schema
+        self.schema = self.reader.schema
 
     def batches(self) -> Iterator[pa.RecordBatch]:
         """The file's record batches, in order (once: a stream is read on as they are)."""
-        if self.stream:
+        if self.v1 is not None:
+            yield from self.v1.combine_chunks().to_batches()
+        elif self.stream:
             yield from self.reader
         else:
             for index in range(self.reader.num_record_batches):
@@ -224,6 +256,156 @@ class _Arrow:
         self.source.close()
 
 
+#: Feather V1's metadata (``cpp/src/arrow/ipc/feather.fbs``), as the places of the fields
+#: its checks read: a ``CTable``'s ``num_rows``, ``columns`` and ``version``; a ``Column``'s
+#: ``values``, the type of its ``metadata`` and that metadata; a ``PrimitiveArray``'s
+#: ``type``, ``offset``, ``length``, ``null_count``, ``total_bytes``; a category's ``levels``.
+_DESCRIPTION, _NUM_ROWS, _COLUMNS, _VERSION, _TABLE_METADATA = 0, 1, 2, 3, 4
+_NAME, _VALUES, _METADATA_TYPE, _METADATA, _USER_METADATA = 0, 1, 2, 3, 4
+_TYPE, _OFFSET, _LENGTH, _NULL_COUNT, _TOTAL_BYTES = 0, 2, 3, 4, 5
+_CATEGORY, _TIMESTAMP, _LEVELS, _TIMEZONE = 1, 2, 0, 1
+#: The bytes of a value of each of Feather V1's types (``Type``: BOOL is bits, UTF8 and
+#: BINARY, LARGE_UTF8 and LARGE_BINARY are their offsets').
+_V1_WIDTHS = {0: 0, 1: 1, 2: 2, 3: 4, 4: 8, 5: 1, 6: 2, 7: 4, 8: 8, 9: 4, 10: 8, 11: 4, 12: 4,
+              14: 8, 15: 4, 16: 8, 17: 8, 18: 8}  # fmt: skip
+_V1_BINARY = frozenset({11, 12, 17, 18})
+
+
+def _feather_v1(source: pa.MemoryMappedFile) -> pa.Table:
+    """The Feather V1 file mapped by ``source``, as one record batch of views of the map; a
+    ``ValueError`` when its metadata places an array outside the file, or does not fit the
+    array's length (pyarrow's reader would read past the map); its columns as pyarrow
+    checks them."""
+    import pyarrow as pa
+    import pyarrow.feather as feather
+
+    size = source.size()
+    source.seek(size - 8)
+    length = int.from_bytes(source.read(4), "little")
+    if source.read(4) != _FEATHER_V1_MAGIC or not 0 < length <= size - 16:
+        raise ValueError("no Feather V1 footer")
+    end = size - 8 - length  # where the data ends and the metadata starts
+    source.seek(end)
+    meta = _Flat(source.read(length))
+    table = meta.table(meta.u32(0))
+    rows, version = meta.field(table, _NUM_ROWS, "<q"), meta.field(table, _VERSION, "<i")
+    meta.text(table, _DESCRIPTION)
+    meta.text(table, _TABLE_METADATA)
+    for column in meta.tables(table, _COLUMNS):
+        meta.text(column, _NAME)
+        meta.text(column, _USER_METADATA)
+        _check_v1_array(meta, meta.child(column, _VALUES), rows, end, version)
+        kind = meta.field(column, _METADATA_TYPE, "<B")
+        if kind == _CATEGORY:
+            levels = meta.child(meta.child(column, _METADATA), _LEVELS)
+            _check_v1_array(meta, levels, None, end, version)
+        elif kind == _TIMESTAMP:
+            meta.text(meta.child(column, _METADATA), _TIMEZONE)
+        elif kind:
+            meta.child(column, _METADATA)
+    with warnings.catch_warnings():  # pyarrow's: V1 is deprecated, for its writers to hear
+        warnings.simplefilter("ignore", DeprecationWarning)
+        # pyarrow's own file (the map) is read as it is, as a path would be mapped.
+        read = feather.read_table(source, memory_map=True, use_threads=False)  # type: ignore[arg-type]
+    read.validate()
+    if read.num_rows != rows:
+        raise pa.ArrowInvalid(f"{read.num_rows} rows, where its metadata says {rows}")
+    return read
+
+
+def _check_v1_array(meta: _Flat, array: int, rows: int | None, end: int, version: int) -> None:
+    """That a Feather V1 ``PrimitiveArray`` lies within the file's data (before ``end``) and
+    holds its ``length`` values (``rows`` of them, for a column), as its reader cuts its bytes:
+    the nulls' bitmap, a text's offsets, the values, each padded to 8 bytes from version 2."""
+    kind = meta.field(array, _TYPE, "<b")
+    count, nulls = meta.field(array, _LENGTH, "<q"), meta.field(array, _NULL_COUNT, "<q")
+    at, held = meta.field(array, _OFFSET, "<q"), meta.field(array, _TOTAL_BYTES, "<q")
+    if kind not in _V1_WIDTHS or count < 0 or (rows is not None and count != rows):
+        raise ValueError(f"an array of type {kind} and {count} values")
+    if not 0 <= nulls <= count or at < 0 or held < 0 or at + held > end:
+        raise ValueError(f"an array of {held} bytes at {at}, past the file's {end}")
+
+    def padded(n: int) -> int:
+        return -(-n // 8) * 8 if version >= 2 else n
+
+    width = _V1_WIDTHS[kind]
+    needed = padded(-(-count // 8)) if nulls else 0
+    if kind in _V1_BINARY:
+        needed += padded((count + 1) * width)
+    else:
+        needed += -(-count // 8) if width == 0 else count * width
+    if needed > held:
+        raise ValueError(f"an array of {count} values in {held} bytes")
+
+
+class _Flat:
+    """A FlatBuffers buffer (Feather V1's metadata), read field by field; a ``ValueError``
+    for any place outside it (its fields are the file's, not trusted)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def _at(self, position: int, fmt: str) -> Any:
+        if position < 0 or position + struct.calcsize(fmt) > len(self.data):
+            raise ValueError("metadata out of bounds")
+        return struct.unpack_from(fmt, self.data, position)[0]
+
+    def u32(self, position: int) -> int:
+        value: int = self._at(position, "<I")
+        return value
+
+    def table(self, position: int) -> int:
+        """The table at ``position``: its vtable (its own size, the table's, its fields'
+        places) within the buffer, and the table within it."""
+        vtable = position - self._at(position, "<i")
+        size = self._at(vtable, "<H")
+        if size < 4 or size % 2:
+            raise ValueError("metadata out of bounds")
+        self._at(vtable + size - 2, "<H")
+        self._at(position + max(self._at(vtable + 2, "<H"), 4) - 1, "<B")
+        return position
+
+    def _slot(self, table: int, field: int) -> int | None:
+        vtable = table - self._at(table, "<i")
+        slot = 4 + 2 * field
+        if slot >= self._at(vtable, "<H"):
+            return None
+        offset: int = self._at(vtable + slot, "<H")
+        return table + offset if offset else None
+
+    def field(self, table: int, field: int, fmt: str) -> int:
+        """A scalar field, its default (0) when absent."""
+        slot = self._slot(table, field)
+        value: int = 0 if slot is None else self._at(slot, fmt)
+        return value
+
+    def child(self, table: int, field: int) -> int:
+        """The table a field refers to."""
+        slot = self._slot(table, field)
+        if slot is None:
+            raise ValueError(f"field {field} absent")
+        return self.table(slot + self.u32(slot))
+
+    def text(self, table: int, field: int) -> None:
+        """That a string field, when present, lies within the buffer."""
+        slot = self._slot(table, field)
+        if slot is not None:
+            string = slot + self.u32(slot)
+            self._at(string + 4 + self.u32(string), "<B")  # its terminating zero
+
+    def tables(self, table: int, field: int) -> list[int]:
+        """The tables of a vector field."""
+        slot = self._slot(table, field)
+        if slot is None:
+            return []
+        vector = slot + self.u32(slot)
+        count = self.u32(vector)
+        if count > len(self.data) // 4:
+            raise ValueError("metadata out of bounds")
+        places = [vector + 4 + 4 * i for i in range(count)]
+        return [self.table(place + self.u32(place)) for place in places]
+
+
 def is_arrow(path: str) -> bool:
     """Whether the table file at ``path`` is Arrow's (IPC file or stream), not Parquet: by its
     name, or its first bytes."""
@@ -231,7 +413,7 @@ def is_arrow(path: str) -> bool:
         return True
     if path.endswith(PARQUET_SUFFIXES):
         return False
-    return _first_bytes(Path(path)).startswith((_ARROW_MAGIC, _STREAM_MARKER))
+    return _first_bytes(Path(path)).startswith(_ARROW_STARTS)
 
 
 def _first_bytes(path: Path) -> bytes:
@@ -279,11 +461,72 @@ def _parquet_sizes(path: str, column: str) -> list[tuple[int, int]]:
     file = opened(path)
     meta, names = file.metadata, file.schema_arrow.names
     file.close()
-    prefixes = tuple(name + "." for name in read_columns(column, names))
-    leaves = [i for i in range(meta.num_columns)
-              if (meta.schema.column(i).path + ".").startswith(prefixes)]  # fmt: skip
+    leaves = _leaves(meta, read_columns(column, names))
     return [(info.num_rows, sum(info.column(i).total_uncompressed_size for i in leaves))
             for info in map(meta.row_group, range(meta.num_row_groups))]  # fmt: skip
+
+
+def _leaves(meta: pq.FileMetaData, read: list[str]) -> list[int]:
+    """The leaf columns of a Parquet file's columns ``read`` (a struct's fields, a list's
+    items), by their place in its footer."""
+    prefixes = tuple(name + "." for name in read)
+    return [i for i in range(meta.num_columns)
+            if (meta.schema.column(i).path + ".").startswith(prefixes)]  # fmt: skip
+
+
+def _batch_rows(meta: pq.FileMetaData, groups: list[int], read: list[str]) -> int:
+    """:data:`BATCH_ROWS`, or as many of the rows of ``groups`` as hold about
+    :data:`BATCH_BYTES`: Arrow joins the rows of one group to the next in a batch, so eight
+    rows of 200 MB (a 55 KB file) were decoded and converted at once, 4.5 GB (X-1)."""
+    leaves = _leaves(meta, read)
+    longest = max(
+        (sum(info.column(i).total_uncompressed_size for i in leaves) // max(info.num_rows, 1)
+         for info in map(meta.row_group, groups)),
+        default=0,
+    )  # fmt: skip
+    return max(1, min(BATCH_ROWS, BATCH_BYTES // max(longest, 1)))
+
+
+def _unread_groups(
+    meta: pq.FileMetaData, read: list[str], what: str = "its messages"
+) -> dict[int, str]:
+    """The row groups of a Parquet file that are not decoded, each with why: Arrow decodes a
+    group's column whole before any of it can be looked at, so a group is weighed by its
+    footer first. One row over :func:`~turnfold.formats.source.record_limit` is skipped as a
+    JSON line is; a group over it that inflates past
+    :data:`~turnfold.formats.compressed.MAX_INFLATION` times its stored bytes (text compresses
+    5 to 25 times) is a compression bomb, whose one huge cell a few kilobytes of file can hide
+    among small ones (X-1)."""
+    leaves, limit, found = _leaves(meta, read), record_limit(), {}
+    for group in range(meta.num_row_groups):
+        info = meta.row_group(group)
+        size = sum(info.column(i).total_uncompressed_size for i in leaves)
+        stored = sum(info.column(i).total_compressed_size for i in leaves)
+        over = f"over the limit of {limit:,} bytes (TURNFOLD_MAX_RECORD_BYTES); not read"
+        if size <= limit:
+            continue
+        if info.num_rows == 1:
+            found[group] = f"{what} in row group {group}: {size:,} bytes, {over}"
+        elif size > compressed.MAX_INFLATION * stored:
+            found[group] = (
+                f"{what} in row group {group}: {size:,} bytes decompressed from {stored:,}, "
+                f"more than {compressed.MAX_INFLATION} times as many, and {over}, as a "
+                "compression bomb's must not be"
+            )
+    return found
+
+
+def _unread_columns(path: str, meta: pq.FileMetaData, names: list[str]) -> list[str]:
+    """Those of a run's other columns (C-1) that are not read, each warned of: weighed as its
+    messages are (:func:`_unread_groups`), since a 400 MB cell of one letter beside them (a 14
+    KB file) was held whole in the table of runs."""
+    unread = []
+    for name in names:
+        refused = _unread_groups(meta, [name], f"the column {name!r}")
+        if refused:
+            warn_at_caller(f"{path}: {next(iter(refused.values()))}")
+            unread.append(name)
+    return unread
 
 
 def parts(path: str, column: str, share: int) -> list[tuple[Rows, int]] | None:
@@ -369,13 +612,24 @@ def cells(path: str, column: str, part: Rows | None = None) -> Iterator[Any]:
                 groups.append(group)
             at += rows
         read = read_columns(column, file.schema_arrow.names)
-        for batch in file.iter_batches(BATCH_ROWS, row_groups=groups, columns=read):
-            begin, stop = max(start - row, 0), min(end - row, batch.num_rows)
-            if begin < stop:
-                yield from batch_cells(batch.slice(begin, stop - begin))
-            row += batch.num_rows
-            if row >= end:
-                break
+        unread = _unread_groups(meta, read)
+        for refused, stretch in itertools.groupby(groups, key=unread.__contains__):
+            if refused:  # each of its rows stands for itself, unread (X-2: none is dropped)
+                for group in stretch:
+                    rows = meta.row_group(group).num_rows
+                    begin, stop = max(start - row, 0), min(end - row, rows)
+                    yield from itertools.repeat(Unread(unread[group]), max(stop - begin, 0))
+                    row += rows
+                continue
+            kept = list(stretch)
+            size = _batch_rows(meta, kept, read)
+            for batch in file.iter_batches(size, row_groups=kept, columns=read):
+                begin, stop = max(start - row, 0), min(end - row, batch.num_rows)
+                if begin < stop:
+                    yield from batch_cells(batch.slice(begin, stop - begin))
+                row += batch.num_rows
+                if row >= end:
+                    return
     finally:
         file.close()
 
@@ -395,7 +649,9 @@ def _arrow_cells(path: str, column: str, part: Rows | None) -> Iterator[Any]:
             if begin < stop:
                 rows = batch.select(read)
                 for at in range(begin, stop, BATCH_ROWS):
-                    yield from batch_cells(rows.slice(at, min(BATCH_ROWS, stop - at)))
+                    yield from batch_cells(
+                        _checked(path, rows.slice(at, min(BATCH_ROWS, stop - at)))
+                    )
             row += batch.num_rows
             if end is not None and row >= end:
                 break
@@ -416,13 +672,40 @@ def table_columns(path: str, names: list[str]) -> pa.Table:
     import pyarrow.parquet as pq
 
     if not is_arrow(path):
-        return pq.read_table(path, columns=names)
+        parquet = opened(path)
+        try:
+            meta, fields = parquet.metadata, parquet.schema_arrow
+        finally:
+            parquet.close()
+        unread = _unread_columns(path, meta, names)
+        table = pq.read_table(path, columns=[name for name in names if name not in unread])
+        for name in unread:  # a null in each of its rows, in its place
+            field = fields.field(name)
+            table = table.add_column(names.index(name), field, pa.nulls(meta.num_rows, field.type))
+        return table
     file = _Arrow(path)
     try:
         schema = pa.schema([file.schema.field(name) for name in names])
-        return pa.Table.from_batches([batch.select(names) for batch in file.batches()], schema)
+        batches = [_checked(path, batch.select(names)) for batch in file.batches()]
+        return pa.Table.from_batches(batches, schema)
     finally:
         file.close()
+
+
+def _checked(path: str, batch: pa.RecordBatch) -> pa.RecordBatch:
+    """``batch`` of the Arrow file at ``path``, its values checked to lie within its buffers
+    (Arrow checks a batch's buffers as it reads it, not the offsets in them, and a hostile
+    file's would have its values read from past the map); a ``ValueError`` naming the file
+    when they do not."""
+    import pyarrow as pa
+
+    try:
+        batch.validate(full=True)
+    except pa.ArrowInvalid as exc:
+        raise ValueError(
+            f"{path}: not a readable Arrow file, its values are broken ({exc})"
+        ) from None
+    return batch
 
 
 # --- the messages of a run held in a table ------------------------------------------------------
@@ -440,8 +723,67 @@ def read_columns(column: str, names: Collection[str] = ()) -> list[str]:
 
 def batch_cells(batch: pa.RecordBatch) -> list[Any]:
     """The cells of a batch of a messages column (:func:`read_columns`) as Python values: a
-    virtual column's as the rows of its columns, ``{"prompt": ..., "completion": ...}``."""
-    return batch.column(0).to_pylist() if batch.num_columns == 1 else batch.to_pylist()
+    virtual column's as the rows of its columns, ``{"prompt": ..., "completion": ...}``; a
+    column of messages held as a list per field (:func:`is_columnar`) as its messages."""
+    columnar = [f.name for f in batch.schema if is_columnar(f.type)]
+    if batch.num_columns == 1:
+        cells = batch.column(0).to_pylist()
+        return [Columnar.messages(cell) for cell in cells] if columnar else cells
+    rows = batch.to_pylist()
+    for row in rows if columnar else ():
+        row.update((name, Columnar.messages(row[name])) for name in columnar)
+    return rows
+
+
+def table_cell(table: pa.Table, column: str, row: int) -> Any:
+    """The cell of the messages ``column`` in ``table``'s row ``row``, as :func:`batch_cells`
+    reads it."""
+    one = table.select(read_columns(column, table.schema.names)).slice(row, 1)
+    return batch_cells(one.combine_chunks().to_batches()[0])[0]
+
+
+#: The fields of a message (a chat message's, a ShareGPT turn's, a Responses item's): a
+#: struct holding a list of one of them holds its messages a list per field.
+_MESSAGE_FIELDS = frozenset({"role", "content", "from", "value", "type"})
+
+
+def is_columnar(kind: pa.DataType) -> bool:
+    """Whether a column of ``kind`` holds messages as a list per field: a struct of lists of
+    message fields (``{"role": [...], "content": [...]}``), as ``datasets`` stores a
+    ``Sequence`` of a dict feature (``Sequence({"role": Value("string"), ...})``, a dict of
+    ``List`` since ``datasets`` 4), in place of a list of structs."""
+    import pyarrow as pa
+
+    if not pa.types.is_struct(kind) or not kind.num_fields:
+        return False
+    fields = [kind.field(i) for i in range(kind.num_fields)]
+    lists = all(pa.types.is_list(f.type) or pa.types.is_large_list(f.type) for f in fields)
+    return lists and any(f.name in _MESSAGE_FIELDS for f in fields)
+
+
+class Columnar(list):  # type: ignore[type-arg]
+    """The messages of a cell held a list per field (:func:`is_columnar`), zipped; ``said``
+    what a warning says of lists of unequal lengths (the messages then as many as the
+    longest, each lacking the fields whose lists are shorter), None when they are equal."""
+
+    said: str | None = None
+
+    @classmethod
+    def messages(cls, cell: Any) -> Any:
+        """The messages of ``cell`` (``{"role": [...], "content": [...]}``); a null one as
+        it is (said so when read, as any null cell)."""
+        if cell is None:
+            return None
+        lists = {name: values for name, values in cell.items() if values is not None}
+        lengths = {name: len(values) for name, values in lists.items()}
+        count = max(lengths.values(), default=0)
+        found = cls({name: values[i] for name, values in lists.items() if i < lengths[name]}
+                    for i in range(count))  # fmt: skip
+        if len(set(lengths.values())) > 1:
+            held = ", ".join(f"{n} {name!r}" for name, n in lengths.items())
+            found.said = (f"its messages are a list per field of unequal lengths ({held}): "
+                          f"read as {count}, each holding the fields it has")  # fmt: skip
+        return found
 
 
 def messages_column(names: list[str], messages: str | None, types: dict[str, Any]) -> str:
@@ -511,6 +853,8 @@ def column_kinds(schema: pa.Schema) -> dict[str, Any]:
             kinds[f.name] = "list"
         elif pa.types.is_string(f.type) or pa.types.is_large_string(f.type):
             kinds[f.name] = "text"
+        elif is_columnar(f.type):
+            kinds[f.name] = "list"
         elif pa.types.is_struct(f.type):
             kinds[f.name] = "object"  # one message (a preference row's reply)
     return kinds
@@ -527,9 +871,12 @@ def read_messages(cell: Any, format: str | None = None) -> Transcript:
     framework's objects (:func:`~turnfold.formats.read_record`); a cell holding other objects
     (a pandas cell of LangChain messages) is read by ``load``."""
     from turnfold.formats import load, read_record  # the package imports this module
+    from turnfold.model import LoadWarning
 
     if _null(cell):
         raise TranscriptFormatError("a table's row", [], None, "its messages are null")
+    if isinstance(cell, Unread):
+        raise TranscriptFormatError("a table's row", [], None, cell.reason)
     if isinstance(cell, (str, bytes)):
         try:
             parsed = codec.loads(cell)
@@ -544,7 +891,10 @@ def read_messages(cell: Any, format: str | None = None) -> Transcript:
         cell = cell.tolist()  # a numpy array out of pandas
     others: list[Any] = []
     messages = _drop_nulls(cell, others)
-    return load(messages, format=format) if others else read_record(messages, format)
+    read = load(messages, format=format) if others else read_record(messages, format)
+    held = cell.values() if type(cell) is dict else [cell]  # a virtual column's row: its cells
+    read.warnings += [LoadWarning(reason=said) for c in held if (said := getattr(c, "said", None))]
+    return read
 
 
 #: The values that are plain JSON as they are.
@@ -644,7 +994,7 @@ def is_table(path: Path) -> bool:
             return False
     if path.name.endswith(TABLE_SUFFIXES):
         return path.is_file()
-    return _first_bytes(path).startswith((_MAGIC, _ARROW_MAGIC, _STREAM_MARKER))
+    return _first_bytes(path).startswith((_MAGIC, *_ARROW_STARTS))
 
 
 def row_count(path: str) -> int:
@@ -726,7 +1076,8 @@ def other_cells(path: str, column: str, row: int) -> dict[str, Any]:
             at = 0
             for batch in arrow.batches() if others else ():
                 if row < at + batch.num_rows:
-                    found: dict[str, Any] = batch.select(others).slice(row - at, 1).to_pylist()[0]
+                    one = _checked(path, batch.select(others).slice(row - at, 1))
+                    found: dict[str, Any] = one.to_pylist()[0]
                     return found
                 at += batch.num_rows
             return {}
@@ -735,6 +1086,8 @@ def other_cells(path: str, column: str, row: int) -> dict[str, Any]:
     file = opened(path)
     try:
         others = _others(column, file.schema_arrow.names)
+        unread = _unread_columns(path, file.metadata, others)
+        others = [name for name in others if name not in unread]
         at = 0
         for group in range(file.metadata.num_row_groups if others else 0):
             rows = file.metadata.row_group(group).num_rows

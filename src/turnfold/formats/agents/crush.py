@@ -198,9 +198,12 @@ class _Database:
         return [(str(row["id"]), str(row["title"])) for row in rows]
 
     def session(self, session_id: str) -> Session | None:
-        row = self.db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        row, clipped = databases.row(self.db, "sessions", "*", "WHERE id = ?", (session_id,),
+                                     key="id")  # fmt: skip
         if row is None:
             return None
+        for reason in clipped:
+            self.source.warn(reason, record_type="session")
         self.source.mapped("session")
         children = frozenset(
             str(r["id"])

@@ -313,9 +313,12 @@ class _Database:
     def session(self, session_id: str) -> Session | None:
         self.db.row_factory = sqlite3.Row
         try:
-            row = self.db.execute("SELECT * FROM session WHERE id = ?", (session_id,)).fetchone()
+            row, clipped = databases.row(self.db, "session", "*", "WHERE id = ?", (session_id,),
+                                         key="id")  # fmt: skip
             if row is None:
                 return None
+            for reason in clipped:
+                self.warn(reason, "session")
             info = self._info(row)
             self.source.mapped("session")
             messages: dict[str, Message] = {}

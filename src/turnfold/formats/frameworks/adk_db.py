@@ -186,11 +186,12 @@ class _Database:
 
     def session(self, store: _Store, key: _Key) -> dict[str, Any]:
         """The session document ``adk.read`` reads: as the ADK's ``Session.model_dump``."""
-        row = self.db.execute(
-            f"SELECT * FROM {databases.quoted(store.sessions)} "
-            "WHERE app_name = ? AND user_id = ? AND id = ?",
-            (key.app_name, key.user_id, key.id),
-        ).fetchone()
+        row, clipped = databases.row(
+            self.db, store.sessions, "*", "WHERE app_name = ? AND user_id = ? AND id = ?",
+            (key.app_name, key.user_id, key.id), key="id",
+        )  # fmt: skip
+        for reason in clipped:
+            self.source.warn(reason, record_type="session")
         document: dict[str, Any] = {"id": key.id, "app_name": key.app_name,
                                     "user_id": key.user_id}  # fmt: skip
         try:
