@@ -131,6 +131,7 @@ def make_tool_call(tag: str = "tool", subagent: SubAgent | None = None) -> ToolC
             ),
             reason="cancelled by user",
             steps_missing=True,
+            is_run=False,
         ),
         usage=Usage(
             input_tokens=9,
@@ -223,6 +224,7 @@ def make_full_transcript() -> Transcript:
         ),
         reason="failed",
         steps_missing=True,
+        is_run=False,
     )
     child = Transcript(
         [
@@ -253,6 +255,7 @@ def make_full_transcript() -> Transcript:
         ),
         reason="cancelled",
         steps_missing=True,
+        is_run=False,
     )
     entries: list[Entry] = [factory() for factory in SAMPLES.values()]
     entries += [make_thinking(f"thinking-{form}", form=form) for form in THINKING_FORMS]
