@@ -324,7 +324,10 @@ def _tool_rows_vs_view(rows: list[dict[str, Any]], view: Mapping[str, Any]) -> l
                 parts.append(format_duration(row["duration_ms"], hide_trailing_zeros=True))
             if row["status"] != "success":  # "Outcome not recorded" of a call of no result
                 silent = row["status"] == "unknown" and tool["result"] is None
-                parts.append(translate(f"status.{row['status']}" + silent * "_no_result", LOCALE))
+                said = translate(f"status.{row['status']}" + silent * "_no_result", LOCALE)
+                if tool["status_text"] == translate("status.still_running", LOCALE):
+                    said = tool["status_text"]  # an unknown outcome worded from the call's meta
+                parts.append(said)
             expected["duration (bar)"] = (" · ".join(parts), bar["label"])
         problems += [f"{call} {name}: row {value!r}, view {shown_value!r}"
                      for name, (value, shown_value) in expected.items()

@@ -254,7 +254,12 @@ def status_text(call: ToolCall, locale: str | None = "en") -> str:
 
     >>> status_text(ToolCall(status="unknown")), status_text(ToolCall(status="error"))
     ('Outcome not recorded', 'Failed')
+
+    A call that answered while what it ran went on (``meta["still_running"]``: a poll of a
+    background process, a code cell that yielded) has no outcome yet and says so.
     """
+    if call.status == "unknown" and call.meta.get("still_running") is True:
+        return translate("status.still_running", locale)
     if call.status == "unknown" and call.result is None:
         return translate("status.unknown_no_result", locale)
     return translate(f"status.{call.status}", locale)

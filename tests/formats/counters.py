@@ -95,7 +95,8 @@ def _codex_header(path: Path) -> dict[str, Any]:
 def codex(path: Path, _depth: int = 0) -> int:
     """Per rollout: its tool-call response items (bare ones in the mid-2025 layout); outputs
     whose call the file does not hold (the call ran before the file's start); inter-agent mail
-    items (one row each); end events of code-mode calls (``call_id`` held by no response item);
+    items (one row each); end events (or ``CommandExecution`` items) of code-mode calls (an
+    ``exec-`` id held by no response item);
     and, recursively, the rollouts beside it whose ``session_meta`` names this thread as their
     parent."""
     lines = [r for r in records(path) if isinstance(r, dict)]
@@ -120,6 +121,18 @@ def codex(path: Path, _depth: int = 0) -> int:
         and p.get("type") in _CODEX_INNER_ENDS
         and str(p.get("call_id")).startswith("exec-")
         and p.get("call_id") not in item_ids
+    }
+    # Codex 0.171 writes a script's commands only as item_completed CommandExecution items.
+    inner |= {
+        item.get("id")
+        for r in lines
+        if r.get("type") == "event_msg"
+        and isinstance(p := r.get("payload"), dict)
+        and p.get("type") == "item_completed"
+        and isinstance(item := p.get("item"), dict)
+        and item.get("type") == "CommandExecution"
+        and str(item.get("id")).startswith("exec-")
+        and item.get("id") not in item_ids
     }
     count += len(inner)
     thread = _codex_header(path).get("id")

@@ -36,6 +36,11 @@ CODE_MODE_STDOUT = (
 )
 
 
+CELL_OK = "echo TF-CELL-START; sleep 3; echo TF-CELL-END"
+CELL_FAIL = "echo TF-FAIL-START; sleep 4; echo TF-FAIL-END; exit 3"
+CELL_STOP = "sleep 20; echo TF-NEVER"
+
+
 def _shown(calls: list[ToolCall]) -> list[tuple[str, str | None, str, str]]:
     return [(c.name, c.description, c.status, tool_category(c.name)) for c in calls]
 
@@ -51,15 +56,17 @@ def test_F2_real_code_mode_cells_and_the_waits_on_them_are_the_script_s_commands
     transcript = turnfold.load(CODE_MODE)
     assert transcript.warnings == []
     calls = transcript.tool_calls()
+    # A wait is described by the commands of the cell it waits on (as write_stdin by its
+    # process's); a yielded cell has the outcome the wait that collected it read, and that
+    # wait, which only collected it, is a success: a failed script counts once.
     assert _shown(calls) == [
-        # yielded after its // @exec yield_time_ms: the wait tells how it ends
-        ("exec", "echo TF-CELL-START; sleep 3; echo TF-CELL-END", "unknown", "command"),
-        ("exec wait", "cell 1", "success", "command"),  # Script completed, printed exit_code: 0
-        ("exec", "echo TF-FAIL-START; sleep 4; echo TF-FAIL-END; exit 3", "unknown", "command"),
-        ("exec wait", "cell 2", "unknown", "command"),  # yielded again: still running
-        ("exec wait", "cell 2", "error", "command"),  # printed exit_code: 3
-        ("exec", "sleep 20; echo TF-NEVER", "unknown", "command"),
-        ("exec wait", "cell 3", "cancelled", "command"),  # terminate: Script terminated
+        ("exec", CELL_OK, "success", "command"),  # yielded; its wait collected exit_code: 0
+        ("exec wait", CELL_OK, "success", "command"),  # Script completed, printed exit_code: 0
+        ("exec", CELL_FAIL, "error", "command"),  # yielded; its last wait collected exit_code: 3
+        ("exec wait", CELL_FAIL, "unknown", "command"),  # yielded again: still running
+        ("exec wait", CELL_FAIL, "success", "command"),  # collected exit_code: 3
+        ("exec", CELL_STOP, "cancelled", "command"),  # a wait with terminate stopped it
+        ("exec wait", CELL_STOP, "success", "command"),  # terminate: Script terminated
         ("exec", None, "error", "command"),  # Script failed: it threw
     ]
     first, wait, *_, stop, thrown = calls
@@ -76,14 +83,15 @@ def test_F2_real_code_mode_cells_and_the_waits_on_them_are_the_script_s_commands
 
 def test_F2_real_code_mode_nests_each_command_under_the_cell_that_ran_it() -> None:
     """Codex 0.171 records a script's commands only as ``item_completed`` ``CommandExecution``
-    items (``exec-<uuid>``), written while the ``wait`` runs; the stopped cell's one ends (-1)
-    after the next cell already ran, and still belongs to the cell whose script runs it."""
+    items (``exec-<uuid>``), written while the ``wait`` runs; the stopped cell's one ends (-1,
+    killed with its cell: stopped, not failed) after the next cell already ran, and still
+    belongs to the cell whose script runs it."""
     calls = turnfold.load(CODE_MODE).tool_calls()
     cells = [c for c in calls if c.name == "exec"]
     assert [_nested(c) for c in cells[:3]] == [
         [("exec_command", "echo TF-CELL-START; sleep 3; echo TF-CELL-END", "success", 0)],
         [("exec_command", "echo TF-FAIL-START; sleep 4; echo TF-FAIL-END; exit 3", "error", 3)],
-        [("exec_command", "sleep 20; echo TF-NEVER", "error", -1)],
+        [("exec_command", "sleep 20; echo TF-NEVER", "cancelled", -1)],
     ]
     assert cells[3].subagent is None  # the script that threw ran no command
     # No F-7 sub-agent line: a cell is a command, not an agent's run (C-2).
@@ -95,6 +103,49 @@ def test_F2_real_code_mode_nests_each_command_under_the_cell_that_ran_it() -> No
     assert failed.result.text == "TF-FAIL-START\nTF-FAIL-END\n"
     assert failed.duration_ms is not None
     assert failed.duration_ms > 3000
+
+
+def test_L3_a_yielded_cell_has_the_outcome_its_wait_collected_and_points_at_that_wait() -> None:
+    """A cell that yielded (``Script running with cell ID 1``) read "Finished, outcome not
+    recorded": its script's end is in the answer of the ``wait`` that collected it."""
+    calls = turnfold.load(CODE_MODE).tool_calls()
+    cells = {c.call_id: c for c in calls if c.name == "exec"}
+    collected = {cell: c.meta.get("collected_by") for cell, c in cells.items()}
+    assert collected == {
+        "call_cell1": "call_wait1",
+        "call_cell2": "call_wait3",  # not call_wait2, which found it still running
+        "call_cell3": "call_wait4",  # the terminate
+        "call_cell4": None,  # it never yielded
+    }
+    first = cells["call_cell1"]
+    assert first.result is not None
+    text = first.result.text or ""
+    # What the model was given stays as recorded; the wait that collected it is named.
+    assert text == "Script running with cell ID 1\nWall time 1.0 seconds\nOutput:\n\nTF-CELL-BEGIN"
+    assert first.meta["collected_by"] == "call_wait1"
+    assert not any("still_running" in c.meta for c in cells.values())
+
+
+def test_L3_a_wait_that_found_its_cell_still_running_says_so() -> None:
+    plain = build_view_model(turnfold.load(CODE_MODE), DisplaySettings(locale="en"))
+    (turn,) = [node for node in plain["nodes"] if node["kind"] == "turn"]
+    (group,) = [node for node in turn["process"]["children"] if node["kind"] == "group"]
+    rows = [row for b in group["children"] if b["kind"] == "batch" for row in b["rows"]]
+    assert [(r["name"], r["status_label"]) for r in rows] == [
+        ("exec", None),  # Done: the wait collected exit_code: 0
+        ("exec wait", None),
+        ("exec", "Failed"),
+        ("exec wait", "Still running"),  # not "Finished, outcome not recorded"
+        ("exec wait", None),
+        ("exec", "Cancelled"),
+        ("exec wait", None),
+        ("exec", "Failed"),
+    ]
+    zh = build_view_model(turnfold.load(CODE_MODE), DisplaySettings(locale="zh"))
+    (turn,) = [node for node in zh["nodes"] if node["kind"] == "turn"]
+    (group,) = [node for node in turn["process"]["children"] if node["kind"] == "group"]
+    rows = [row for b in group["children"] if b["kind"] == "batch" for row in b["rows"]]
+    assert rows[3]["status_text"] == "仍在运行"
 
 
 def test_F2_the_same_run_s_exec_json_shows_the_commands_the_cells_ran() -> None:
@@ -118,7 +169,7 @@ def test_P6_real_cells_and_the_waits_on_them_are_titled_as_commands() -> None:
     ]
     rows = [row for g in groups for b in g["children"] if b["kind"] == "batch" for row in b["rows"]]
     assert [(r["name"], r["status_text"]) for r in rows][-2:] == [
-        ("exec wait", "Cancelled"),
+        ("exec wait", "Done"),
         ("exec", "Failed"),
     ]
 

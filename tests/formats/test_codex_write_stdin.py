@@ -18,7 +18,7 @@ from pathlib import Path
 import turnfold
 from turnfold.render.viewmodel import build_view_model
 from turnfold.settings import DisplaySettings
-from turnfold.tools import tool_category
+from turnfold.tools import status_text, tool_category
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 BACKGROUND = FIXTURES / "codex" / "v0.171_background.jsonl"
@@ -39,7 +39,8 @@ def test_F2_write_stdin_is_part_of_running_the_command_it_polls_or_types_into() 
         ("write_stdin", JOB, "unknown", "command"),  # a poll: still running
         ("write_stdin", JOB, "success", "command"),  # a poll: Process exited with code 0
         ("exec_command", READER, "error", "command"),  # its process ended 4
-        ("write_stdin", f'"TF-LINE\\n" → {READER}', "error", "command"),  # typed a line
+        # Typed a line and read the exit: the failure is the process's, counted once.
+        ("write_stdin", f'"TF-LINE\\n" → {READER}', "success", "command"),
     ]
     job, poll, last, reader, typed = calls
     session, reader_session = job.meta["session_id"], reader.meta["session_id"]
@@ -81,11 +82,23 @@ def test_P6_polls_and_input_are_titled_with_the_commands() -> None:
     rows = [row for g in groups for b in g["children"] if b["kind"] == "batch" for row in b["rows"]]
     assert [(r["name"], r["category"], r["status_text"]) for r in rows] == [
         ("exec_command", "command", "Done"),
-        ("write_stdin", "command", "Finished, outcome not recorded"),
+        ("write_stdin", "command", "Still running"),  # a poll that found it running
         ("write_stdin", "command", "Done"),
         ("exec_command", "command", "Failed"),
-        ("write_stdin", "command", "Failed"),
+        ("write_stdin", "command", "Done"),
     ]
+
+
+def test_L3_a_poll_that_found_the_process_running_is_neither_done_nor_failed() -> None:
+    """The first poll returned after its ``yield_time_ms`` while the job went on: it read
+    "Finished, outcome not recorded". The job's own end settles the call that started it."""
+    job, poll, last, reader, typed = turnfold.load(BACKGROUND).tool_calls()
+    assert (poll.status, poll.meta.get("still_running")) == ("unknown", True)
+    assert status_text(poll) == "Still running"
+    assert status_text(poll, "zh") == "仍在运行"
+    # The starting calls' processes ended (CommandExecution): no longer running.
+    assert [c.meta.get("still_running") for c in (job, last, reader, typed)] == [None] * 4
+    assert [status_text(c) for c in (job, reader)] == ["Done", "Failed"]
 
 
 def test_C2_the_corpus_counts_write_stdin_among_commands() -> None:

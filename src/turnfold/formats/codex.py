@@ -55,11 +55,16 @@ beyond the API (:class:`CodexBuilder`):
   the block it is); a block type MCP does not define, in an end event or item, is warned about
   once.
   Events only enrich calls still waiting for their output, save a process an ``exec_command``
-  left running (``Process running with session ID 20075``): its ``CommandExecution`` item,
-  written when it ends, gives that call its exit code and duration. ``write_stdin`` polls such
-  a process (no ``chars``) or types into it; it is part of running the command (a command, as
-  Claude Code's ``BashOutput``), described by that command (the ``chars`` first, as JSON), its
-  session in ``meta["session_id"]``, its status read from its own header as any output's.
+  left running (``Process running with session ID 20075``): a call answered while its process
+  went on has no outcome yet (``unknown``, ``meta["still_running"]``: "Still running"), and
+  the process's end is the outcome of the call that started it: its ``CommandExecution`` item
+  (0.171), else its ``exec_command_end`` (the exit watcher's, kept by app-server threads with
+  extended history, February to June 2026: 0.110), both with exit code and duration, else
+  (``codex exec`` before 0.171 writes neither) the exit code of the ``write_stdin`` answer
+  that saw it end (``Process exited with code 4``). ``write_stdin`` polls such a process (no
+  ``chars``) or types into it; it is part of running the command (a command, as Claude Code's
+  ``BashOutput``), described by that command (the ``chars`` first, as JSON), its session in
+  ``meta["session_id"]``, its status read from its own header as any output's.
 - **Code mode.** A ``custom_tool_call`` ``exec`` whose input is a script calling ``tools.*``
   is described by the commands it ran (``tools.exec_command({cmd})``, else the tools it
   called); its status comes from the exit codes it printed. The end events of the calls the
@@ -68,11 +73,15 @@ beyond the API (:class:`CodexBuilder`):
   :class:`SubAgent` transcript); Codex 0.171 writes a script's commands only as
   ``item_completed`` ``CommandExecution`` items (``exec-<uuid>``), each nested under the cell
   whose script runs that command. A script that runs on yields its cell (``Script running with
-  cell ID 8``), and code mode's ``wait`` (``{cell_id, yield_time_ms}``) returns what it printed
-  next: a command of the script's, named ``exec wait`` (its tool's name in ``meta["tool"]``),
-  described by its cell, its status read as ``exec``'s: a script that threw (``Script
-  failed``) is ``error``, one a ``wait`` with ``terminate`` stopped (``Script terminated``)
-  ``cancelled``, whatever it printed.
+  cell ID 8``: "Still running", as a process left running), and code mode's ``wait``
+  (``{cell_id, yield_time_ms}``) returns what it printed next: a command of the script's, named
+  ``exec wait`` (its tool's name in ``meta["tool"]``), described by its cell's commands (else
+  ``cell 8``), its status read as ``exec``'s: a script that threw (``Script failed``) is
+  ``error``, one a ``wait`` with ``terminate`` stopped (``Script terminated``) ``cancelled``,
+  whatever it printed; one that yields again is still running. The ``wait`` whose answer ends
+  the script gives the yielded cell its outcome and its id (``meta["collected_by"]``); the
+  cell's result ends with a line pointing at that wait. A command of a stopped cell that ends
+  after it (killed: exit code -1) is ``cancelled``.
 - **Batches.** Codex items carry no response id: consecutive calls form one batch,
   ``turn<n>-batch<k>``, ended by any message, reasoning or output.
 - **Turns.** ``task_started`` / ``turn_started`` (or, in files without them, a new prompt) start
@@ -305,7 +314,8 @@ RECORDS = Records(
         "event_msg/turn_aborted": "abort marker; the turn's unfinished calls cancelled",
         "event_msg/context_compacted": "compaction boundary (one with a `compacted` beside it)",
         "event_msg/error": "assistant error",
-        "event_msg/exec_command_end": "exit code, duration and output of its command call",
+        "event_msg/exec_command_end": "exit code, duration and output of its command call"
+        " (a process it left running too), or a code-mode command nested in its `exec`",
         "event_msg/patch_apply_end": "outcome and unified diff of its patch call",
         "event_msg/item_completed": "a `FileChange`: outcome and unified diff of its patch call;"
         " a `CommandExecution`: exit code and duration of its command call (a process it left"
@@ -399,6 +409,8 @@ _CELL_WAIT = "exec wait"
 #: ends in ``Script error:`` and the stack), or a ``wait`` with ``terminate`` stopped it.
 _CELL_FAILED = "Script failed"
 _CELL_TERMINATED = "Script terminated"
+_CELL_ENDED = ("Script completed", _CELL_FAILED, _CELL_TERMINATED)
+_CELL_RUNNING = re.compile(r"Script running with cell ID (\S+)")
 #: Unified exec's other tool: it types ``chars`` into a process an ``exec_command`` left
 #: running (its output's header says ``Process running with session ID 20075``), or with no
 #: ``chars`` polls it, and answers with what the process printed since (the header says whether
@@ -1001,6 +1013,7 @@ class CodexBuilder(ResponsesBuilder):
         self._code_calls: list[ToolCall] = []  # this turn's code-mode exec calls
         self._inner: dict[str, Transcript] = {}  # code-mode calls nested under their exec
         self._sessions: dict[int, ToolCall] = {}  # processes left running, by session id
+        self._cells: dict[str, ToolCall] = {}  # exec calls that yielded, uncollected, by cell
         self._response_first: Entry | None = None  # first entry of the model response
         self._review: tuple[str, str | None] | None = None  # answer of an ended review, waiting
         self._review_answers: set[str] = set()  # echo keys of answers the review also gave
@@ -1584,7 +1597,10 @@ class CodexBuilder(ResponsesBuilder):
             self._code_calls.append(call)
             self.transcript.update(call, description=script_description(str(args)))
         elif cell is not None:
-            self.transcript.update(call, description=f"cell {stringify(cell)}")
+            # Described by the commands of the cell it waits on, as write_stdin by its process.
+            started = self._cells.get(stringify(cell))
+            target = started.description if started else None
+            self.transcript.update(call, description=target or f"cell {stringify(cell)}")
         elif name == _STDIN_TOOL and isinstance(args, dict):
             self._stdin_call(call, args)
         if name in _SPAWN_TOOLS:
@@ -1623,10 +1639,11 @@ class CodexBuilder(ResponsesBuilder):
         else:
             text, images = output_content(value)
         changes: dict[str, Any] = {}
+        meta = dict(call.meta)
+        running = None
         facts = exec_output(text) if text else None
         if facts is not None:
             text = facts.body
-            meta = dict(call.meta)
             if facts.exit_code is not None:
                 meta["exit_code"] = facts.exit_code
             if facts.header:
@@ -1635,10 +1652,27 @@ class CodexBuilder(ResponsesBuilder):
                 if running is not None and call.name != _STDIN_TOOL:
                     meta["session_id"] = int(running.group(1))  # its process runs on
                     self._sessions[meta["session_id"]] = call
-            changes["meta"] = meta
             if facts.duration_ms is not None:
                 changes["duration_ms"] = facts.duration_ms
         status = _derived_status(call, text, facts, success)
+        if running is not None and status != "cancelled":
+            # The call answered while its process went on: neither a success nor a failure
+            # yet. The process's end settles the call that started it (:meth:`_late_end`,
+            # :meth:`_process_exited`).
+            status, meta["still_running"] = "unknown", True
+        elif call.meta.get("code_mode") and text:
+            status = self._cell_answer(call, text, status, meta)
+        elif (
+            call.name == _STDIN_TOOL
+            and facts is not None
+            and facts.exit_code is not None
+            and self._process_exited(meta.get("session_id"), facts.exit_code)
+        ):
+            # The process's outcome is its starting call's; this poll only read it, so a
+            # failed process counts once.
+            status = "success"
+        if meta != call.meta:
+            changes["meta"] = meta
         diff = self._diffs.pop(call.call_id, None)
         patch = call.name == _PATCH_TOOL or self.patch_of(call) is not None
         if patch or diff is not None:  # a FileChange item names a patch run by exec_command
@@ -1651,14 +1685,72 @@ class CodexBuilder(ResponsesBuilder):
                 changes["subagent"] = replace(call.subagent, **spawned)
         return status, result, changes
 
+    def _process_exited(self, session: Any, code: int) -> bool:
+        """A ``write_stdin`` answer says its process exited (``Process exited with code 4``):
+        the outcome of the ``exec_command`` that started it, unless an end record of the
+        process came first. Rollouts of ``codex exec`` before 0.171 write no such record (no
+        ``exec_command_end``, no ``CommandExecution``): this answer is all they say of it.
+        True when the call that started it is known."""
+        started = self._sessions.get(session) if isinstance(session, int) else None
+        if started is None:
+            return False
+        if started.meta.get("still_running") is True:
+            meta = {k: v for k, v in started.meta.items() if k != "still_running"}
+            meta["exit_code"] = code
+            self.transcript.update(started, status="success" if code == 0 else "error", meta=meta)
+        return True
+
+    def _cell_answer(
+        self, call: ToolCall, text: str, status: ToolStatus, meta: dict[str, Any]
+    ) -> ToolStatus:
+        """A code-mode answer, ``exec``'s or a ``wait``'s. One that yielded (``Script running
+        with cell ID 1``) tells of a script still running: ``meta["still_running"]``, no
+        outcome yet. The ``wait`` whose answer ends the script (``Script completed`` /
+        ``failed`` / ``terminated``) gives the cell that outcome (:meth:`_cell_collected`)."""
+        yielded = _CELL_RUNNING.match(text)
+        if yielded is not None:
+            cell = yielded.group(1)
+            meta["still_running"], meta["cell_id"] = True, cell
+            if call.name == _CODE_MODE_TOOL:
+                self._cells[cell] = call
+            return "unknown"
+        if call.name == _CELL_WAIT and text.startswith(_CELL_ENDED):
+            cell = stringify(call.args.get("cell_id")) if isinstance(call.args, dict) else None
+            meta["cell_id"] = cell
+            collected = self._cells.pop(cell, None) if cell is not None else None
+            if collected is not None:
+                # The script's outcome is its cell's; this wait only collected it, so a failed
+                # script counts once.
+                self._cell_collected(collected, call, status)
+                return "success"
+        return status
+
+    def _cell_collected(self, cell: ToolCall, wait: ToolCall, status: ToolStatus) -> None:
+        """A yielded cell's script ended in ``wait``'s answer: the cell's outcome is the one
+        the wait collected, which holds the rest of its output (``meta["collected_by"]``: the
+        wait's call id); the cell's own result stays as recorded."""
+        meta = {k: v for k, v in cell.meta.items() if k != "still_running"}
+        meta["collected_by"] = wait.call_id
+        self.transcript.update(cell, status=status, meta=meta)
+
     def _open_call(self, payload: Mapping[str, Any]) -> ToolCall | None:
         call_id = payload.get("call_id")
         return self._open.get(call_id) if isinstance(call_id, str) else None
 
     def _exec_end(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        """``exec_command_end``: the exit code, duration and output of its call. One written
+        after its call was answered ends a command an interrupt cancelled or a process its
+        ``exec_command`` left running (:meth:`_late_end`): builds of February to June 2026
+        wrote it (an app-server thread with ``persistExtendedHistory``: the rollout's extended
+        events) where 0.171 writes a ``CommandExecution`` item."""
         call = self._open_call(payload)
         if call is None:
-            self._inner_call("exec_command", payload, timestamp)
+            call_id = payload.get("call_id")
+            ended = self._calls.get(call_id) if isinstance(call_id, str) else None
+            if ended is not None:
+                self._late_end(ended, payload)
+            else:
+                self._inner_call("exec_command", payload, timestamp)
             return
         self.transcript.update(call, **_exec_changes(call, payload))
 
@@ -1720,15 +1812,32 @@ class CodexBuilder(ResponsesBuilder):
         if call is None:
             if item["id"].startswith("exec-"):
                 self._inner_call("exec_command", {**item, "call_id": item["id"]}, timestamp)
-        elif call.status == "cancelled":
-            self._interrupted_command(call, item)
-        elif "session_id" in call.meta and call.name != _STDIN_TOOL:
-            self.transcript.update(call, **_exec_changes(call, item))
+        else:
+            self._late_end(call, item)
+
+    def _late_end(self, call: ToolCall, record: Mapping[str, Any]) -> None:
+        """The end of a command (a ``CommandExecution`` item or an ``exec_command_end``, whose
+        fields are the same) written after its call was answered: a command an interrupt
+        cancelled (:meth:`_interrupted_command`), or a process the call left running, whose
+        exit code and duration are then the call's outcome (the output the model was given
+        stays). Its ``process_id``, where written, is the session the call's answer named."""
+        if call.status == "cancelled":
+            self._interrupted_command(call, record)
+            return
+        session = call.meta.get("session_id")
+        process = as_int(record.get("process_id"))
+        if session is None or call.name == _STDIN_TOOL or process not in (None, session):
+            return
+        changes = _exec_changes(call, record)
+        meta = dict(changes.get("meta", call.meta))
+        meta.pop("still_running", None)  # it ended
+        self.transcript.update(call, **{**changes, "meta": meta})
 
     def _interrupted_command(self, call: ToolCall, item: Mapping[str, Any]) -> None:
-        """A ``CommandExecution`` that ends after an interrupt settled its call (the model was
-        told "aborted by user"): the call keeps what the command printed before it (F-10: a
-        cancelled tool keeps its partial output), its duration and exit code."""
+        """A command's end (``CommandExecution``, ``exec_command_end``) written after an
+        interrupt settled its call (the model was told "aborted by user"): the call keeps what
+        the command printed before it (F-10: a cancelled tool keeps its partial output), its
+        duration and exit code."""
         changes: dict[str, Any] = {}
         duration = _duration_ms(item.get("duration"))
         if duration is not None:
@@ -1830,6 +1939,10 @@ class CodexBuilder(ResponsesBuilder):
             name, args = "exec_command", {"cmd": shown} if isinstance(shown, str) else None
             changes = _exec_changes(None, payload)
         changes.setdefault("status", "unknown")
+        if host is not None and host.status == "cancelled" and changes["status"] == "error":
+            # It ended after its cell was stopped (a wait's terminate, an interrupt), killed
+            # with it (exit code -1): stopped, not failed.
+            changes["status"] = "cancelled"
         argv = payload.get("command") if name == "exec_command" else None
         described = {"cmd": argv} if isinstance(argv, list) else args  # ``bash -lc x`` reads x
         inner = ToolCall(
