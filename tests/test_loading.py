@@ -157,6 +157,11 @@ def test_X1_a_value_nested_too_deeply_or_a_number_too_long_is_a_warned_line(
     alone.write_text(deep)
     with pytest.raises(TranscriptFormatError, match=r"deep\.jsonl, line 1: .*nested too deeply"):
         load(alone)
+    # Pretty-printed, one document over many lines: said the same, not "invalid JSON".
+    pretty = tmp_path / "deep.json"
+    pretty.write_text('{"a":\n' * 100_000 + "1" + "\n}" * 100_000)
+    with pytest.raises(TranscriptFormatError, match=r"deep\.json, line 1: .*nested too deeply"):
+        load(pretty)
 
 
 @pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-16-be", "utf-32"])

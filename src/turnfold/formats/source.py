@@ -897,6 +897,11 @@ def from_binary_stream(
             whole = _whole_document(text, lines, limit, name, warnings)
             try:
                 document = codec.loads(whole)
+            except codec.UnreadableJSON as exc:
+                # One document no reader can hold (nested too deep): said so, not as its
+                # first line's "invalid JSON".
+                said = iter([(number, MalformedLine(exc.msg))])
+                return Source(name, said, path=path, warnings=warnings)
             except json.JSONDecodeError:
                 glued = _pretty_values(whole, number)
                 records = iter(glued) if glued is not None else _split(whole, number)

@@ -118,6 +118,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
@@ -806,6 +807,12 @@ _REACT_ACTION = re.compile(r"\A(?P<thought>.*?)^Action:", re.S | re.M)
 _REACT_FINAL = re.compile(r"\A(?P<thought>.*?)^Final Answer:[ \t]*(?P<answer>.*)\Z", re.S | re.M)
 
 
+def _key(value: Any) -> str | None:
+    """A frame's or a task's id as a key: a UUID (live) or its text (saved); None for any
+    other value (a damaged record's)."""
+    return str(value) if isinstance(value, (str, UUID)) else None
+
+
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
@@ -823,8 +830,8 @@ def _frame_time(event: Any) -> str | None:
 def _frame(event: Any) -> tuple[Any, Mapping[str, Any], Any]:
     """A ``StreamFrame`` (or its dump) as its type, data and id."""
     if isinstance(event, Mapping):
-        return event.get("type"), _mapping(event.get("data")), event.get("id")
-    kind, frame_id = getattr(event, "type", None), getattr(event, "id", None)
+        return event.get("type"), _mapping(event.get("data")), _key(event.get("id"))
+    kind, frame_id = getattr(event, "type", None), _key(getattr(event, "id", None))
     return kind, _mapping(getattr(event, "data", None)), frame_id
 
 
@@ -916,7 +923,7 @@ class Follower:
             self._prompt = UserMessage(text=text)
             if as_text(task.get("expected_output")):
                 self._prompt.meta["expected_output"] = task["expected_output"]
-            self._prompts[task.get("id")] = self._add(self._prompt)
+            self._prompts[_key(task.get("id"))] = self._add(self._prompt)
             self._last_text = None
         elif kind == _AGENT_STARTED:
             self._agent_started(data, frame_id)
@@ -930,7 +937,7 @@ class Follower:
             self._model_said(data)
         elif kind == _TASK_COMPLETED:
             self._answer(as_text(_mapping(data.get("output")).get("raw")), data)
-            if self._prompts.pop(data.get("task_id"), None) is self._prompt:
+            if self._prompts.pop(_key(data.get("task_id")), None) is self._prompt:
                 self._prompt = None
         elif kind == _GUARDRAIL_COMPLETED and data.get("success") is False:
             # CrewAI runs the task again with this feedback: the rejected answer stays shown.
@@ -953,7 +960,7 @@ class Follower:
         running = [c for c in self._calls.values() if c.status == self._builder.open_status]
         # Its own task's prompt (tasks run side by side name theirs); a coworker's task is
         # made by the delegation tool, so it is no task of the crew's.
-        prompt = self._prompts.get(_mapping(data.get("task")).get("id"), self._prompt)
+        prompt = self._prompts.get(_key(_mapping(data.get("task")).get("id")), self._prompt)
         if prompt is not None and "agent" in prompt.meta and running:
             self._begin_child(running[-1], role, data, frame_id)
         elif role and prompt is not None:
@@ -1049,7 +1056,7 @@ class Follower:
     def _answer(self, raw: str | None, data: Mapping[str, Any]) -> None:
         """The task's (or a coworker's) answer, unless the model's last text (of that task,
         when tasks run side by side) said it."""
-        last = self._task_texts.pop(data.get("task_id"), self._last_text)
+        last = self._task_texts.pop(_key(data.get("task_id")), self._last_text)
         if raw and (last is None or last.text.strip() != raw.strip()):
             self._add(AssistantText(text=raw, meta=self._agent_meta(data)))
         self._last_text = None
@@ -1057,8 +1064,9 @@ class Follower:
     def _said_last(self, said: AssistantText, data: Mapping[str, Any]) -> AssistantText:
         """``said`` is the model's last text, of the task its frame names."""
         self._last_text = said
-        if data.get("task_id") is not None:
-            self._task_texts[data["task_id"]] = said
+        task = _key(data.get("task_id"))
+        if task is not None:
+            self._task_texts[task] = said
         return said
 
     def _add(self, entry: Entry) -> Any:
@@ -1082,7 +1090,7 @@ class Follower:
         return call
 
     def _settle(self, kind: str, data: Mapping[str, Any]) -> None:
-        call = self._calls.pop(data.get("started_event_id"), None)
+        call = self._calls.pop(_key(data.get("started_event_id")), None)
         if call is None:  # its start was not streamed (a frame dropped): shown all the same
             call = self._tool(data, data.get("started_event_id"))
         failure = data.get("failure")
