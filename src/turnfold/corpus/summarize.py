@@ -409,19 +409,31 @@ def log_transcripts(item: Item) -> Iterator[tuple[Item, Transcript | Exception]]
             yield each, exc
 
 
+def _each_a_row(
+    found: Summary,
+    runs: Iterable[tuple[Item, Transcript | Exception]],
+    format: str,
+    tables: bool,
+    visit: Visit | None,
+) -> None:
+    """Each of a file's runs (an eval log's samples, an archive's sessions) a row of ``found``,
+    one that could not be read a row with its ``error``; packed as they pile up."""
+    for each, transcript in runs:
+        if isinstance(transcript, Exception):
+            found.extend(_one(_error_row(each, _reason(transcript), format)))
+        else:
+            found.extend(_summarized(transcript, each, format, tables, visit))
+        if len(found.rows) >= PACK_ROWS:
+            found.pack()
+
+
 def _examine_log(item: Item, tables: bool, visit: Visit | None) -> Summary:
     """Every sample of an eval log (of its part ``item.part``), each a row keyed
     ``path#id/epoch`` (C-1, H-1); one that cannot be read is a row with its ``error``, a log
     that cannot be read one error row."""
     found = Summary("rows")
     try:
-        for each, transcript in log_transcripts(item):
-            if isinstance(transcript, Exception):
-                found.extend(_one(_error_row(each, _reason(transcript), inspect_log.NAME)))
-            else:
-                found.extend(_summarized(transcript, each, inspect_log.NAME, tables, visit))
-            if len(found.rows) >= PACK_ROWS:
-                found.pack()
+        _each_a_row(found, log_transcripts(item), inspect_log.NAME, tables, visit)
     except Exception as exc:
         if not found.count:
             return _one(_error_row(item, _reason(exc), inspect_log.NAME))
@@ -529,13 +541,7 @@ def _examine_archive(item: Item, tables: bool, visit: Visit | None) -> Summary:
     row, an archive of no session skipped."""
     found = Summary("rows")
     try:
-        for each, transcript in archive_transcripts(item):
-            if isinstance(transcript, Exception):
-                found.extend(_one(_error_row(each, _reason(transcript), openhands.NAME)))
-            else:
-                found.extend(_summarized(transcript, each, openhands.NAME, tables, visit))
-            if len(found.rows) >= PACK_ROWS:
-                found.pack()
+        _each_a_row(found, archive_transcripts(item), openhands.NAME, tables, visit)
     except _NotASession as exc:
         return Summary(exc.kind)
     except Exception as exc:  # a scan never aborts on one item (C-7)
