@@ -162,3 +162,16 @@ def test_B1_a_rescan_set_from_the_kernel_keeps_the_reader_s_sort_filters_page_an
     assert widget.transcript.entries == []
     with pytest.raises(TypeError, match="shows a Corpus"):
         browser.corpus = "runs"  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(("locale", "said"), [("en", "contains"), ("zh", "包含")])
+def test_C8_the_filter_operators_are_said_in_the_reader_s_language(locale: str, said: str) -> None:
+    """The builder's operator menu and a filter's chip say ``contains`` in the reader's
+    language; the comparison signs stay signs."""
+    from turnfold import samples
+    from turnfold.corpus.paging import Paging
+
+    sample = sorted(Path(samples.__file__).parent.glob("*.jsonl"))[:1]
+    table = turnfold.scan(sample, workers=1, cache=False).to_arrow()
+    labels = Paging(table, locale=locale).choices()["op_labels"]
+    assert labels == {"==": "==", "!=": "!=", ">=": ">=", "<=": "<=", "contains": said}

@@ -70,6 +70,7 @@ export interface Choices {
   rows: number;
   controls: Control[];
   columns: ColumnChoice[];
+  op_labels: Record<string, string>;
 }
 
 export interface Hit {

@@ -83,7 +83,7 @@ export class Filters {
     const value = h("input", "", { type: "text", placeholder: this.strings().value ?? "" });
     const fill = () => {
       const choice = this.choices.columns.find((c) => c.name === column.value);
-      op.replaceChildren(...(choice?.ops ?? []).map((name) => new Option(name, name)));
+      op.replaceChildren(...(choice?.ops ?? []).map((name) => new Option(this.choices.op_labels?.[name] ?? name, name)));
     };
     fill();
     column.addEventListener("change", fill);
@@ -149,7 +149,8 @@ export class Filters {
     remove.setAttribute("type", "button");
     remove.setAttribute("aria-label", this.strings().remove ?? "");
     remove.addEventListener("click", () => this.query({ filters: query.filters.filter((f) => f !== filter), offset: 0 }));
-    chip.append(text("span", "", `${label} ${filter.op} ${filter.value ?? "∅"}`), remove);
+    const op = this.choices.op_labels?.[filter.op] ?? filter.op;
+    chip.append(text("span", "", `${label} ${op} ${filter.value ?? "∅"}`), remove);
     return chip;
   }
 }

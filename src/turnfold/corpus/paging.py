@@ -136,6 +136,8 @@ class Choices(TypedDict):
     rows: int
     controls: list[Control]
     columns: list[ColumnChoice]
+    #: Each operator as the reader's language says it (``contains``: 包含 in zh).
+    op_labels: dict[str, str]
 
 
 class Paging:
@@ -343,7 +345,11 @@ class Paging:
              "ops": [op for op in OPS if c.ranged or op not in (">=", "<=")]}
             for c in self.columns.values()
         ]  # fmt: skip
-        return {"rows": self.table.num_rows, "controls": controls, "columns": columns}
+        op_labels: dict[str, str] = {
+            op: self._t(f"browser.op.{op}") if op.isalpha() else op for op in OPS
+        }
+        return {"rows": self.table.num_rows, "controls": controls, "columns": columns,
+                "op_labels": op_labels}  # fmt: skip
 
     def _options(self, name: str) -> list[Option]:
         import pyarrow.compute as pc
