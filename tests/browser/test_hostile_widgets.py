@@ -24,7 +24,9 @@ NAMED = "<img src=x onerror=\"window.__pwned='key'\">\u202erun.json"
 
 
 def _folder(lab: Lab) -> Path:
-    folder = lab.server.root / "hostile-runs"
+    # A folder of its own: the session browser's hostile test makes "hostile-runs" in the
+    # same lab.
+    folder = lab.server.root / "hostile-new-readers"
     folder.mkdir(exist_ok=True)
     for name in NEW_READERS:
         hostile_copy(name, folder)
