@@ -6,7 +6,10 @@ warning a reader gives of the row it skipped."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -53,3 +56,29 @@ def shown(entries: list[Any]) -> list[tuple[Any, ...]]:
         )
         for e in entries
     ]
+
+
+#: A load in a fresh interpreter, which prints its entries and warnings.
+LOAD = """
+import sys, turnfold
+transcript = turnfold.load(sys.argv[1])
+print(len(transcript.entries), len(transcript.warnings))
+"""
+#: The load's interpreter is started by a small one that reads its peak: a child's peak RSS
+#: counts what the process it was forked from held, here pytest's hundreds of megabytes.
+_PEAK = """
+import resource, subprocess, sys
+loaded = subprocess.run([sys.executable, "-c", sys.argv[1], sys.argv[2]], check=True,
+                        capture_output=True, text=True).stdout.split()
+print(*loaded, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def peak_kib(path: Path, limit: int, load: str = LOAD) -> tuple[int, int, int]:
+    """Entries, warnings and peak RSS (KiB) of a fresh interpreter running ``load`` on
+    ``path`` under the record limit ``limit``."""
+    env = {**os.environ, "TURNFOLD_MAX_RECORD_BYTES": str(limit)}
+    out = subprocess.run([sys.executable, "-c", _PEAK, load, str(path)], env=env, check=True,
+                         capture_output=True, text=True).stdout.split()  # fmt: skip
+    entries, warnings, peak = (int(v) for v in out[-3:])
+    return entries, warnings, peak

@@ -9,15 +9,13 @@ rows after it still read. Each reader's own test shows its warning and the rest 
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from oversized import LIMIT, PADDING, lower_limit
+from oversized import LIMIT, PADDING, lower_limit, peak_kib
 
 from turnfold.formats import databases
 
@@ -85,30 +83,6 @@ def test_X1_rows_ordered_by_a_value_over_the_limit_are_a_clear_error(
         list(databases.rows(db, "item", "data", "ORDER BY name"))
 
 
-_LOAD = """
-import sys, turnfold
-transcript = turnfold.load(sys.argv[1])
-print(len(transcript.entries), len(transcript.warnings))
-"""
-#: The load's interpreter is started by a small one that reads its peak: a child's peak RSS
-#: counts what the process it was forked from held, here pytest's hundreds of megabytes.
-_PEAK = """
-import resource, subprocess, sys
-loaded = subprocess.run([sys.executable, "-c", sys.argv[1], sys.argv[2]], check=True,
-                        capture_output=True, text=True).stdout.split()
-print(*loaded, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-"""
-
-
-def _peak_kib(path: Path, limit: int) -> tuple[int, int, int]:
-    """Entries, warnings and peak RSS (KiB) of a fresh interpreter loading ``path``."""
-    env = {**os.environ, "TURNFOLD_MAX_RECORD_BYTES": str(limit)}
-    out = subprocess.run([sys.executable, "-c", _PEAK, _LOAD, str(path)], env=env, check=True,
-                         capture_output=True, text=True).stdout.split()  # fmt: skip
-    entries, warnings, peak = (int(v) for v in out[-3:])
-    return entries, warnings, peak
-
-
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="SQLite's limit is set from Python 3.11")
 def test_X1_a_row_of_many_megabytes_is_never_held(tmp_path: Path) -> None:
     """The memory of a load of an OpenCode database one part of which is 64 MB: the row is
@@ -120,10 +94,10 @@ def test_X1_a_row_of_many_megabytes_is_never_held(tmp_path: Path) -> None:
     with contextlib.closing(sqlite3.connect(hostile)) as db, db:
         db.execute("UPDATE part SET data = data || printf('%.*c', ?, ' ') WHERE rowid = "
                    "(SELECT rowid FROM part WHERE data LIKE '%TF-THINK%')", (size,))  # fmt: skip
-    entries, warnings, peak = _peak_kib(OPENCODE, 1024 * 1024)
-    held_entries, held_warnings, held = _peak_kib(hostile, 1024 * 1024)
+    entries, warnings, peak = peak_kib(OPENCODE, 1024 * 1024)
+    held_entries, held_warnings, held = peak_kib(hostile, 1024 * 1024)
     assert (held_entries, held_warnings) == (entries - 1, warnings + 1)  # the thinking, said
     assert held - peak < size // 1024 // 4
-    _, read_warnings, read_whole = _peak_kib(hostile, 2 * size)
+    _, read_warnings, read_whole = peak_kib(hostile, 2 * size)
     assert read_warnings == warnings
     assert read_whole - peak > size // 1024

@@ -9,15 +9,13 @@ with the same warning as with it."""
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from oversized import LIMIT, PADDING, lower_limit, shown, skipped
+from oversized import LIMIT, PADDING, lower_limit, peak_kib, shown, skipped
 
 import turnfold
 from turnfold.formats import databases
@@ -172,23 +170,6 @@ databases.LIMITED = False  # as on Python 3.10
 transcript = turnfold.load(sys.argv[1])
 print(len(transcript.entries), len(transcript.warnings))
 """
-#: The load's interpreter is started by a small one that reads its peak (a child's peak RSS
-#: counts what the process it was forked from held, here pytest's).
-_PEAK = """
-import resource, subprocess, sys
-loaded = subprocess.run([sys.executable, "-c", sys.argv[1], sys.argv[2]], check=True,
-                        capture_output=True, text=True).stdout.split()
-print(*loaded, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-"""
-
-
-def _peak_kib(path: Path, limit: int) -> tuple[int, int, int]:
-    """Entries, warnings and peak RSS (KiB) of a fresh interpreter loading ``path``."""
-    env = {**os.environ, "TURNFOLD_MAX_RECORD_BYTES": str(limit)}
-    out = subprocess.run([sys.executable, "-c", _PEAK, _LOAD, str(path)], env=env, check=True,
-                         capture_output=True, text=True).stdout.split()  # fmt: skip
-    entries, warnings, peak = (int(v) for v in out[-3:])
-    return entries, warnings, peak
 
 
 def test_X1_without_the_limit_a_row_of_many_megabytes_is_never_read_into_python(
@@ -203,10 +184,10 @@ def test_X1_without_the_limit_a_row_of_many_megabytes_is_never_read_into_python(
     with contextlib.closing(sqlite3.connect(hostile)) as db, db:
         db.execute("UPDATE part SET data = data || printf('%.*c', ?, ' ') WHERE rowid = "
                    "(SELECT rowid FROM part WHERE data LIKE '%TF-THINK%')", (size,))  # fmt: skip
-    entries, warnings, peak = _peak_kib(OPENCODE, 1024 * 1024)
-    held_entries, held_warnings, held = _peak_kib(hostile, 1024 * 1024)
+    entries, warnings, peak = peak_kib(OPENCODE, 1024 * 1024, _LOAD)
+    held_entries, held_warnings, held = peak_kib(hostile, 1024 * 1024, _LOAD)
     assert (held_entries, held_warnings) == (entries - 1, warnings + 1)  # the thinking, said
     assert held - peak < 2.5 * size // 1024
-    _, read_warnings, read_whole = _peak_kib(hostile, 2 * size)
+    _, read_warnings, read_whole = peak_kib(hostile, 2 * size, _LOAD)
     assert read_warnings == warnings
     assert read_whole - peak > 4 * size // 1024
