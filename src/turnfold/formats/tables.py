@@ -462,7 +462,7 @@ def _parquet_sizes(path: str, column: str) -> list[tuple[int, int]]:
     meta, names = file.metadata, file.schema_arrow.names
     file.close()
     leaves = _leaves(meta, read_columns(column, names))
-    return [(info.num_rows, sum(info.column(i).total_uncompressed_size for i in leaves))
+    return [(info.num_rows, _bytes_of(info, leaves))
             for info in map(meta.row_group, range(meta.num_row_groups))]  # fmt: skip
 
 
@@ -474,14 +474,20 @@ def _leaves(meta: pq.FileMetaData, read: list[str]) -> list[int]:
             if (meta.schema.column(i).path + ".").startswith(prefixes)]  # fmt: skip
 
 
+def _bytes_of(info: pq.RowGroupMetaData, leaves: list[int], stored: bool = False) -> int:
+    """The bytes of a row group's ``leaves`` (:func:`_leaves`), decoded, or as stored."""
+    if stored:
+        return sum(info.column(i).total_compressed_size for i in leaves)
+    return sum(info.column(i).total_uncompressed_size for i in leaves)
+
+
 def _batch_rows(meta: pq.FileMetaData, groups: list[int], read: list[str]) -> int:
     """:data:`BATCH_ROWS`, or as many of the rows of ``groups`` as hold about
     :data:`BATCH_BYTES`: Arrow joins the rows of one group to the next in a batch, so eight
     rows of 200 MB (a 55 KB file) were decoded and converted at once, 4.5 GB (X-1)."""
     leaves = _leaves(meta, read)
     longest = max(
-        (sum(info.column(i).total_uncompressed_size for i in leaves) // max(info.num_rows, 1)
-         for info in map(meta.row_group, groups)),
+        (_bytes_of(info, leaves) // max(info.num_rows, 1) for info in map(meta.row_group, groups)),
         default=0,
     )  # fmt: skip
     return max(1, min(BATCH_ROWS, BATCH_BYTES // max(longest, 1)))
@@ -500,8 +506,7 @@ def _unread_groups(
     leaves, limit, found = _leaves(meta, read), record_limit(), {}
     for group in range(meta.num_row_groups):
         info = meta.row_group(group)
-        size = sum(info.column(i).total_uncompressed_size for i in leaves)
-        stored = sum(info.column(i).total_compressed_size for i in leaves)
+        size, stored = _bytes_of(info, leaves), _bytes_of(info, leaves, stored=True)
         over = f"over the limit of {limit:,} bytes (TURNFOLD_MAX_RECORD_BYTES); not read"
         if size <= limit:
             continue
