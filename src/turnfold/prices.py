@@ -19,6 +19,7 @@ model's price is kept for later processes with the span of days it holds for
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Callable
 from datetime import date, datetime, time, timezone
@@ -99,6 +100,15 @@ _UNKNOWN: set[tuple[str, str | None]] = set()
 #: ``genai_prices/data_snapshot.py``); a prefix it knows no provider by (``ollama/``,
 #: ``mockllm/``) leaves the whole name, which then finds nothing.
 _PREFIXED = "litellm"
+#: The provider id of Amazon Bedrock in genai-prices, where it keeps the prices of Bedrock's
+#: model ids (``[region.]vendor.model-vN:M``: ``us.anthropic.claude-sonnet-4-20250514-v1:0``,
+#: ``amazon.nova-pro-v1:0``), which Strands records as its ``modelId`` and Claude Code on Bedrock
+#: as its model. The table never looks there by a model's name alone (its Bedrock provider
+#: matches no model name), so such a name is looked for there when it is found nowhere else.
+_BEDROCK = "aws"
+#: A Bedrock model id: an optional cross-region prefix, then a vendor of letters and digits and
+#: a dot before the model's name (``gpt-4.1``, ``qwen3.5-plus`` and ``gemini-2.5-pro`` are not).
+_BEDROCK_ID = re.compile(r"(?:(?:us|eu|apac|au|jp|in|ca|us-gov|global)\.)?[a-z][a-z0-9]*\.[a-z]")
 
 
 @lru_cache(maxsize=512)
@@ -108,7 +118,8 @@ def price_of(model: str, provider: str | None, day: date | None) -> Price | None
 
     A model the table does not know by a name of the form ``provider/model`` is looked for at
     the provider its prefix names, as genai-prices reads such names (:data:`_PREFIXED`); a
-    prefix that names no provider the table knows finds nothing.
+    prefix that names no provider the table knows finds nothing. A Bedrock model id
+    (:data:`_BEDROCK_ID`) the table does not know by its name is looked for among Bedrock's.
 
     A price is kept for later processes with the days it holds for
     (:mod:`turnfold.kept_prices`), so only the first process to price a model in a span of
@@ -118,6 +129,8 @@ def price_of(model: str, provider: str | None, day: date | None) -> Price | None
         # Kept under a key of its own: the name's lookup is kept as unknown (by this process,
         # or an earlier one of a turnfold that did not look further), and stays so.
         return price_of(model, _PREFIXED, day)
+    if price is None and provider not in (_BEDROCK, _PREFIXED) and _BEDROCK_ID.match(model):
+        return price_of(model, _BEDROCK, day)  # kept under a key of its own, as above
     return price
 
 

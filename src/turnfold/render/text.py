@@ -281,6 +281,21 @@ class _Outline:
             for piece in content.wrap(_measuring_console(), available, overflow="fold"):
                 self.lines.append(self.text(" " * indent, end="") + piece)
 
+    def facts(self, parts: list[str]) -> None:
+        """Facts joined by `` · ``, as many to a line as fit, never one cut: a header's
+        tokens and cost come last, and one of several models lost them cut at the width."""
+        from rich.cells import cell_len  # as rich itself is: imported when text is drawn
+
+        line = ""
+        for part in map(_one_line, parts):
+            joined = f"{line} · {part}" if line else part
+            if line and cell_len(joined) > self.width:
+                self.block(0, line, "dim")
+                joined = part
+            line = joined
+        if line:
+            self.block(0, line, "dim")  # a fact wider than a line is wrapped, not cut
+
     def t(self, key: str) -> str:
         return translate(key, self.locale)
 
@@ -492,8 +507,8 @@ def _image_label(fragment: str) -> str:
 def _outline(view: View, width: int) -> list[Text]:
     outline = _Outline(str(view.get("locale") or "en"), width)
     session = view.get("session")
-    if session:  # U-3: the session's facts, one dim line above everything
-        outline.row(0, [(session["text"], "dim")])
+    if session:  # U-3: the session's facts, dim, above everything
+        outline.facts([part["text"] for part in session["parts"]])
     timeline = view.get("timeline")
     if timeline:  # U-4: the picture as one line: how busy the tools were along the axis
         parts = [(timeline["title"], "dim")]

@@ -972,8 +972,12 @@ def _usage(raw: Any) -> Usage | None:
         return None
     output = as_int(field(raw, "candidates_token_count"))
     thoughts = as_int(field(raw, "thoughts_token_count"))
+    prompt = as_int(field(raw, "prompt_token_count"))
+    # The results a server-side tool fed back to the model are counted apart from the prompt
+    # (the total adds them): input it was billed for, as gemini_parts.usage_from counts them.
+    tool_use = as_int(field(raw, "tool_use_prompt_token_count"))
     usage = Usage(
-        input_tokens=as_int(field(raw, "prompt_token_count")),
+        input_tokens=(prompt or 0) + tool_use if tool_use else prompt,
         # Gemini counts thoughts apart from the candidates; turnfold.usage's output holds them.
         output_tokens=output + (thoughts or 0) if output is not None else thoughts,
         cache_read_tokens=as_int(field(raw, "cached_content_token_count")),

@@ -149,7 +149,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import attach_usage
+from turnfold.usage import attach_usage, counts_of
 
 NAME = "strands"
 
@@ -1077,7 +1077,7 @@ def _read_document(source: Source, builder: ConverseBuilder, document: Mapping[s
         elif key == "usage":
             usage = converse_usage(value)
             if usage is not None and "output" not in document:
-                metadata["usage"] = dict(value)
+                metadata["usage"] = counts_of(usage)  # turnfold.usage's names, not Converse's
         elif key == "stopReason":
             metadata["stop_reason"] = value
             _stop_notice(builder, value)
@@ -1116,9 +1116,9 @@ def _read_result(builder: ConverseBuilder, record: Mapping[str, Any]) -> None:
         calls = sum(
             as_int(c.get("call_count")) or 0 for c in tools.values() if isinstance(c, Mapping)
         )
-    usage = record.get("accumulated_usage")
-    if isinstance(usage, Mapping):
-        metadata["usage"] = dict(usage)
+    usage = converse_usage(record.get("accumulated_usage"))  # Converse's names, cache apart
+    if usage is not None:
+        metadata["usage"] = counts_of(usage)
     if record.get("stop_reason") is not None:
         metadata["stop_reason"] = record["stop_reason"]
     text = (
