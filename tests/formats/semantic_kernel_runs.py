@@ -15,8 +15,9 @@ run in a venv of its own::
 
 which writes the committed fixtures (:func:`write_fixtures`): a ``ChatHistory``'s
 ``serialize()`` (what ``store_chat_history_to_file`` writes), an agent thread's messages saved
-the same way, and the events of an agent's streamed run (``stream_events``) one
-``model_dump_json()`` a line.
+the same way, the events of an agent's streamed run (``stream_events``) one
+``model_dump_json()`` a line, and a ``ChatHistorySummarizationReducer``'s ``serialize()`` after
+it summarised a turn (its summariser the same scripted service).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from semantic_kernel.connectors.ai.open_ai import (
     OpenAIChatCompletion,
     OpenAIChatPromptExecutionSettings,
 )
-from semantic_kernel.contents import ChatHistory
+from semantic_kernel.contents import ChatHistory, ChatHistorySummarizationReducer
 from semantic_kernel.functions import kernel_function
 
 from turnfold.formats.frameworks.semantic_kernel import stream_events
@@ -202,6 +203,45 @@ async def streamed_run() -> list[Any]:
     ]
 
 
+#: What the scripted summariser answers the reducer's summarisation request with.
+SUMMARY = "The user asked to add 2 and 3 and to explode y; 2 + 3 = 5 and explode failed."
+
+
+async def summarized_run() -> tuple[ChatHistorySummarizationReducer, ScriptedEndpoint]:
+    """Two turns of a ``ChatHistorySummarizationReducer`` (SK's own summarising history) driven
+    as SK's chatbot sample drives it: each prompt added, then ``reduce()``, then the answer.
+    Its summariser is the same service: before the second answer the reducer replaces the first
+    turn with the summary it asked the service for (a message of its own response, marked
+    ``metadata["__summary__"]``); the second turn's call and answer follow it. The reducer and
+    the endpoint (its requests: the summarisation request among them)."""
+    endpoint = ScriptedEndpoint(
+        [
+            calls(
+                ("call_add", "math-add", {"a": 2, "b": 3}),
+                ("call_boom", "math-explode", {"x": "y"}),
+            ),
+            {"content": "2 + 3 = 5; explode failed with boom: y."},
+            {"content": SUMMARY},  # the summarisation request
+            calls(("call_add2", "math-add", {"a": 10, "b": 1})),
+            {"content": "10 + 1 = 11."},
+        ]
+    )
+    kernel, service = kernel_on(endpoint)
+    settings = OpenAIChatPromptExecutionSettings(
+        function_choice_behavior=FunctionChoiceBehavior.Auto()
+    )
+    history = ChatHistorySummarizationReducer(
+        service=service, target_count=2, system_message="You add things with the math plugin."
+    )
+    for prompt in ("Add 2 and 3, then explode y.", "And 10 plus 1?"):
+        history.add_user_message(prompt)
+        await history.reduce()  # the first time too short: nothing to summarise
+        answer = await service.get_chat_message_content(history, settings, kernel=kernel)
+        assert answer is not None
+        history.add_message(answer)
+    return history, endpoint
+
+
 async def thread_history(thread: ChatHistoryAgentThread) -> ChatHistory:
     return ChatHistory(messages=[m async for m in thread.get_messages()])
 
@@ -221,6 +261,10 @@ def write_fixtures() -> None:
     lines = [getattr(e, "message", e).model_dump_json(exclude_none=True) for e in events]
     (FIXTURES / f"semantic-kernel_v{VERSION}_agent-stream_calc.jsonl").write_text(
         "\n".join(lines) + "\n"
+    )
+    summarized, _ = asyncio.run(summarized_run())
+    (FIXTURES / f"semantic-kernel_v{VERSION}_summarization-reducer_two-turns.json").write_text(
+        summarized.serialize() + "\n"
     )
 
 

@@ -2,7 +2,8 @@
 agent's ``ChatHistoryAgentThread``, its ``AgentResponseItem`` s, and its streamed run.
 
 The committed files were written by the real semantic-kernel 1.45.0 (its OpenAI connector on a
-scripted endpoint, its auto function invocation running a real plugin; ``semantic_kernel_runs.py``,
+scripted endpoint, its auto function invocation running a real plugin, its
+``ChatHistorySummarizationReducer`` summarising with the same service; ``semantic_kernel_runs.py``,
 run in a venv of its own: SK's pins conflict with the test set's). The tests of live objects
 run where semantic-kernel is installed, and check that an object loads as its saved form does.
 """
@@ -19,12 +20,21 @@ import pytest
 import turnfold
 from turnfold.formats import TranscriptFormatError
 from turnfold.formats.frameworks import semantic_kernel
-from turnfold.model import AssistantText, ToolCall, Transcript, Usage, UserMessage
+from turnfold.model import (
+    AssistantText,
+    CompactionBoundary,
+    ToolCall,
+    Transcript,
+    Usage,
+    UserMessage,
+)
+from turnfold.session import session_facts
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "frameworks" / "semantic-kernel"
 HISTORY = FIXTURES / "semantic-kernel_v1.45.0_chat-history_two-turns.json"
 THREAD = FIXTURES / "semantic-kernel_v1.45.0_agent-thread_calc.json"
 STREAM = FIXTURES / "semantic-kernel_v1.45.0_agent-stream_calc.jsonl"
+REDUCED = FIXTURES / "semantic-kernel_v1.45.0_summarization-reducer_two-turns.json"
 
 BOOM = "An error occurred while invoking the function math-explode: boom: y"
 
@@ -37,6 +47,8 @@ def shown(transcript: Transcript) -> list[tuple[Any, ...]]:
         if isinstance(entry, ToolCall):
             result = entry.result.text if entry.result is not None else None
             rows.append(("call", entry.call_id, entry.name, entry.args, entry.status, result))
+        elif isinstance(entry, CompactionBoundary):
+            rows.append(("compaction", agent, entry.summary))
         else:
             rows.append((type(entry).__name__, agent, getattr(entry, "text", None)))
     return rows
@@ -319,3 +331,129 @@ def test_a_streamed_text_before_calls_is_shown_and_counted_once() -> None:
         ("AssistantText", "chatcmpl-1"),
         ("AssistantText", "chatcmpl-2"),
     ]
+
+
+# --- ChatHistorySummarizationReducer: its summary is a compaction -----------------------------
+
+SUMMARY = "The user asked to add 2 and 3 and to explode y; 2 + 3 = 5 and explode failed."
+#: The summariser's response (the reducer's request to the same service) and the two after it.
+SUMMARIZER = Usage(input_tokens=70, output_tokens=8, cache_read_tokens=16, reasoning_tokens=0,
+                   response_id="chatcmpl-3")  # fmt: skip
+AFTER = [
+    Usage(input_tokens=80, output_tokens=9, cache_read_tokens=16, reasoning_tokens=0,
+          response_id="chatcmpl-4"),
+    Usage(input_tokens=90, output_tokens=10, cache_read_tokens=16, reasoning_tokens=0,
+          response_id="chatcmpl-5"),
+]  # fmt: skip
+
+
+def test_a_summarization_reducer_s_summary_reads_as_a_compaction_not_an_answer() -> None:
+    transcript = turnfold.load(REDUCED)
+    # The reducer kept the system prompt, put its summary in place of the first turn, and kept
+    # the second turn; its summary is its summariser's answer (role assistant), not the agent's.
+    assert transcript.metadata["system"] == "You add things with the math plugin."
+    assert shown(transcript) == [
+        ("compaction", None, SUMMARY),
+        ("UserMessage", None, "And 10 plus 1?"),
+        ("call", "call_add2", "math-add", {"a": 10, "b": 1}, "success", "11"),
+        ("AssistantText", None, "10 + 1 = 11."),
+    ]
+    boundary = transcript.entries[0]
+    assert isinstance(boundary, CompactionBoundary)
+    assert boundary.timestamp == "2026-01-01T00:00:21Z"  # the summariser's response's created
+    assert transcript.warnings == []
+    assert transcript.accounting.counts == {
+        "message/system": {"mapped": 1},
+        "message/summary": {"mapped": 1},
+        "message/user": {"mapped": 1},
+        "message/assistant": {"mapped": 2},
+        "message/tool": {"mapped": 1},
+    }
+    assert turnfold.load(transcript.dump()) == transcript  # the boundary's meta kept (L-2)
+
+
+def test_the_summariser_s_tokens_count_in_the_session_and_in_no_turn() -> None:
+    transcript = turnfold.load(REDUCED)
+    # The turn's responses carry their own usage; the summariser's is on no entry a turn adds.
+    assert usage_of(transcript) == [("ToolCall", AFTER[0]), ("AssistantText", AFTER[1])]
+    boundary = transcript.entries[0]
+    assert boundary.meta == {
+        "model": "gpt-4o-mini",
+        "response_id": "chatcmpl-3",
+        "usage": {"input_tokens": 70, "output_tokens": 8, "cache_read_tokens": 16,
+                  "reasoning_tokens": 0},
+    }  # fmt: skip
+    # The session spent all three responses: the summary was a billed model call.
+    session = {"input_tokens": 240, "output_tokens": 27, "cache_read_tokens": 48,
+               "reasoning_tokens": 0}  # fmt: skip
+    assert transcript.metadata["usage"] == session
+    assert session_facts(transcript).tokens == session
+
+
+def test_a_summary_with_the_system_role_is_no_system_prompt() -> None:
+    # SK's reducer tells a summary by its mark, whatever its role (its own code allows a
+    # system one): alone at the top, it is still the compaction, not the instructions.
+    history = json.loads(REDUCED.read_text())
+    del history["messages"][0]
+    history["messages"][0]["role"] = "system"
+    transcript = turnfold.load(history)
+    assert "system" not in transcript.metadata
+    assert shown(transcript)[:2] == [
+        ("compaction", None, SUMMARY),
+        ("UserMessage", None, "And 10 plus 1?"),
+    ]
+
+
+def test_an_answer_whose_prompt_was_summarised_marks_it_not_recorded() -> None:
+    # The reducer cuts where it may (never between a call and its result): what it kept can
+    # begin with the agent's messages, their prompt in the summary.
+    history = json.loads(REDUCED.read_text())
+    del history["messages"][2]  # "And 10 plus 1?"
+    transcript = turnfold.load(history)
+    assert isinstance(transcript.entries[0], CompactionBoundary)
+    prompt = transcript.entries[1]
+    assert isinstance(prompt, UserMessage)
+    assert prompt.meta == {"prompt_not_recorded": True}
+    assert [type(e).__name__ for e in transcript.entries[2:]] == ["ToolCall", "AssistantText"]
+
+
+def test_following_a_summarised_history_counts_the_summariser_as_it_comes() -> None:
+    messages = json.loads(REDUCED.read_text())["messages"]
+    transcript = Transcript()
+    follower = semantic_kernel.Follower(transcript)
+    for message in messages[:2]:  # the system prompt, the summary
+        follower.feed(message)
+    summarizer = {"input_tokens": 70, "output_tokens": 8, "cache_read_tokens": 16,
+                  "reasoning_tokens": 0}  # fmt: skip
+    assert transcript.metadata["usage"] == summarizer  # the live header counts it already
+    for message in messages[2:]:
+        follower.feed(message)
+    follower.close()
+    loaded = turnfold.load(REDUCED)
+    assert shown(transcript) == shown(loaded)
+    assert transcript.metadata["usage"] == loaded.metadata["usage"]
+
+
+def test_a_summary_counted_once_however_often_it_is_read() -> None:
+    # The same summary message twice (a history saved with a copy of it): one response.
+    history = json.loads(REDUCED.read_text())
+    history["messages"].insert(2, history["messages"][1])
+    transcript = turnfold.load(history)
+    assert transcript.metadata["usage"] == turnfold.load(REDUCED).metadata["usage"]
+
+
+def test_a_summarization_reducer_object_loads_as_its_serialize_output(runs: Any) -> None:
+    from semantic_kernel.agents import ChatHistoryAgentThread
+
+    reducer, endpoint = asyncio.run(runs.summarized_run())
+    # The third request was the reducer's: the first turn and SK's summarisation instructions.
+    asked = endpoint.requests[2]["messages"]
+    assert asked[-1]["role"] == "system"
+    assert asked[-1]["content"].strip().startswith("Provide a concise and complete summarization")
+    transcript = turnfold.load(reducer)
+    assert transcript.metadata["source_format"] == "semantic-kernel"
+    assert shown(transcript) == shown(turnfold.load(REDUCED))
+    assert transcript.metadata["usage"] == turnfold.load(REDUCED).metadata["usage"]
+    # An agent's thread keeping its history in the reducer reads alike.
+    thread = ChatHistoryAgentThread(chat_history=reducer)
+    assert shown(turnfold.load(thread)) == shown(transcript)

@@ -28,6 +28,15 @@ Mapping:
   ``completion_tokens`` with ``completion_tokens_details.reasoning_tokens``) the response's
   :class:`Usage`, on its last text (else its first entry); ``finish_reason`` ``length`` is a
   warning notice, ``content_filter`` an :class:`AssistantError`;
+- a message the ``ChatHistorySummarizationReducer`` wrote in place of the messages it
+  summarised (its ``metadata["__summary__"]``, SK's ``SUMMARY_METADATA_KEY``; its summariser's
+  own response, role ``assistant``) → a :class:`CompactionBoundary` of its text, never an
+  answer; the reducer removed what it summarised, so a turn after it that begins with no
+  prompt has its prompt marked not recorded. The summariser's response is no turn's: its
+  ``ai_model_id`` and usage are the boundary's ``meta["model"]`` / ``meta["usage"]`` (its
+  counts), and its tokens are in the session's total (``metadata["usage"]``: every response's
+  usage, each once, and the summariser's), not in any turn's, nor in the cost estimate (which
+  prices the responses shown);
 - a ``tool`` message's ``function_result`` settles the call with its ``id``. SK gives the
   model a failure as text, and records no error flag: a result that is one of SK's own
   failure texts (:data:`FAILURE_TEXTS`: the function raised, is not among the tools, got
@@ -43,9 +52,9 @@ Mapping:
 Not recorded, so not shown: timestamps of user and tool messages, durations. An agent's
 instructions are not in its thread (SK adds them to each request); an ``AgentResponseItem``
 holds the agent's answer only, so a list of them has no prompt and no calls (its thread
-holds them: ``load(item.thread)``). Not read: ``to_prompt()``'s XML (a prompt template's
-rendering, not a saved form); a ``ChatHistorySummarizationReducer``'s summary is shown as the
-message it is, not as a compaction.
+holds them: ``load(item.thread)``); the messages a ``ChatHistorySummarizationReducer``
+summarised (only its summary is left). Not read: ``to_prompt()``'s XML (a prompt template's
+rendering, not a saved form).
 
 Live (spec A-2): an agent's ``invoke_stream`` yields its texts only; the function calls and
 results go to its ``on_intermediate_message`` callback. :func:`stream_events` runs it with
@@ -79,6 +88,7 @@ from turnfold.formats.source import Source, plain_each
 from turnfold.model import (
     AssistantError,
     AssistantText,
+    CompactionBoundary,
     Entry,
     SystemNotice,
     Thinking,
@@ -89,6 +99,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.usage import Tokens, add_into, count_tokens, counts_of
 
 NAME = "semantic-kernel"
 
@@ -101,6 +112,9 @@ RECORDS = Records(
         'ToolCall; ai_model_id, metadata["usage"] (CompletionUsage) → its Usage',
         "message/tool": "function_result settles its call: SK's failure texts → error, "
         "used_arguments → success, else unknown",
+        "message/summary": 'a ChatHistorySummarizationReducer\'s summary (metadata["__summary__"])'
+        " → CompactionBoundary; its summariser's usage in the session's total "
+        '(metadata["usage"])',
         "chunk/assistant": "a streamed piece: its text grows the answer; usage → its Usage; "
         "the whole message of a stream's function calls → ToolCall",
         "chunk/tool": "a streamed run's tool message (whole): as message/tool",
@@ -117,6 +131,10 @@ FAILURE_TEXTS = (
     "Received unexpected argument(s):",
     "There are `",
 )
+
+#: The metadata key SK's summarisation reducer marks its summary message with
+#: (``SUMMARY_METADATA_KEY`` in ``semantic_kernel.contents.history_reducer``).
+SUMMARY_KEY = "__summary__"
 
 _LACKS = "no Semantic Kernel message (content_type 'message' with role and items)"
 
@@ -153,13 +171,20 @@ def plain(value: Any) -> Any:
 
 
 def _kind(value: Any) -> str | None:
-    """``message/<role>`` or, for a streamed piece, ``chunk/<role>``; None: not SK's."""
+    """``message/<role>``, ``message/summary`` for a summarisation reducer's summary, or, for
+    a streamed piece, ``chunk/<role>``; None: not SK's."""
     if not isinstance(value, Mapping) or value.get("content_type") != "message":
         return None
     role = value.get("role")
     if not isinstance(role, str) or not isinstance(value.get("items", []), list):
         return None
-    return f"{'chunk' if 'choice_index' in value else 'message'}/{role}"
+    if "choice_index" in value:
+        return f"chunk/{role}"
+    metadata = value.get("metadata")
+    # Whatever its role: SK's reducer tells its summaries apart by this mark alone.
+    if isinstance(metadata, Mapping) and metadata.get(SUMMARY_KEY):
+        return "message/summary"
+    return f"message/{role}"
 
 
 def _classify(value: Any) -> int:
@@ -228,6 +253,9 @@ class _Builder(TranscriptBuilder):
         #: on the whole message of its calls (spec U-1: counted once).
         self._counted: set[str] = set()
         self._prompted = False
+        #: The tokens of each summarisation reducer's summariser response read: in the
+        #: session's total (:meth:`_total`), on no entry a turn counts.
+        self._summarizers: list[Tokens] = []
 
     def feed(self, message: Mapping[str, Any], line: int | None) -> None:
         kind = _kind(message)
@@ -236,7 +264,9 @@ class _Builder(TranscriptBuilder):
         if kind is None:
             self.warn("not a Semantic Kernel message: not shown", line)
             return
-        if kind in ("message/system", "message/developer"):
+        if kind == "message/summary":
+            self._summary(message, items, meta, line)
+        elif kind in ("message/system", "message/developer"):
             self._system(_text_of(items), meta)
         elif kind == "message/user":
             self._user(items, meta, line)
@@ -255,6 +285,8 @@ class _Builder(TranscriptBuilder):
             else:
                 self.warn(f"a message of role {message.get('role')!r} not shown", line)
         self._streamed = None
+        if self.live:
+            self._total()
 
     def _system(self, text: str, meta: dict[str, Any]) -> None:
         metadata = self.transcript.metadata
@@ -262,6 +294,44 @@ class _Builder(TranscriptBuilder):
             metadata["system"] = text
         else:  # instructions given within the run: shown where they were given
             self.transcript.append(SystemNotice(text=text, subtype="system", meta=meta))
+
+    def _summary(
+        self, message: Mapping[str, Any], items: list[Any], meta: dict[str, Any], line: Any
+    ) -> None:
+        """The summary a ``ChatHistorySummarizationReducer`` put in place of the messages it
+        removed: a compaction, its summariser's response counted in the session only."""
+        self._unshown(items, ("text",), line)
+        metadata = message.get("metadata")
+        metadata = metadata if isinstance(metadata, Mapping) else {}
+        boundary = CompactionBoundary(
+            summary=_text_of(items) or None,
+            timestamp=epoch_iso(metadata.get("created")),
+            meta=dict(meta),
+        )
+        model = as_text(message.get("ai_model_id"))
+        if model is not None:
+            boundary.meta["model"] = model
+        usage = _usage(metadata)
+        if usage is not None and usage.response_id not in self._counted:
+            if usage.response_id is not None:
+                self._counted.add(usage.response_id)
+                boundary.meta["response_id"] = usage.response_id
+            boundary.meta["usage"] = counts_of(usage)
+            self._summarizers.append(counts_of(usage))
+        self.transcript.append(boundary)
+        # What came before it is gone: an answer after it with no prompt lost its prompt.
+        self._prompted = False
+        self._finish(message.get("finish_reason"), meta)
+
+    def _total(self) -> None:
+        """The session's tokens with its summarisers': every response once, and each summary
+        the reducer asked for (``metadata["usage"]``, which wins over the responses' sum)."""
+        if not self._summarizers:
+            return
+        total = count_tokens(self.transcript.entries)
+        for tokens in self._summarizers:
+            add_into(total, tokens)
+        self.transcript.metadata["usage"] = total
 
     def _user(self, items: list[Any], meta: dict[str, Any], line: int | None) -> None:
         self._unshown(items, ("text",), line)
@@ -421,6 +491,7 @@ class _Builder(TranscriptBuilder):
     def close(self) -> None:
         self.settle_open(self._calls.values())
         self._calls.clear()
+        self._total()
 
 
 def read(source: Source) -> Transcript:
