@@ -23,7 +23,11 @@ A prompt the source does not record (:func:`~turnfold.formats.common.prompt_not_
 has no words to match: it equals no prompt, not even another unrecorded one, and is paired by
 its place alone. So is the prompt of a turn the transcript holds no prompt for at all (a run of
 OpenCode's ``run --format json`` or Cline's ``--json``, which print the run, not what asked for
-it): no prompt recorded is not an empty prompt, nor another one.
+it): no prompt recorded is not an empty prompt, nor another one. Paired by its place, it has
+a prompt slot to pair; a block with no prompt whose turns hold only errors (a run that failed
+before any turn began) has none (:attr:`Block.prompt_slot`): it is paired with nothing, first
+(:func:`align_blocks`), and the other run's first prompt has no counterpart; two such blocks,
+one on each side, are one pair.
 
 A block with neither a prompt nor a turn (a run that is only a notice: a login that failed, a
 session that never began) is no turn at all: it is not aligned with the other run's prompts,
@@ -63,7 +67,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 
-from turnfold.model import FAILED_STATUSES, Entry, ToolCall, Transcript, UserMessage
+from turnfold.model import (
+    FAILED_STATUSES,
+    AssistantError,
+    Entry,
+    ToolCall,
+    Transcript,
+    UserMessage,
+)
 from turnfold.process import (
     PlannedItem,
     Segment,
@@ -382,6 +393,17 @@ class Block:
         return [item.segment for item in self.items if item.segment is not None]
 
     @property
+    def prompt_slot(self) -> bool:
+        """Whether this block has a prompt to be paired by: a prompt, recorded or not, or a
+        turn that answered one the transcript does not hold (a run that prints the run, not
+        its prompt). A block with no prompt whose turns hold only errors (a run that failed
+        before any turn began) has none: nothing in it answered a prompt."""
+        if self.prompt is not None:
+            return True
+        entries = [entry for segment in self.segments for entry in segment.entries]
+        return not all(isinstance(entry, AssistantError) for entry in entries)
+
+    @property
     def notices_only(self) -> bool:
         """Whether this block has neither a prompt nor a turn: only notices (a run that failed
         to log in, one that never began), which no prompt of another run pairs with."""
@@ -551,11 +573,6 @@ class Side:
     items: list[PlannedItem]
     blocks: list[Block]
 
-    @property
-    def prompts(self) -> list[str | None]:
-        """Its blocks' prompts as :func:`align` takes them (None: not recorded)."""
-        return [block.recorded_text for block in self.blocks]
-
 
 def side_of(
     transcript: Transcript,
@@ -617,6 +634,29 @@ class TranscriptComparison:
         )
 
 
+def align_blocks(a: Sequence[Block], b: Sequence[Block]) -> list[Pair]:
+    """:func:`align` of two sides' blocks of turns by their prompts, save a first block with
+    no prompt slot (:attr:`Block.prompt_slot`: a run that failed before any turn): paired by
+    its place it would stand for the other run's first prompt, so it is paired with nothing,
+    first, unless the other run's first block has no prompt slot either (two runs that failed
+    alike, side by side)."""
+    lead = [bool(blocks) and not blocks[0].prompt_slot for blocks in (a, b)]
+    out: list[Pair] = []
+    if all(lead):
+        out.append(Pair(0, 0, 0.0))
+    else:
+        out += [Pair(0, None, 0.0)] if lead[0] else []
+        out += [Pair(None, 0, 0.0)] if lead[1] else []
+    skip_a, skip_b = int(lead[0]), int(lead[1])
+    prompts_a = [block.recorded_text for block in a[skip_a:]]
+    prompts_b = [block.recorded_text for block in b[skip_b:]]
+    for pair in align(prompts_a, prompts_b):
+        at_a = pair.a + skip_a if pair.a is not None else None
+        at_b = pair.b + skip_b if pair.b is not None else None
+        out.append(Pair(at_a, at_b, pair.similarity))
+    return out
+
+
 def compare_transcripts(a: Side, b: Side, *, by_kind: bool | None = None) -> TranscriptComparison:
     """The two sides aligned by prompt, each pair with the facts of its blocks; their tools
     compared by category with ``by_kind``, by default when they are two agents' runs.
@@ -636,8 +676,8 @@ def compare_transcripts(a: Side, b: Side, *, by_kind: bool | None = None) -> Tra
                 mine, theirs = (n, facts), (None, None)
                 (at_a, facts_a), (at_b, facts_b) = (mine, theirs) if at == 0 else (theirs, mine)
                 pairs.append(AlignedPair(at_a, at_b, 0.0, facts_a, facts_b, (), notices=True))
-    prompts = [[side.prompts[n] for n in kept] for side, kept in zip((a, b), turns, strict=True)]
-    for pair in align(*prompts):
+    blocks = [[side.blocks[n] for n in kept] for side, kept in zip((a, b), turns, strict=True)]
+    for pair in align_blocks(*blocks):
         at_a = turns[0][pair.a] if pair.a is not None else None
         at_b = turns[1][pair.b] if pair.b is not None else None
         facts_a = facts_b = None

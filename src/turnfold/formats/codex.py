@@ -80,7 +80,10 @@ beyond the API (:class:`CodexBuilder`):
   ``error``, one a ``wait`` with ``terminate`` stopped (``Script terminated``) ``cancelled``,
   whatever it printed; one that yields again is still running. The ``wait`` whose answer ends
   the script gives the yielded cell its outcome and its id (``meta["collected_by"]``); the
-  cell's result ends with a line pointing at that wait. A command of a stopped cell that ends
+  cell's result stays as recorded. Each answer holds only what the script
+  printed since the one before, so the cell's outcome counts the exit codes printed in all of
+  them (:func:`script_outcome`): a failing one printed before a yield fails the cell at once,
+  and the ``wait`` that collects it is still a success. A command of a stopped cell that ends
   after it (killed: exit code -1) is ``cancelled``.
 - **Batches.** Codex items carry no response id: consecutive calls form one batch,
   ``turn<n>-batch<k>``, ended by any message, reasoning or output.
@@ -594,6 +597,25 @@ def printed_status(text: str) -> ToolStatus | None:
     return "success" if all(code == 0 for code in codes) else "error"
 
 
+def script_outcome(printed: ToolStatus | None, ended: ToolStatus) -> ToolStatus:
+    """A yielded cell's outcome: ``ended`` is what the answer that ended its script says
+    (read as ``exec``'s), ``printed`` what the script printed of exit codes in its earlier
+    answers. A stop (``Script terminated``) settles it whatever it printed; a failure printed
+    at any time fails it; exit codes that were all 0 make it a success when the end says
+    nothing more.
+
+    >>> script_outcome("error", "success"), script_outcome("success", "unknown")
+    ('error', 'success')
+    >>> script_outcome("error", "cancelled"), script_outcome(None, "unknown")
+    ('cancelled', 'unknown')
+    """
+    if ended == "cancelled" or printed is None:
+        return ended
+    if printed == "error" or ended == "error":
+        return "error"
+    return "success" if ended == "unknown" else ended
+
+
 def script_commands(script: str) -> list[str]:
     """The ``tools.exec_command({cmd: ...})`` commands of a code-mode script, in order."""
     commands = []
@@ -1014,6 +1036,7 @@ class CodexBuilder(ResponsesBuilder):
         self._inner: dict[str, Transcript] = {}  # code-mode calls nested under their exec
         self._sessions: dict[int, ToolCall] = {}  # processes left running, by session id
         self._cells: dict[str, ToolCall] = {}  # exec calls that yielded, uncollected, by cell
+        self._cells_printed: dict[str, ToolStatus] = {}  # their exit codes printed so far
         self._response_first: Entry | None = None  # first entry of the model response
         self._review: tuple[str, str | None] | None = None  # answer of an ended review, waiting
         self._review_answers: set[str] = set()  # echo keys of answers the review also gave
@@ -1713,17 +1736,36 @@ class CodexBuilder(ResponsesBuilder):
             meta["still_running"], meta["cell_id"] = True, cell
             if call.name == _CODE_MODE_TOOL:
                 self._cells[cell] = call
+            failed = self._printed_so_far(cell, text) == "error"
+            if call.name == _CODE_MODE_TOOL:
+                return "error" if failed else "unknown"
+            started = self._cells.get(cell)
+            if failed and started is not None and started.status != "error":
+                self.transcript.update(started, status="error")
             return "unknown"
         if call.name == _CELL_WAIT and text.startswith(_CELL_ENDED):
             cell = stringify(call.args.get("cell_id")) if isinstance(call.args, dict) else None
             meta["cell_id"] = cell
             collected = self._cells.pop(cell, None) if cell is not None else None
+            earlier = self._cells_printed.pop(cell, None) if cell is not None else None
             if collected is not None:
                 # The script's outcome is its cell's; this wait only collected it, so a failed
                 # script counts once.
-                self._cell_collected(collected, call, status)
+                self._cell_collected(collected, call, script_outcome(earlier, status))
                 return "success"
         return status
+
+    def _printed_so_far(self, cell: str, text: str) -> ToolStatus | None:
+        """What a yielded cell's script printed of its commands' exit codes up to this answer
+        (:func:`printed_status` over all of them). Code mode answers a yield, and each ``wait``,
+        with only what the script printed since the previous answer, so an exit code printed
+        before the cell yielded is in no later answer."""
+        now = printed_status(text)
+        earlier = self._cells_printed.get(cell)
+        so_far = "error" if "error" in (earlier, now) else earlier or now
+        if so_far is not None:
+            self._cells_printed[cell] = so_far
+        return so_far
 
     def _cell_collected(self, cell: ToolCall, wait: ToolCall, status: ToolStatus) -> None:
         """A yielded cell's script ended in ``wait``'s answer: the cell's outcome is the one
