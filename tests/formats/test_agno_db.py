@@ -28,6 +28,7 @@ from recipes import recipe as load_recipe
 from stores import writable
 
 import turnfold
+from turnfold.formats import databases
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import agno_db
 from turnfold.model import AssistantText, Transcript, UserMessage
@@ -353,18 +354,25 @@ def test_X1_a_run_too_long_to_read_is_warned_of_by_its_row_and_the_other_runs_ar
     assert transcript.accounting.counts["run"] == {"warned": 1, "mapped": 1}
 
 
-def test_X1_a_session_row_too_long_to_read_is_listed_and_the_others_are_read(
+def test_X1_a_session_row_too_long_to_read_is_listed_and_shown_clipped(
     copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A session's own row over the record limit (a 2.x session keeps its runs in it) is no
-    row to skip: listed by its id, it is refused when read, naming the file and the limit;
-    the other sessions are read as before."""
+    row to skip: listed by its id, it is read with the long value clipped to its first bytes
+    (whitespace here: the same JSON) and a warning naming the row; the other sessions are read
+    as before."""
     lower_limit(monkeypatch)
     with writable(copy) as db:
         db.execute("UPDATE agno_sessions SET session_data = session_data || ? "
                    "WHERE session_id = ?", (PADDING, TEAM))  # fmt: skip
+        (rowid,) = db.execute("SELECT rowid FROM agno_sessions WHERE session_id = ?",
+                              (TEAM,)).fetchone()  # fmt: skip
     assert list(agno_db.sessions(copy)) == [(SOLO, "agent solo"), (TEAM, "session")]
     assert turnfold.load(copy, sample=SOLO).entries == turnfold.load(DB, sample=SOLO).entries
-    with pytest.raises(TranscriptFormatError, match=r"not readable: a value over the limit "
-                       r"of 100,000 bytes \(TURNFOLD_MAX_RECORD_BYTES\)"):  # fmt: skip
-        turnfold.load(copy, sample=TEAM)
+    transcript, whole = turnfold.load(copy, sample=TEAM), turnfold.load(DB, sample=TEAM)
+    assert [w.reason for w in transcript.warnings] == [
+        skipped(copy, "agno_sessions", rowid, "session_data", "session_id").replace(
+            "skipped unread", f"clipped to its first {databases.CLIPPED_BYTES:,} bytes")
+    ]  # fmt: skip
+    assert transcript.entries == whole.entries
+    assert transcript.metadata == whole.metadata

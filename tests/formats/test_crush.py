@@ -12,7 +12,6 @@ The shapes no real database here holds (reasoning, an image, a cancelled call's 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -21,7 +20,7 @@ import pytest
 from oversized import PADDING, lower_limit, shown, skipped
 
 import turnfold
-from turnfold.formats import TranscriptFormatError, path_format
+from turnfold.formats import databases, path_format
 from turnfold.formats.agents import crush, opencode
 from turnfold.model import (
     AbortMarker,
@@ -503,17 +502,27 @@ def test_X1_a_message_too_long_to_read_is_warned_of_by_its_row_and_the_rest_is_r
     assert transcript.accounting.counts["message"] == {"warned": 1}
 
 
-def test_X1_a_session_row_too_long_to_read_is_a_clear_error_naming_the_file_and_the_limit(
+def test_X1_a_session_whose_title_is_too_long_is_listed_and_shown_clipped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The session's own row is no row to skip: over the record limit, it is refused unread
-    (SQLite's limit), the error naming the file and the limit, not SQLite's words."""
+    """The session's own row is no row to skip: its title over the record limit, the database
+    is still listed (the session by its id) and the session read with its title clipped to
+    its first bytes, a warning naming the row, all else as before (a long title refused the
+    whole database)."""
     lower_limit(monkeypatch)
     path = _copy(tmp_path)
+    whole = turnfold.load(path)
     with sqlite3.connect(path) as db:
+        session_id, title = db.execute("SELECT id, title FROM sessions").fetchone()
         db.execute("UPDATE sessions SET title = title || ?", (PADDING,))
     db.close()
-    with pytest.raises(TranscriptFormatError, match=rf"{re.escape(str(path))}: not a transcript "
-                       r"\(not readable: a value over the limit of 100,000 bytes "
-                       r"\(TURNFOLD_MAX_RECORD_BYTES\)\)"):  # fmt: skip
-        turnfold.load(path)
+    assert list(crush.sessions(path)) == [(session_id, "session")]
+    transcript = turnfold.load(path)
+    [warning] = transcript.warnings
+    assert warning.reason == (
+        f"sessions row 1 (id {session_id}): its title of {len(title + PADDING):,} bytes, over "
+        f"the limit of 100,000 (TURNFOLD_MAX_RECORD_BYTES); clipped to its first "
+        f"{databases.CLIPPED_BYTES:,} bytes"
+    )  # fmt: skip
+    assert transcript.metadata["title"] == (title + PADDING)[: databases.CLIPPED_BYTES]
+    assert shown(transcript.entries) == shown(whole.entries)

@@ -253,6 +253,16 @@ class OversizedRow:
         return f"{self.said}; skipped unread"
 
 
+def listed(row: OversizedRow) -> str:
+    """The id by which a listing of sessions names the session of ``row``, skipped for a long
+    value (its title, its metadata), which reading the session clips or leaves out with a
+    warning; an error saying why when the id itself is too long to read (no ``sample=``
+    could name it)."""
+    if row.key is None:
+        raise sqlite3.DataError(row.said)
+    return str(row.key)
+
+
 def rows(
     db: sqlite3.Connection,
     table: str,

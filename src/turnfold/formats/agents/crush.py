@@ -191,11 +191,16 @@ class _Database:
         db.row_factory = sqlite3.Row
 
     def roots(self) -> list[tuple[str, str]]:
-        rows = self.db.execute(
-            "SELECT id, title FROM sessions WHERE parent_session_id IS NULL "
-            "ORDER BY created_at, rowid"
-        )
-        return [(str(row["id"]), str(row["title"])) for row in rows]
+        found = []
+        for row in databases.rows(
+            self.db, "sessions", "id, title",
+            "WHERE parent_session_id IS NULL ORDER BY created_at, rowid", key="id",
+        ):  # fmt: skip
+            if isinstance(row, databases.OversizedRow):
+                found.append((databases.listed(row), "session"))  # its title clipped when read
+                continue
+            found.append((str(row["id"]), str(row["title"])))
+        return found
 
     def session(self, session_id: str) -> Session | None:
         row, clipped = databases.row(self.db, "sessions", "*", "WHERE id = ?", (session_id,),

@@ -305,10 +305,15 @@ class _Database:
         self.source.warn(reason, record_type=record_type)
 
     def roots(self) -> list[tuple[str, str]]:
-        rows = self.db.execute(
-            "SELECT id, title FROM session WHERE parent_id IS NULL ORDER BY time_created, id"
-        )
-        return [(str(i), str(t)) for i, t in rows]
+        found = []
+        for row in databases.rows(self.db, "session", "id, title",
+                                  "WHERE parent_id IS NULL ORDER BY time_created, id",
+                                  key="id"):  # fmt: skip
+            if isinstance(row, databases.OversizedRow):
+                found.append((databases.listed(row), "session"))  # its title clipped when read
+                continue
+            found.append((str(row[0]), str(row[1])))
+        return found
 
     def session(self, session_id: str) -> Session | None:
         self.db.row_factory = sqlite3.Row

@@ -169,8 +169,8 @@ class _Database:
         for store in self.stores:
             for row in databases.rows(self.db, store.sessions, "*", "ORDER BY created_at, rowid",
                                       key="session_id"):  # fmt: skip
-                if isinstance(row, databases.OversizedRow):  # listed; reading it says why not
-                    found.append((str(row.key), "session"))
+                if isinstance(row, databases.OversizedRow):  # read clipped, with a warning
+                    found.append((databases.listed(row), "session"))
                     continue
                 found.append((str(row["session_id"]), _title(row)))
         return found
@@ -179,9 +179,11 @@ class _Database:
         """The session as Agno's ``get_session`` returns it (``to_dict()``'s keys read here):
         its row's ids and its runs."""
         for store in self.stores:
-            row = self.db.execute(f"SELECT * FROM {_quoted(store.sessions)} WHERE session_id = ?",
-                                  (session_id,)).fetchone()  # fmt: skip
+            row, clipped = databases.row(self.db, store.sessions, "*", "WHERE session_id = ?",
+                                         (session_id,), key="session_id")  # fmt: skip
             if row is not None:
+                for reason in clipped:
+                    self.source.warn(reason, record_type="session")
                 return self._session(store, row)
         return None
 

@@ -307,13 +307,17 @@ class _Database:
         """Every thread (id, title: its agent's name), oldest first (checkpoint ids are
         time-ordered)."""
         found = []
-        for thread, metadata in self.db.execute(
-            f"SELECT thread_id, metadata FROM {self.table} WHERE checkpoint_ns = '' "
-            f"AND checkpoint_id IN (SELECT MAX(checkpoint_id) FROM {self.table} "
-            "WHERE checkpoint_ns = '' GROUP BY thread_id) "
+        for row in databases.rows(
+            self.db, self.store.checkpoints, "thread_id, metadata",
+            f"WHERE checkpoint_ns = '' AND checkpoint_id IN (SELECT MAX(checkpoint_id) FROM "
+            f"{self.table} WHERE checkpoint_ns = '' GROUP BY thread_id) "
             f"ORDER BY (SELECT MIN(checkpoint_id) FROM {self.table} AS t "
-            f"WHERE t.thread_id = {self.table}.thread_id)"
-        ):
+            f"WHERE t.thread_id = {self.table}.thread_id)", key="thread_id",
+        ):  # fmt: skip
+            if isinstance(row, databases.OversizedRow):
+                found.append((databases.listed(row), "thread"))  # its metadata: warned when read
+                continue
+            thread, metadata = row
             agent = _metadata(metadata).get("lc_agent_name")
             found.append((str(thread), f"thread {agent}" if isinstance(agent, str) else "thread"))
         return found
@@ -324,7 +328,7 @@ class _Database:
         ``transcript``, and when each of its messages was saved (:class:`_Thread`); None: no
         such thread."""
         rows = databases.rows(
-            self.db, self.store.checkpoints, "checkpoint_id, type, checkpoint, metadata",
+            self.db, self.store.checkpoints, "checkpoint_id, type, checkpoint",
             "WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC",
             (thread, namespace), key="checkpoint_id",
         )  # fmt: skip
@@ -342,7 +346,7 @@ class _Database:
                     newest, unread = False, unread + 1
                     first = first or DamagedCheckpoint(row.reason)
                 continue  # an earlier state, counted
-            checkpoint_id, kind, blob, metadata = row
+            checkpoint_id, kind, blob = row
             if read is not None:
                 oldest = (kind, blob)
                 continue  # counted: an earlier state
@@ -359,12 +363,13 @@ class _Database:
             read = _Thread(self._state(thread, namespace, checkpoint_id, values, newest))
             read.started = read.ended = _time(checkpoint)
             summarised = self._history(thread, namespace, checkpoint_id, read.state, values)
+            metadata = self._metadata_of(where, thread, namespace, checkpoint_id)
             if namespace:  # what becomes of it is for nest() to say
-                agent = _metadata(metadata).get("lc_agent_name")
+                agent = metadata.get("lc_agent_name")
                 if isinstance(agent, str):
                     transcript.metadata["agent"] = agent
                 continue
-            self._describe(transcript, thread, checkpoint_id, checkpoint, _metadata(metadata))
+            self._describe(transcript, thread, checkpoint_id, checkpoint, metadata)
             self.source.mapped("checkpoint")
         if seen == 0:
             return None
@@ -379,6 +384,25 @@ class _Database:
         if earlier > 0:
             self.source.accounting.note("earlier checkpoint", "ignored", earlier)
         return read
+
+    def _metadata_of(
+        self, where: str, thread: str, namespace: str, checkpoint_id: str
+    ) -> dict[str, Any]:
+        """The ``metadata`` of the checkpoint a thread is read from (its step, source, agent's
+        name), read apart from its state: a value over the record limit (a large ``writes``
+        of an older saver, the user's own metadata) is left out with a warning naming the
+        thread, and costs it none of its messages."""
+        row = next(databases.rows(
+            self.db, self.store.checkpoints, "metadata",
+            "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
+            (thread, namespace, checkpoint_id), key="checkpoint_id",
+        ), None)  # fmt: skip
+        if isinstance(row, databases.OversizedRow):
+            self.source.warn(f"{where}: {row.said}; left out (the checkpoint's step, source "
+                             "and agent's name are not shown)",
+                             record_type="checkpoint")  # fmt: skip
+            return {}
+        return _metadata(row[0]) if row is not None else {}
 
     def nest(self, thread: str, root: Transcript, messages: list[Any]) -> None:
         """The newest checkpoint of each of ``thread``'s subgraphs (``root``: its transcript,
@@ -440,11 +464,24 @@ class _Database:
         step's copy of the conversation. How many were accounted for (read, or warned of)."""
         if self.store.writes is None:
             return 0
-        removing = [cid for (cid,) in self.db.execute(
-            f"SELECT DISTINCT checkpoint_id FROM {_quoted(self.store.writes)} "
+        removing: list[str] = []
+        # Each write is asked apart (not by SQL's instr, which a value over the record limit
+        # fails for the whole thread): a long one is warned of, the others still searched.
+        for row in databases.rows(
+            self.db, self.store.writes, "checkpoint_id, value",
             "WHERE thread_id = ? AND checkpoint_ns = ? AND channel = 'messages' "
-            "AND checkpoint_id < ? AND instr(value, ?) > 0 ORDER BY checkpoint_id",
-            (thread, namespace, newest, _REMOVE_MARK))]  # fmt: skip
+            "AND checkpoint_id < ? ORDER BY checkpoint_id", (thread, namespace, newest),
+            key="checkpoint_id",
+        ):  # fmt: skip
+            if isinstance(row, databases.OversizedRow):
+                self.source.warn(f"thread {thread}: {row.reason}: the messages it removed, if "
+                                 "any, are not shown",
+                                 record_type="summarised checkpoint")  # fmt: skip
+                continue
+            checkpoint_id, value = row
+            held = value.encode() if isinstance(value, str) else value
+            if isinstance(held, bytes) and _REMOVE_MARK in held and checkpoint_id not in removing:
+                removing.append(checkpoint_id)
         states: list[tuple[list[Any], Any]] = []
         warned = 0
         for checkpoint_id in removing:

@@ -942,14 +942,8 @@ def _running(transcript: Transcript) -> None:
 
 def _store_traces(db: sqlite3.Connection, path: Path, source: Source) -> Iterator[Any]:
     """Each trace of the store as its ``to_dict()``, oldest first."""
-    metadata: dict[str, dict[str, Any]] = {}
-    for key, value, trace in db.execute(
-        "SELECT key, value, request_id FROM trace_request_metadata"
-    ):
-        metadata.setdefault(trace, {})[key] = value
-    tags: dict[str, dict[str, Any]] = {}
-    for key, value, trace in db.execute("SELECT key, value, request_id FROM trace_tags"):
-        tags.setdefault(trace, {})[key] = value
+    metadata = _by_trace(db, "trace_request_metadata", source)
+    tags = _by_trace(db, "trace_tags", source)
     spans: dict[str, list[Any]] = {}
     for row in databases.rows(db, "spans", "trace_id, content", "ORDER BY start_time_unix_nano",
                               key="span_id"):  # fmt: skip
@@ -976,6 +970,25 @@ def _store_traces(db: sqlite3.Connection, path: Path, source: Source) -> Iterato
         if held is None:
             held = _artifact_spans(info["tags"], trace, path, source)
         yield {"info": info, "data": {"spans": held}}
+
+
+def _by_trace(
+    db: sqlite3.Connection, table: str, source: Source | None, where: str = "",
+    params: tuple[Any, ...] = (),
+) -> dict[str, dict[str, Any]]:  # fmt: skip
+    """Each trace's keys and values of ``table`` (its metadata or its tags); a value over the
+    record limit is left out, with a warning naming its trace when ``source`` takes one (a
+    listing has none: the load of the conversation says it)."""
+    found: dict[str, dict[str, Any]] = {}
+    for row in databases.rows(db, table, "key, value, request_id", where, params,
+                              key="request_id"):  # fmt: skip
+        if isinstance(row, databases.OversizedRow):
+            if source is not None:
+                source.warn(row.reason, record_type="trace")
+            continue
+        key, value, trace = row
+        found.setdefault(trace, {})[key] = value
+    return found
 
 
 def _columns(db: sqlite3.Connection) -> tuple[str, str]:
@@ -1033,14 +1046,14 @@ def sessions(path: Path) -> Iterator[tuple[str, str]]:
     """The conversations (id, title: the first trace's name) of the store at ``path``, in the
     order their first trace started."""
     with contextlib.closing(databases.connect(path)) as db:
-        groups = dict(db.execute("SELECT request_id, value FROM trace_request_metadata "
-                                 "WHERE key = ?", (SESSION,)).fetchall())  # fmt: skip
+        held = _by_trace(db, "trace_request_metadata", None, "WHERE key = ?", (SESSION,))
+        groups = {trace: values[SESSION] for trace, values in held.items()}
         column = _columns(db)[0]
         for trace, session in db.execute(f"SELECT request_id, {column} FROM trace_info"):
             if session:
                 groups[trace] = session
-        names = dict(db.execute("SELECT request_id, value FROM trace_tags WHERE key = ?",
-                                ("mlflow.traceName",)).fetchall())  # fmt: skip
+        tags = _by_trace(db, "trace_tags", None, "WHERE key = ?", ("mlflow.traceName",))
+        names = {trace: values["mlflow.traceName"] for trace, values in tags.items()}
         seen = set()
         for (trace,) in db.execute("SELECT request_id FROM trace_info ORDER BY timestamp_ms"):
             key = groups.get(trace) or trace
