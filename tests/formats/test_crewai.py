@@ -12,6 +12,7 @@ its saved form does.
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 from types import SimpleNamespace
@@ -46,6 +47,25 @@ TEXT_LOG = FIXTURES / "crewai_v1.15.30_logs.txt"
 #: Written by ``crewai_runs_shapes.py``: tasks run side by side, a guardrail's rejection.
 ASYNC_FRAMES = FIXTURES / "crewai_v1.15.30_stream-frames_async.jsonl"
 GUARDRAIL_FRAMES = FIXTURES / "crewai_v1.15.30_stream-frames_guardrail.jsonl"
+#: Written by ``crewai_runs_shapes.py`` too: two tasks side by side, each calling a tool (the
+#: crew's output, its log as JSON and as text, its frames); an agent reaching ``max_iter``.
+SIDE_BY_SIDE = FIXTURES / "crewai_v1.15.30_crew-output_async.json"
+SIDE_BY_SIDE_LOG = FIXTURES / "crewai_v1.15.30_output-log_async.json"
+SIDE_BY_SIDE_TEXT_LOG = FIXTURES / "crewai_v1.15.30_logs_async.txt"
+SIDE_BY_SIDE_FRAMES = FIXTURES / "crewai_v1.15.30_stream-frames_async-tools.jsonl"
+MAX_ITER = FIXTURES / "crewai_v1.15.30_crew-output_max-iter.json"
+MAX_ITER_FRAMES = FIXTURES / "crewai_v1.15.30_stream-frames_max-iter.jsonl"
+ASYNC_MAX_ITER_FRAMES = FIXTURES / "crewai_v1.15.30_stream-frames_async-max-iter.jsonl"
+#: The notice of an agent that reached its iteration limit, as its frames say it and as a
+#: task's messages tell it.
+LIMIT_SAID = (
+    "Iteration limit reached ({limit}): CrewAI stopped the agent's tool calls and asked for "
+    "its final answer."
+)
+LIMIT_TOLD = (
+    "Iteration limit reached (max_iter): the task's messages end with tool results the "
+    "model never answered; its answer is the one CrewAI asks for at the limit."
+)
 
 
 def shown(transcript: Transcript) -> list[tuple[Any, ...]]:
@@ -194,8 +214,29 @@ def test_calls_written_in_the_text_are_calls_and_crewai_s_prompts_are_no_turns()
 def test_crewai_s_other_prompts_within_a_task_are_shown_where_they_were_said(
     tmp_path: Path,
 ) -> None:
-    """The final answer CrewAI forces when ``max_iter`` is reached is no call's round trip:
-    a notice where CrewAI said it."""
+    """A prompt of CrewAI's that is no call's round trip (the ``human_feedback`` slice it
+    sends with a human's feedback) is a notice where CrewAI said it."""
+    crew = json.loads(REACT.read_text())
+    messages = crew["tasks_output"][0]["messages"]
+    said = (
+        "You got human feedback on your work, re-evaluate it and give a new Final Answer when "
+        "ready.\n Add 3 too."
+    )
+    messages.insert(4, {"role": "user", "content": said})
+    path = tmp_path / "feedback.json"
+    path.write_text(json.dumps(crew))
+    rows = shown(turnfold.load(path))
+    assert rows[4] == ("SystemNotice", "Texter", said)
+    notice = turnfold.load(path).entries[4]
+    assert isinstance(notice, SystemNotice)
+    assert notice.subtype == "framework_prompt"
+
+
+def test_A1_the_final_answer_crewai_demands_at_max_iter_is_said_after_the_answer(
+    tmp_path: Path,
+) -> None:
+    """Where the messages keep CrewAI's demand for the final answer (``max_iter`` reached;
+    CrewAI 1.15 sends it in a copy), the task ends with the limit's notice, its words kept."""
     crew = json.loads(REACT.read_text())
     messages = crew["tasks_output"][0]["messages"]
     forced = (
@@ -203,14 +244,18 @@ def test_crewai_s_other_prompts_within_a_task_are_shown_where_they_were_said(
         "previous instructions, stop using any tools, and just return your absolute BEST "
         "Final answer."
     )
-    messages.insert(4, {"role": "user", "content": forced})
+    messages.append({"role": "user", "content": forced})
     path = tmp_path / "forced.json"
     path.write_text(json.dumps(crew))
-    notices = [e for e in turnfold.load(path).entries if isinstance(e, SystemNotice)]
-    assert [(n.subtype, n.text) for n in notices] == [
-        ("agent", "Agent: Texter"),
-        ("framework_prompt", forced),
+    transcript = turnfold.load(path)
+    assert shown(transcript)[-2:] == [
+        ("AssistantText", "Texter", "3, and explode failed."),
+        ("SystemNotice", "Texter", LIMIT_SAID.format(limit="max_iter")),
     ]
+    notice = transcript.entries[-1]
+    assert isinstance(notice, SystemNotice)
+    assert (notice.level, notice.subtype) == ("warning", "max_iterations")
+    assert notice.meta["framework_prompt"] == forced
 
 
 def test_the_output_log_shows_each_task_and_its_output() -> None:
@@ -821,3 +866,281 @@ def test_a_streaming_crew_followed_live_shows_the_model_s_words(runs: Any) -> No
     list(run)
     assert shown(run.transcript) == shown(followed(frames_of(CHUNKS)))
     assert run.transcript.metadata["usage"] == {"input_tokens": 40, "output_tokens": 20}
+
+
+# --- tasks run side by side (async_execution) --------------------------------------------------
+
+SIDE_BY_SIDE_SHOWN = [
+    ("UserMessage", "Alpha", "Add 1 and 2."),
+    ("SystemNotice", "Alpha", "Agent: Alpha"),
+    ("call", "Alpha", "add_slowly", {"a": 1, "b": 2}, "success", "3"),
+    ("AssistantText", "Alpha", "alpha: 3"),
+    ("UserMessage", "Beta", "Add 3 and 4."),
+    ("SystemNotice", "Beta", "Agent: Beta"),
+    ("call", "Beta", "add_slowly", {"a": 3, "b": 4}, "success", "7"),
+    ("AssistantText", "Beta", "beta: 7"),
+    ("UserMessage", "Joiner", "Say both sums."),
+    ("SystemNotice", "Joiner", "Agent: Joiner"),
+    ("AssistantText", "Joiner", "3 and 7"),
+]
+
+
+def outcomes_unknown(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """``rows`` as a load of the crew's output shows them: it keeps no call's outcome."""
+    return [(*row[:4], "unknown", row[5]) if row[0] == "call" else row for row in rows]
+
+
+def test_A2_tasks_run_side_by_side_are_each_a_turn_with_their_calls() -> None:
+    """The two tasks' frames interleave, the second's call starting before the first's
+    ends: each task is a turn of its own, its call and its answer under its prompt, as the
+    crew's output shows them."""
+    frames = frames_of(SIDE_BY_SIDE_FRAMES)
+    calls = [(f["type"], f["data"]["agent_role"]) for f in frames if f["type"].startswith("tool_")]
+    assert calls == [
+        ("tool_usage_started", "Alpha"),
+        ("tool_usage_started", "Beta"),
+        ("tool_usage_finished", "Alpha"),
+        ("tool_usage_finished", "Beta"),
+    ]
+    loaded = turnfold.load(SIDE_BY_SIDE_FRAMES)
+    assert shown(loaded) == SIDE_BY_SIDE_SHOWN
+    assert shown(followed(frames)) == SIDE_BY_SIDE_SHOWN
+    saved = turnfold.load(SIDE_BY_SIDE)
+    assert shown(saved) == outcomes_unknown(SIDE_BY_SIDE_SHOWN)
+    assert session_facts(loaded).turns == session_facts(saved).turns
+    assert loaded.warnings == []
+    # Each model call's usage once, on the entry its response made (spec U-1).
+    assert [(i, o) for _, i, o in usages(loaded)] == [(10, 5)] * 5
+
+
+def test_A2_a_task_run_side_by_side_shows_when_the_turn_before_it_ends() -> None:
+    """A transcript only grows: the second task's turn, started while the first's is open,
+    waits for the first's answer, then shows with what it did so far and grows in place.
+    No entry shown ever moves."""
+    frames = frames_of(SIDE_BY_SIDE_FRAMES)
+    run = turnfold.follow(frames, format="crewai", display=False)
+    views: list[list[str]] = []
+    while_beta_calls: list[tuple[Any, ...]] = []
+    for frame in run:
+        views.append([e.id for e in run.transcript.entries])
+        if frame["type"] == "tool_usage_started" and frame["data"]["agent_role"] == "Beta":
+            while_beta_calls = shown(run.transcript)
+    assert while_beta_calls == [
+        ("UserMessage", "Alpha", "Add 1 and 2."),
+        ("SystemNotice", "Alpha", "Agent: Alpha"),
+        ("call", "Alpha", "add_slowly", {"a": 1, "b": 2}, "executing", None),
+    ]
+    final = [e.id for e in run.transcript.entries]
+    assert all(view == final[: len(view)] for view in views)
+    assert shown(run.transcript) == SIDE_BY_SIDE_SHOWN
+
+
+def test_A2_a_task_side_by_side_whose_frames_end_early_is_shown_all_the_same() -> None:
+    """The stream ends before the first task does: the second, waiting for its turn, is
+    shown at the end all the same, its call's outcome as it was."""
+    frames = frames_of(SIDE_BY_SIDE_FRAMES)
+    cut = next(i for i, f in enumerate(frames) if f["type"] == "task_completed")
+    transcript = followed(frames[:cut])
+    assert shown(transcript) == SIDE_BY_SIDE_SHOWN[:8]
+
+
+@pytest.mark.parametrize("log", [SIDE_BY_SIDE_LOG, SIDE_BY_SIDE_TEXT_LOG], ids=["json", "text"])
+def test_A1_a_log_of_tasks_run_side_by_side_shows_each_answer_under_its_task(log: Path) -> None:
+    """The log records the starts of the tasks run side by side (and of the task joining
+    them) before any of their ends: each answer is shown in its own task's turn."""
+    transcript = turnfold.load(log)
+    assert transcript.metadata["source_format"] == "crewai"
+    assert shown(transcript) == [row for row in SIDE_BY_SIDE_SHOWN if row[0] != "call"]
+    assert transcript.warnings == []
+
+
+def test_A1_a_text_log_of_the_same_crew_run_twice_shows_each_run_s_turns(
+    tmp_path: Path,
+) -> None:
+    """``logs.txt`` is appended to run after run: the same tasks start again, each start a
+    turn of its own, none of the first run's entries lost."""
+    path = tmp_path / "logs.txt"
+    path.write_text(SIDE_BY_SIDE_TEXT_LOG.read_text() * 2)
+    logged = [row for row in SIDE_BY_SIDE_SHOWN if row[0] != "call"]
+    transcript = turnfold.load(path)
+    assert shown(transcript) == logged * 2
+    assert transcript.warnings == []
+
+
+def test_A1_a_log_that_never_saw_the_first_of_two_tasks_end_keeps_the_second_whole(
+    tmp_path: Path,
+) -> None:
+    entries = json.loads(SIDE_BY_SIDE_LOG.read_text())
+    statuses = [(e["status"], e["agent"]) for e in entries]
+    del entries[statuses.index(("completed", "Alpha"))]  # the run died before Alpha ended
+    path = tmp_path / "crew_log.json"
+    path.write_text(json.dumps(entries))
+    transcript = turnfold.load(path)
+    assert shown(transcript) == [
+        ("UserMessage", "Alpha", "Add 1 and 2."),
+        ("SystemNotice", "Alpha", "Agent: Alpha"),
+        *[row for row in SIDE_BY_SIDE_SHOWN[4:] if row[0] != "call"],
+    ]
+    assert [w.reason for w in transcript.warnings] == [
+        "task 'Add 1 and 2.': the log records this task's start but not its end"
+    ]
+
+
+# --- an agent that reaches its iteration limit (max_iter) ---------------------------------------
+
+
+def test_A1_an_agent_that_reached_max_iter_ends_its_task_with_a_notice() -> None:
+    """With function calling, CrewAI 1.15 asks for the final answer at ``max_iter`` in a
+    copy of the messages: they end with tool results the model never answered. The task's
+    turn keeps its answer; the notice follows it."""
+    transcript = turnfold.load(MAX_ITER)
+    assert shown(transcript) == [
+        ("UserMessage", "Looper", "Keep adding numbers."),
+        ("SystemNotice", "Looper", "Agent: Looper"),
+        ("call", "Looper", "add", {"a": 1, "b": 2}, "unknown", "3"),
+        ("call", "Looper", "add", {"a": 3, "b": 4}, "unknown", "7"),
+        ("AssistantText", "Looper", "Out of steps: 3 and 7 so far."),
+        ("SystemNotice", "Looper", LIMIT_TOLD),
+    ]
+    notice = transcript.entries[-1]
+    assert isinstance(notice, SystemNotice)
+    assert (notice.level, notice.subtype) == ("warning", "max_iterations")
+    assert transcript.warnings == []
+
+
+def test_A1_a_tool_result_that_is_the_answer_is_no_iteration_limit(tmp_path: Path) -> None:
+    """A ``result_as_answer`` tool ends a task with its result, after which the model says
+    nothing either: no limit was reached."""
+    saved = json.loads(MAX_ITER.read_text())
+    task = saved["tasks_output"][0]
+    task["raw"] = task["messages"][-1]["content"]
+    path = tmp_path / "crew.json"
+    path.write_text(json.dumps(saved))
+    rows = shown(turnfold.load(path))
+    assert rows[-1] == ("AssistantText", "Looper", "7")
+    assert [row for row in rows if row[0] == "SystemNotice"] == [
+        ("SystemNotice", "Looper", "Agent: Looper")
+    ]
+
+
+def test_A2_the_frames_of_an_agent_that_reached_max_iter_say_its_limit() -> None:
+    """CrewAI's last call of the agent sends its demand for the final answer: the limit
+    (the agent's ``max_iter``) is said after the answer that call wrote."""
+    transcript = followed(frames_of(MAX_ITER_FRAMES))
+    assert shown(transcript)[2:] == [
+        ("call", "Looper", "add", {"a": 1, "b": 2}, "success", "3"),
+        ("call", "Looper", "add", {"a": 3, "b": 4}, "success", "7"),
+        ("AssistantText", "Looper", "Out of steps: 3 and 7 so far."),
+        ("SystemNotice", "Looper", LIMIT_SAID.format(limit="max_iter = 2")),
+    ]
+    notice = transcript.entries[-1]
+    assert isinstance(notice, SystemNotice)
+    assert (notice.level, notice.subtype) == ("warning", "max_iterations")
+    assert notice.meta == {"agent": "Looper", "max_iter": 2}
+    loaded = turnfold.load(MAX_ITER_FRAMES)
+    assert shown(loaded) == shown(transcript)
+    assert loaded.accounting.counts["frame/llm_call_started"] == {"mapped": 3}
+    assert loaded.accounting.unaccounted == []
+
+
+def test_A2_the_limit_of_a_task_run_side_by_side_is_said_in_its_own_turn() -> None:
+    """CrewAI's call for the final answer names no task (nor agent): it is told by the
+    task its messages render, while the other task's call still runs."""
+    frames = frames_of(ASYNC_MAX_ITER_FRAMES)
+    forced = next(
+        f for f in frames if f["type"] == "llm_call_started" and f["data"]["task_id"] is None
+    )
+    assert forced["data"]["agent_role"] is None
+    transcript = followed(frames)
+    assert shown(transcript)[:9] == [
+        ("UserMessage", "Steady", "Add 3 and 4."),
+        ("SystemNotice", "Steady", "Agent: Steady"),
+        ("call", "Steady", "add_slowly", {"a": 3, "b": 4}, "success", "7"),
+        ("AssistantText", "Steady", "7"),
+        ("UserMessage", "Looper", "Keep adding."),
+        ("SystemNotice", "Looper", "Agent: Looper"),
+        ("call", "Looper", "add", {"a": 1, "b": 2}, "success", "3"),
+        ("AssistantText", "Looper", "Out of steps: 3."),
+        ("SystemNotice", "Looper", LIMIT_SAID.format(limit="max_iter = 1")),
+    ]
+    assert transcript.warnings == []
+
+
+# --- a scan finds the text log by its name ------------------------------------------------------
+
+
+def test_C1_a_scan_finds_a_crew_s_text_log_by_its_name(tmp_path: Path) -> None:
+    """``output_log_file=True`` writes ``logs.txt`` where the crew ran: a scan reads it (by
+    its name: no other text file is opened), and another program's ``logs.txt`` is skipped,
+    not an error."""
+    crew = tmp_path / "crew"
+    crew.mkdir()
+    log = crew / "logs.txt"
+    shutil.copyfile(TEXT_LOG, log)
+    shutil.copyfile(TEXT_LOG, crew / "crew_log.txt")  # another name: not opened
+    server = tmp_path / "server"
+    server.mkdir()
+    (server / "logs.txt").write_text("2026-12-06 10:00:00 INFO listening on :8080\n")
+    corpus = turnfold.scan(tmp_path, workers=1, cache=False)
+    rows = list(corpus)
+    assert [(r["key"], r["format"], r["error"]) for r in rows] == [(str(log), "crewai", None)]
+    assert rows[0]["title"] == "Add 1 and 2, then explode y."
+    assert corpus.skipped == 2
+    assert corpus[str(log)] == turnfold.load(log)
+
+
+# --- live: tasks side by side, the iteration limit (where crewai is installed) -----------------
+
+
+@pytest.fixture(scope="module")
+def shapes(runs: Any) -> Any:
+    import crewai_runs_shapes
+
+    return crewai_runs_shapes
+
+
+def test_A2_tasks_run_side_by_side_followed_live_are_each_a_turn(
+    shapes: Any, tmp_path: Path
+) -> None:
+    from turnfold.formats.frameworks.crewai import stream_events
+
+    session = stream_events(shapes.async_tools_crew())
+    run = turnfold.follow(session, display=False)
+    list(run)
+    assert shown(run.transcript) == SIDE_BY_SIDE_SHOWN
+    assert run.transcript.warnings == []
+    # The crew's output shows the same turns (the calls' outcomes it does not keep).
+    assert shown(turnfold.load(session.result)) == outcomes_unknown(SIDE_BY_SIDE_SHOWN)
+    # And its logs, JSON and text, written by CrewAI.
+    for name in ("crew_log.json", "crew_log.txt"):
+        shapes.async_tools_crew(str(tmp_path / name)).kickoff()
+        logged = [row for row in SIDE_BY_SIDE_SHOWN if row[0] != "call"]
+        assert shown(turnfold.load(tmp_path / name)) == logged, name
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["function-calling", "react"])
+def test_A2_an_agent_reaching_max_iter_followed_live_says_so_after_its_answer(
+    shapes: Any, native: bool
+) -> None:
+    from turnfold.formats.frameworks.crewai import stream_events
+
+    session = stream_events(shapes.max_iter_crew(native=native))
+    run = turnfold.follow(session, display=False)
+    list(run)
+    assert shown(run.transcript)[-2:] == [
+        ("AssistantText", "Looper", "Out of steps: 3 and 7 so far."),
+        ("SystemNotice", "Looper", LIMIT_SAID.format(limit="max_iter = 2")),
+    ]
+    last = shown(turnfold.load(session.result))[-1]
+    if native:
+        assert last == ("SystemNotice", "Looper", LIMIT_TOLD)
+    else:  # a ReAct model's messages end alike whether or not it reached the limit
+        assert last == ("AssistantText", "Looper", "Out of steps: 3 and 7 so far.")
+
+
+def test_A2_the_limit_of_a_task_side_by_side_followed_live_is_in_its_turn(shapes: Any) -> None:
+    from turnfold.formats.frameworks.crewai import stream_events
+
+    run = turnfold.follow(stream_events(shapes.async_max_iter_crew()), display=False)
+    list(run)
+    assert shown(run.transcript) == shown(turnfold.load(ASYNC_MAX_ITER_FRAMES))

@@ -70,11 +70,16 @@ NAMED_DATABASES = (opencode, crush, mlflow)
 NAMELESS_DATABASES = (agno_db, langgraph_checkpoints, openai_agents_db, adk_db)
 DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 SESSION_DATABASES = (*NAMED_DATABASES, *NAMELESS_DATABASES)
+#: Names of session files that other programs' files bear too: CrewAI's text log
+#: (``output_log_file=True`` writes ``logs.txt`` in the folder the crew ran in,
+#: ``FileHandler``). A file of one that no format reads is skipped, not an error row (C-7).
+COMMON_NAMES = frozenset({"logs.txt"})
 #: Files worth opening by their name alone, hidden or not: aider's chat history (Markdown, in
-#: the folder aider ran in; its ``--chat-history-file`` default, ``aider/args.py``) and the
-#: databases of sessions.
+#: the folder aider ran in; its ``--chat-history-file`` default, ``aider/args.py``), the
+#: :data:`COMMON_NAMES` and the databases of sessions.
 CANDIDATE_NAMES = frozenset({
-    ".aider.chat.history.md", *(m.DATABASE for m in NAMED_DATABASES), opencode.KILO_DATABASE,
+    ".aider.chat.history.md", *COMMON_NAMES, *(m.DATABASE for m in NAMED_DATABASES),
+    opencode.KILO_DATABASE,
 })  # fmt: skip
 #: Hidden folders the agents keep their sessions in, walked like any other (a project's
 #: ``.gemini/tmp``, a home folder's ``.claude/projects``, ``.codex/sessions``…); other hidden

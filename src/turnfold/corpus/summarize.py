@@ -25,6 +25,7 @@ from turnfold import progress
 from turnfold.corpus import runs
 from turnfold.corpus.discover import (
     CANDIDATE_SUFFIXES,
+    COMMON_NAMES,
     DATABASE_SUFFIXES,
     SESSION_DATABASES,
     Item,
@@ -302,6 +303,8 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
                     # tells from JSON records: as load(path) reads it. Asked only here, so a
                     # session file is not opened once more for it.
                     format = _path_format(item.path) if item.sample is None else None
+                    if format is None and Path(item.path).name in COMMON_NAMES:
+                        raise _NotASession("skipped") from None  # another program's logs.txt
                     if format is None:
                         skipped = isinstance(exc, _NotASession) and exc.kind == "skipped"
                         if not skipped or runs_key(source) is None:

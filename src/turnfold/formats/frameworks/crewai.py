@@ -48,9 +48,15 @@ is):
   :class:`Thinking` for the thought and a :class:`ToolCall` settled by the observation;
 - later ``user`` messages are CrewAI's own prompts, not the user's: the ``Analyze the tool
   result…`` it sends after each call a ReAct model wrote is kept with that call
-  (``meta["framework_prompt"]``), so the task stays one turn; another (the final answer it
-  forces when ``max_iter`` is reached, a format error) is a :class:`SystemNotice` (subtype
-  ``framework_prompt``), where it was said;
+  (``meta["framework_prompt"]``), so the task stays one turn; its demand for the final answer
+  when the agent reached ``max_iter`` is the limit's notice (below), its words
+  ``meta["framework_prompt"]``; another (a human's feedback) is a :class:`SystemNotice`
+  (subtype ``framework_prompt``), where it was said;
+- an agent that reached its ``max_iter`` → a warning :class:`SystemNotice` (subtype
+  ``max_iterations``) after the task's answer, which CrewAI then asked for. CrewAI 1.15 asks
+  in a copy of the messages, so they keep no trace of it; with function calling they then end
+  with tool results no text of the model's answers, and the answer is no tool's result: that
+  tells it (a ReAct model's messages end alike either way: only its frames tell it);
 - ``raw`` → the turn's answer, an :class:`AssistantText`, unless the task's last text
   already says it (CrewAI keeps the model's final text out of ``messages`` on some paths);
 - ``token_usage`` (a crew's) / ``usage_metrics`` (an agent's) → ``metadata["usage"]`` in
@@ -59,7 +65,10 @@ is):
   tokens are not recorded (L-3). Its zero counts of cached and reasoning tokens are its
   defaults, not measurements, and are left out;
 - the log: a ``started`` entry → the task's :class:`UserMessage`, its ``completed`` entry →
-  the answer; a task started and never completed gets a warning :class:`SystemNotice`. The
+  the answer; a task started and never completed gets a warning :class:`SystemNotice`. Tasks
+  run side by side (``async_execution``) are logged started before any ends (and so is the
+  task after them that waits for them): each is one turn all the same, its answer under its
+  start, the turns in the order the tasks started (:class:`_TaskTurns`). The
   log holds no tool calls. Its ``timestamp`` is local time with no zone, kept as
   ``meta["logged_at"]``, not as the entry's time (which is read as UTC).
 
@@ -76,13 +85,19 @@ in UTC):
 - ``task_started`` → the task's :class:`UserMessage` (its description; the agent is told by
   ``agent_execution_started``, whose ``agent.role`` names the turn's entries and its
   ``Agent:`` notice). Tasks with ``async_execution`` run side by side, their frames
-  interleaved: each task's agent and answer are told by its ``task_id``, but their entries
-  stay in the order they came, after both prompts;
+  interleaved, each told by its ``task_id``: each task is one turn, as a load of the crew's
+  output shows it. A transcript only grows, so a task started while another's turn is open
+  waits, out of sight, until that turn ends; then its turn shows with what it did so far
+  and grows as it goes on (:class:`_TaskTurns`);
 - an ``agent_execution_started`` while a call of the task's agent runs is a coworker that
   call delegated to (the delegation tools run it inside the call): a :class:`SubAgent` on the
   call, its task's description the sub-agent's prompt, and every frame until its
   ``agent_execution_completed`` (its ``started_event_id`` the start's) followed into its
   transcript, whose answer is that frame's ``output``;
+- an ``llm_call_started`` whose last message is CrewAI's demand for the final answer: the
+  agent reached its ``max_iter`` (the ``agent``'s of ``agent_execution_started``), a warning
+  :class:`SystemNotice` after the task's answer. CrewAI makes that call with no task nor
+  agent: its frames' task is the one whose ``task_prompt`` its messages render;
 - the model's calls (CrewAI's providers emit ``llm_call_started``, ``llm_stream_chunk`` when
   streaming, ``llm_call_completed``, all with the call's ``call_id``): text chunks → an
   :class:`AssistantText` growing as they arrive, thinking chunks a :class:`Thinking`; the
@@ -171,6 +186,8 @@ RECORDS = Records(
         "coworker's, while a call of its manager runs, begins a SubAgent under that call",
         "frame/agent_execution_completed": "a coworker's answer ends its SubAgent (the task's "
         "own agent's is its task_completed's)",
+        "frame/llm_call_started": "a call CrewAI makes for the final answer when the agent "
+        "reached max_iter: a warning notice after the task's answer",
         "frame/llm_stream_chunk": "the model's text as it streams: an AssistantText growing "
         "(a tool call's chunks are not shown: its tool_usage_started is)",
         "frame/llm_thinking_chunk": "the model's thinking as it streams: a Thinking growing",
@@ -197,7 +214,6 @@ RECORDS = Records(
         "frame/method_execution_started": "a flow method's bookkeeping",
         "frame/method_execution_finished": "a flow method's bookkeeping",
         "frame/tool_failure_detected": "the call's own end frame settles it",
-        "frame/llm_call_started": "the call's chunks and its completion show what it wrote",
         "frame/llm_guardrail_started": "its completion says the guardrail's verdict",
         "frame/default_env": "CrewAI's note of the environment it runs in",
     },
@@ -321,6 +337,12 @@ class _Run:
         self.agents: list[str] = []
         #: The log's tasks started and not yet completed, by (task name, description, agent).
         self._open: dict[tuple[Any, ...], UserMessage] = {}
+        #: The log's tasks, each one turn however their entries interleave (side by side),
+        #: and the turn of each task started and not yet completed, by its key.
+        self._turns = _TaskTurns(self.transcript)
+        self._turn_of: dict[tuple[Any, ...], object] = {}
+        #: CrewAI's demand for the final answer at ``max_iter``, met in the task's messages.
+        self._forced: str | None = None
 
     def _agent(self, role: Any) -> dict[str, Any]:
         name = as_text(role)
@@ -372,6 +394,7 @@ class _Run:
         self._delegations(written)
         self._failures(output.get("tool_failures"), written, prompt.meta, line)
         self._answer(output.get("raw"), written, prompt.meta)
+        self._limit(rest, output.get("raw"), prompt.meta)
         for entry in self.transcript.entries[start:]:
             if "agent" in prompt.meta:
                 entry.meta.setdefault("agent", prompt.meta["agent"])
@@ -407,6 +430,9 @@ class _Run:
                 # The same words after every call a ReAct model wrote: part of that call's
                 # round trip, kept with it (a notice would end the task's turn, P-1).
                 self.transcript.update(last, meta={**last.meta, "framework_prompt": text})
+                return
+            if _is_forced(text):  # said after the answer it asked for (:meth:`_limit`)
+                self._forced = text
                 return
             notice = SystemNotice(text=text, subtype="framework_prompt")
             self.transcript.append(notice)
@@ -474,6 +500,24 @@ class _Run:
                     )
                 )
 
+    def _limit(self, messages: list[Any], raw: Any, meta: Mapping[str, Any]) -> None:
+        """The agent reached its ``max_iter``, said after the answer CrewAI then asked for.
+        CrewAI 1.15 asks in a copy of the messages, which leaves no trace of the demand: with
+        function calling, the messages then end with the results of the model's last calls,
+        which no text of the model's answers, and the task's answer is no tool's result (a
+        ``result_as_answer`` tool's ends a task so). A ReAct model's messages end alike
+        whether or not it reached the limit: its frames alone tell it."""
+        forced, self._forced = self._forced, None
+        if forced is not None:
+            notice = _limit_notice(None, _agent_of(meta))
+            notice.meta["framework_prompt"] = forced
+            self.transcript.append(notice)
+            return
+        last = messages[-1] if messages else None
+        answer = as_text(raw)
+        if _role(last) == "tool" and answer and answer.strip() != _text(last).strip():
+            self.transcript.append(_limit_notice(None, _agent_of(meta), _LIMIT_TOLD))
+
     def _answer(self, raw: Any, written: list[Entry], meta: Mapping[str, Any]) -> None:
         text = as_text(raw)
         if not text:
@@ -491,20 +535,28 @@ class _Run:
             meta["logged_at"] = entry["timestamp"]
         task = as_text(entry.get("task")) or ""
         key = (as_text(entry.get("task_name")), task, meta.get("agent"))
+        turn = object()  # each start a turn (a log appended to run after run repeats tasks)
         if kind == _STARTED:
             prompt = UserMessage(text=task, meta=meta)
             if key[0]:
                 prompt.meta["task"] = key[0]
-            self.transcript.append(prompt)
-            self._announce(meta)
-            self._open[key] = prompt
+            # Tasks run side by side (async_execution) start before the first ends: each
+            # waits for the turns of those started before it (:class:`_TaskTurns`).
+            self._turns.start(turn, prompt)
+            if "agent" in meta:
+                self._turns.add(turn, _agent_notice(meta["agent"]))
+            self._open[key], self._turn_of[key] = prompt, turn
             return
         if self._open.pop(key, None) is None:  # its start is not in the log: the task shown
-            self.transcript.append(UserMessage(text=task, meta=dict(meta)))
-            self._announce(meta)
+            self._turns.start(turn, UserMessage(text=task, meta=dict(meta)))
+            if "agent" in meta:
+                self._turns.add(turn, _agent_notice(meta["agent"]))
+        else:
+            turn = self._turn_of.pop(key)
         output = as_text(entry.get("output"))
         if output:
-            self.transcript.append(AssistantText(text=output, meta=meta))
+            self._turns.add(turn, AssistantText(text=output, meta=meta))
+        self._turns.end(turn)
 
     def _announced(self, prompt: UserMessage) -> bool:
         """Whether ``prompt`` is followed by its agent's notice alone: the log's last task."""
@@ -512,6 +564,7 @@ class _Run:
         return len(entries) > 1 and entries[-2] is prompt and entries[-1].kind == "system"
 
     def finish(self) -> Transcript:
+        self._turns.show_all()
         for prompt in self._open.values():
             text = "the log records this task's start but not its end"
             if self.transcript.entries[-1] is prompt or self._announced(prompt):
@@ -542,6 +595,45 @@ _POST_TOOL_REASONING = (
     "Analyze the tool result. If requirements are met, provide the Final Answer. Otherwise, "
     "call the next tool. Deliver only the answer without meta-commentary."
 )
+#: What CrewAI tells the model when its agent reached ``max_iter`` (the ``force_final_answer``
+#: slice of ``translations/en.json``, ``handle_max_iterations_exceeded``): the model's last
+#: call, with no tools, which writes the task's answer.
+_FORCE_FINAL_ANSWER = (
+    "Now it's time you MUST give your absolute best final answer. You'll ignore all previous "
+    "instructions, stop using any tools, and just return your absolute BEST Final answer."
+)
+#: The notice of an agent that reached its iteration limit, as its run's frames (or an older
+#: CrewAI's messages, which kept the demand) say it, and as a task's messages let it be told.
+_LIMIT_TEXT = (
+    "Iteration limit reached ({limit}): CrewAI stopped the agent's tool calls and asked for "
+    "its final answer."
+)
+_LIMIT_TOLD = (
+    "Iteration limit reached (max_iter): the task's messages end with tool results the "
+    "model never answered; its answer is the one CrewAI asks for at the limit."
+)
+
+
+def _is_forced(text: str) -> bool:
+    return text.strip() == _FORCE_FINAL_ANSWER
+
+
+def _limit_notice(
+    limit: int | None, meta: Mapping[str, Any], text: str | None = None
+) -> SystemNotice:
+    """A warning that the agent reached its ``max_iter`` (``limit``, when known)."""
+    said = f"max_iter = {limit}" if limit is not None else "max_iter"
+    notice = SystemNotice(
+        text=text or _LIMIT_TEXT.format(limit=said),
+        level="warning",
+        subtype="max_iterations",
+        meta=dict(meta),
+    )
+    if limit is not None:
+        notice.meta["max_iter"] = limit
+    return notice
+
+
 #: CrewAI's delegation tools (``crewai/tools/agent_tools/``), by :func:`_tool_key`: a native
 #: call names them sanitized (``delegate_work_to_coworker``), a ReAct text as CrewAI wrote them.
 _DELEGATIONS = frozenset({"delegate_work_to_coworker", "ask_question_to_coworker"})
@@ -790,16 +882,18 @@ _TOOL_STARTED, _TOOL_FINISHED, _TOOL_ERROR = (
     "tool_usage_error",
 )
 #: A model call's frames (CrewAI's providers emit them around each request).
-_LLM_CHUNK, _LLM_THINKING, _LLM_COMPLETED = (
+_LLM_STARTED, _LLM_CHUNK, _LLM_THINKING, _LLM_COMPLETED = (
+    "llm_call_started",
     "llm_stream_chunk",
     "llm_thinking_chunk",
     "llm_call_completed",
 )
 #: A task guardrail's verdict on the answer (``success``, its ``error`` the feedback).
 _GUARDRAIL_COMPLETED = "llm_guardrail_completed"
-#: The frames of a failure, each with its ``error`` text.
+#: The frames of a failure, each with its ``error`` text; a task's ends the task.
+_TASK_FAILED = "task_failed"
 _FAILED = frozenset(
-    {"task_failed", "agent_execution_error", "llm_call_failed", "crew_kickoff_failed"}
+    {_TASK_FAILED, "agent_execution_error", "llm_call_failed", "crew_kickoff_failed"}
 )
 
 #: A ReAct text's end (CrewAI's ``crewai/agents/parser.py``): a call, or the final answer.
@@ -815,6 +909,64 @@ def _key(value: Any) -> str | None:
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
+
+
+def _task_of(data: Mapping[str, Any]) -> str | None:
+    """The task a frame is of: its ``task_id``, or its ``task``'s id (an agent's frames)."""
+    return _key(data.get("task_id")) or _key(_mapping(data.get("task")).get("id"))
+
+
+class _TaskTurns:
+    """Tasks run side by side (``async_execution``) shown one turn after another, as a
+    load of the crew's output shows them: a transcript only grows, so the entries of a task
+    started while another's turn is open wait, in order, until the turns before theirs end,
+    then show at once and grow in place (turns are told by their prompts, spec P-1)."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
+        self._open: Any = None  # the task whose turn is the transcript's last
+        self._waiting: dict[Any, list[Entry]] = {}  # by task, in the order they started
+        self._ended: set[Any] = set()  # of the tasks waiting, those that ended
+
+    def start(self, task: Any, prompt: Entry) -> None:
+        if self._open is None:
+            self._open = task
+        if task in self._waiting:  # started again before its turn: shown with it
+            self._ended.discard(task)
+        elif task != self._open:
+            self._waiting[task] = []
+        self.add(task, prompt)
+
+    def add(self, task: Any, entry: Entry) -> Entry:
+        waiting = self._waiting.get(task)
+        if waiting is None:
+            return self.transcript.append(entry)
+        waiting.append(entry)
+        return entry
+
+    def end(self, task: Any) -> None:
+        """``task`` ended: the turn of the task that started next follows it."""
+        if task in self._waiting:
+            self._ended.add(task)
+            return
+        if task is None or task != self._open:
+            return
+        self._open = None
+        while self._waiting and self._open is None:
+            task = next(iter(self._waiting))
+            self.transcript.extend(self._waiting.pop(task))
+            if task in self._ended:
+                self._ended.discard(task)
+            else:
+                self._open = task
+
+    def show_all(self) -> None:
+        """The run ended: the tasks still waiting shown, in the order they started."""
+        for entries in self._waiting.values():
+            self.transcript.extend(entries)
+        self._waiting.clear()
+        self._ended.clear()
+        self._open = None
 
 
 def _frame_time(event: Any) -> str | None:
@@ -880,12 +1032,24 @@ class Follower:
         self._prompt: UserMessage | None = None  # the task started last
         #: The prompts of the tasks running, by task id: ``async_execution`` runs several.
         self._prompts: dict[Any, UserMessage] = {}
+        #: Each task's turn, one after another, however their frames interleave.
+        self._turns = _TaskTurns(transcript)
+        #: The task the frame being read is of (its ``task_id``), None for a frame of none.
+        self._task: str | None = None
         self._calls: dict[Any, ToolCall] = {}  # by their start frame's id
         #: What the model is writing, by its call's ``call_id``: its text, its thinking.
         self._said: dict[Any, AssistantText] = {}
         self._thinking: dict[Any, Thinking] = {}
-        #: The usage of a response of calls only, for the first call it made (spec U-1).
-        self._unplaced: Usage | None = None
+        #: The usage of a response of calls only, for the first call it made, by task (spec U-1).
+        self._unplaced: dict[Any, Usage] = {}
+        #: Each task's agent's ``max_iter``, and the notice of a task whose agent reached it,
+        #: said after the task's answer (the answer CrewAI then asked for).
+        self._limits: dict[Any, int] = {}
+        self._limited: dict[Any, SystemNotice] = {}
+        #: Each task's ``task_prompt`` (what its agent was asked), which tells the task of a
+        #: model call CrewAI makes with none (:meth:`_task_of`); those calls' tasks by call id.
+        self._asked: dict[Any, str] = {}
+        self._call_tasks: dict[str, Any] = {}
         self._last_text: AssistantText | None = None  # the model's last text
         #: The model's last text of each task running, by task id (tasks run side by side).
         self._task_texts: dict[Any, AssistantText] = {}
@@ -903,6 +1067,7 @@ class Follower:
         """One frame, as it arrives."""
         kind, data, frame_id = _frame(event)
         self._stamp = _frame_time(event)
+        self._task = self._task_of(kind, data)
         if self._child is not None and self._child_call is not None:
             ended = kind == _AGENT_COMPLETED and data.get("started_event_id") == self._child_start
             if ended or (
@@ -912,18 +1077,19 @@ class Follower:
                 self._end_child(data if ended else None)
                 if ended:
                     return
-            else:
+            elif self._task not in self._prompts:  # a crew's task's frame is no coworker's
                 self._child.feed(event)
                 # Tell the parent's observers the coworker's run grew.
-                self.transcript.update(self._child_call, subagent=self._child_call.subagent)
+                self._update(self._child_call, subagent=self._child_call.subagent)
                 return
         if kind == _TASK_STARTED:
             task = _mapping(data.get("task"))
             text = as_text(task.get("description")) or as_text(data.get("task_name")) or ""
-            self._prompt = UserMessage(text=text)
+            self._prompt = UserMessage(text=text, timestamp=self._stamp)
             if as_text(task.get("expected_output")):
                 self._prompt.meta["expected_output"] = task["expected_output"]
-            self._prompts[_key(task.get("id"))] = self._add(self._prompt)
+            self._prompts[self._task] = self._prompt
+            self._turns.start(self._task, self._prompt)
             self._last_text = None
         elif kind == _AGENT_STARTED:
             self._agent_started(data, frame_id)
@@ -933,12 +1099,13 @@ class Follower:
             self._settle(kind, data)
         elif kind in (_LLM_CHUNK, _LLM_THINKING):
             self._chunk(kind, data)
+        elif kind == _LLM_STARTED:
+            self._forced(data)
         elif kind == _LLM_COMPLETED:
             self._model_said(data)
         elif kind == _TASK_COMPLETED:
             self._answer(as_text(_mapping(data.get("output")).get("raw")), data)
-            if self._prompts.pop(_key(data.get("task_id")), None) is self._prompt:
-                self._prompt = None
+            self._task_ended()
         elif kind == _GUARDRAIL_COMPLETED and data.get("success") is False:
             # CrewAI runs the task again with this feedback: the rejected answer stays shown.
             text = f"Guardrail rejected the answer: {as_text(data.get('error')) or 'no reason'}"
@@ -947,24 +1114,49 @@ class Follower:
         elif kind in _FAILED:
             message = as_text(data.get("error")) or kind
             self._add(AssistantError(message=message, meta=self._agent_meta(data)))
+            if kind == _TASK_FAILED:
+                self._task_ended()
         elif kind is None:
             self._builder.warn_once(
                 f"{type(event).__name__} is no CrewAI stream frame: not shown", None
             )
 
+    def _task_of(self, kind: Any, data: Mapping[str, Any]) -> str | None:
+        """The task of a frame: the one it names. CrewAI makes the call for the final answer
+        at ``max_iter`` with no task (``llm.call(messages, callbacks)``): its task is the one
+        whose ``task_prompt`` its first user message renders, its other frames by call id."""
+        task = _task_of(data)
+        call = _key(data.get("call_id"))
+        if task is not None or call is None:
+            return task
+        if kind == _LLM_STARTED and call not in self._call_tasks:
+            asked = next(
+                (_text(m) for m in as_list(data.get("messages")) if _role(m) == "user"), ""
+            )
+            tasks = [t for t, prompt in self._asked.items() if prompt and prompt in asked]
+            if len(tasks) == 1:
+                self._call_tasks[call] = tasks[0]
+        return self._call_tasks.get(call)
+
     def _agent_started(self, data: Mapping[str, Any], frame_id: Any) -> None:
         """An agent begins: the task's own, which names the turn's entries; or, while its
         agent's call runs, a coworker that call delegated to (CrewAI's ``Delegate work to
         coworker`` and ``Ask question to coworker`` run the coworker inside the call)."""
-        role = as_text(_mapping(data.get("agent")).get("role"))
+        agent = _mapping(data.get("agent"))
+        role = as_text(agent.get("role"))
         running = [c for c in self._calls.values() if c.status == self._builder.open_status]
         # Its own task's prompt (tasks run side by side name theirs); a coworker's task is
         # made by the delegation tool, so it is no task of the crew's.
-        prompt = self._prompts.get(_key(_mapping(data.get("task")).get("id")), self._prompt)
+        prompt = self._prompts.get(self._task, self._prompt)
         if prompt is not None and "agent" in prompt.meta and running:
-            self._begin_child(running[-1], role, data, frame_id)
-        elif role and prompt is not None:
-            self.transcript.update(prompt, meta={**prompt.meta, "agent": role})
+            delegating = [c for c in running if _tool_key(c.name) in _DELEGATIONS]
+            self._begin_child((delegating or running)[-1], role, data, frame_id)
+            return
+        self._asked[self._task] = as_text(data.get("task_prompt")) or ""
+        if type(agent.get("max_iter")) is int:
+            self._limits[self._task] = agent["max_iter"]
+        if role and prompt is not None:
+            self._update(prompt, meta={**prompt.meta, "agent": role})
             self._add(_agent_notice(role))
 
     def _begin_child(
@@ -975,9 +1167,13 @@ class Follower:
         meta = {"agent": role} if role else {}
         child._prompt = UserMessage(text=task or "", timestamp=self._stamp, meta=dict(meta))
         child.transcript.append(child._prompt)
+        limit = _mapping(data.get("agent")).get("max_iter")
+        if type(limit) is int:
+            child._limits[self._task] = limit
+        child._asked[self._task] = as_text(data.get("task_prompt")) or ""
         self._child, self._child_call, self._child_start = child, call, frame_id
         sub = SubAgent(name=role, task=task, transcript=child.transcript)
-        self.transcript.update(call, subagent=sub)
+        self._update(call, subagent=sub)
 
     def _end_child(self, data: Mapping[str, Any] | None) -> None:
         child, call = self._child, self._child_call
@@ -987,13 +1183,34 @@ class Follower:
         if data is not None:
             child._answer(as_text(data.get("output")), data)
         child.close()
-        self.transcript.update(call, subagent=call.subagent)
+        self._update(call, subagent=call.subagent)
 
     def _agent_meta(self, data: Mapping[str, Any]) -> dict[str, Any]:
         role = as_text(data.get("agent_role"))
-        if not role and self._prompt is not None:
-            role = as_text(self._prompt.meta.get("agent"))
+        prompt = self._prompts.get(self._task, self._prompt)
+        if not role and prompt is not None:
+            role = as_text(prompt.meta.get("agent"))
         return {"agent": role} if role else {}
+
+    def _forced(self, data: Mapping[str, Any]) -> None:
+        """A model call whose last message is CrewAI's demand for the final answer: the
+        agent reached its ``max_iter`` (``handle_max_iterations_exceeded``). Said after the
+        task's answer, which this call writes, so the task stays one turn."""
+        messages = as_list(data.get("messages"))
+        if messages and _role(messages[-1]) == "user" and _is_forced(_text(messages[-1])):
+            meta = self._agent_meta(data)
+            self._limited[self._task] = _limit_notice(self._limits.get(self._task), meta)
+
+    def _task_ended(self) -> None:
+        """The task of the frame being read ended: its limit said, the next task's turn."""
+        notice = self._limited.pop(self._task, None)
+        if notice is not None:
+            self._add(notice)
+        if self._prompts.pop(self._task, None) is self._prompt:
+            self._prompt = None
+        self._asked.pop(self._task, None)
+        self._limits.pop(self._task, None)
+        self._turns.end(self._task)
 
     def _chunk(self, kind: str, data: Mapping[str, Any]) -> None:
         """A piece of what the model writes, shown as it arrives; a tool call's pieces are
@@ -1008,7 +1225,7 @@ class Follower:
                 entry = Thinking(text=chunk, streaming=True, meta=meta)
                 self._thinking[call_id] = self._add(entry)
             else:
-                self.transcript.update(thinking, text=thinking.text + chunk)
+                self._update(thinking, text=thinking.text + chunk)
             return
         said = self._said.get(call_id)
         if said is None:
@@ -1016,7 +1233,7 @@ class Follower:
             self._said[call_id] = self._said_last(said, data)
             self._add(said)
         else:
-            self.transcript.update(said, text=said.text + chunk)
+            self._update(said, text=said.text + chunk)
 
     def _model_said(self, data: Mapping[str, Any]) -> None:
         """A model call's end: its text (a ReAct step's thought and final answer apart) and
@@ -1024,20 +1241,20 @@ class Follower:
         call_id, usage = data.get("call_id"), _call_usage(data)
         thinking, said = self._thinking.pop(call_id, None), self._said.pop(call_id, None)
         if thinking is not None:
-            self.transcript.update(thinking, streaming=False)
+            self._update(thinking, streaming=False)
         response = data.get("response")
         said_text = data.get("call_type") != "tool_call" and isinstance(response, str)
         text = response if said_text else None
         made: list[Entry] = [e for e in (thinking, said) if e is not None]
         if said is not None and text is not None and said.text != text:
-            self.transcript.update(said, text=text)  # the response is what was said in full
+            self._update(said, text=text)  # the response is what was said in full
         elif said is None and text and text.strip():
             made += self._written(text, data)
         if made:
             if usage is not None:
-                self.transcript.update(made[0], usage=usage)
-        else:
-            self._unplaced = usage  # a response of calls: its first call carries it
+                self._update(made[0], usage=usage)
+        elif usage is not None:
+            self._unplaced[self._task] = usage  # a response of calls: its first call carries it
 
     def _written(self, text: str, data: Mapping[str, Any]) -> list[Entry]:
         """The model's text, a ReAct step's thought and final answer apart."""
@@ -1070,10 +1287,19 @@ class Follower:
         return said
 
     def _add(self, entry: Entry) -> Any:
-        """``entry`` appended, at its frame's time unless it has its own."""
+        """``entry`` added to its task's turn, at its frame's time unless it has its own."""
         if entry.timestamp is None:
             entry.timestamp = self._stamp
-        return self.transcript.append(entry)
+        return self._turns.add(self._task, entry)
+
+    def _update(self, entry: Entry, **changes: Any) -> None:
+        """``entry`` changed: in the transcript, whose observers are told; or, while its
+        task's turn waits for the one before it, in place (it is shown as it is then)."""
+        if entry.id:
+            self.transcript.update(entry, **changes)
+        else:
+            for name, value in changes.items():
+                setattr(entry, name, value)
 
     def _tool(self, data: Mapping[str, Any], frame_id: Any) -> ToolCall:
         args = data.get("tool_args")
@@ -1083,9 +1309,8 @@ class Follower:
             args=parse_arguments(args) if isinstance(args, str) else plain_value(args),
             status=self._builder.open_status,
             meta=self._agent_meta(data),
-            usage=self._unplaced,
+            usage=self._unplaced.pop(self._task, None),
         )
-        self._unplaced = None
         self._add(call)
         return call
 
@@ -1102,20 +1327,23 @@ class Follower:
             text = output if isinstance(output, str) else stringify(output)
         # CrewAI's times are local with no zone: their span is the call's, not their hour.
         duration = span_ms(data.get("started_at"), data.get("finished_at"))
-        self.transcript.update(
-            call, status=status, result=ToolResult(text=text), duration_ms=duration
-        )
+        self._update(call, status=status, result=ToolResult(text=text), duration_ms=duration)
 
     def close(self) -> None:
         """The stream ended: calls never settled have no recorded outcome; the crew's usage
         is its result's."""
         if self._child is not None:  # the stream ended inside a coworker's run
             self._end_child(None)
+        for task, notice in self._limited.items():  # a run that stopped after the limit
+            self._task = task
+            self._add(notice)
+        self._limited.clear()
+        self._turns.show_all()
         for call in self._calls.values():
-            self.transcript.update(call, status="unknown")
+            self._update(call, status="unknown")
         self._calls.clear()
         for thinking in self._thinking.values():
-            self.transcript.update(thinking, streaming=False)
+            self._update(thinking, streaming=False)
         self._thinking.clear()
         self._said.clear()
         try:
