@@ -40,12 +40,18 @@ def hour_with_blinks() -> Transcript:
 
 
 def shapes(page: str) -> list[dict[str, str]]:
-    """The boxes of the page's timeline plot, each as its tag and attributes."""
+    """The boxes of the page's timeline plot, each as its attributes and, for a call's bar, its
+    link's (``href``, ``title``): a link fills its box and has no place of its own (marimo)."""
     plot = page[page.index('<div class="tf-tl-plot"') :]
     plot = plot[: plot.index("</div>")]
-    found = []
+    found: list[dict[str, str]] = []
     for tag, attributes in re.findall(r"<(a|span)\b([^>]*)>", plot):
-        found.append({"tag": tag, **dict(re.findall(r'([\w-]+)="([^"]*)"', attributes))})
+        parsed = dict(re.findall(r'([\w-]+)="([^"]*)"', attributes))
+        if tag == "a":
+            assert set(parsed) <= {"href", "title"}, parsed
+            found[-1].update(parsed)
+        else:
+            found.append(parsed)
     return found
 
 

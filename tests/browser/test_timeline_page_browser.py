@@ -21,7 +21,7 @@ BOXES = """() => {
   const box = (e) => { const r = e.getBoundingClientRect(); return {x: r.x, w: r.width}; };
   const plot = document.querySelector('.tf-tl-plot');
   const bars = {};
-  for (const a of plot.querySelectorAll('a.tf-tl-bar')) bars[a.getAttribute('href')] = box(a);
+  for (const a of plot.querySelectorAll('.tf-tl-bar > a')) bars[a.getAttribute('href')] = box(a);
   return {plot: box(plot), bars, marks: [...plot.querySelectorAll('.tf-tl-mark')].map(box)};
 }"""
 

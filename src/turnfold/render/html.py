@@ -353,7 +353,12 @@ _PLOT_RULES = f"""\
 }}
 .turnfold .tf-tl-plot > .tf-tl-bar {{ background: var(--tf-c); border-radius: 1px; }}
 .turnfold .tf-tl-plot > .tf-tl-mark {{ background: var(--tf-error); }}
-.turnfold .tf-tl-plot > a.tf-tl-bar:hover, .turnfold .tf-tl-plot > a.tf-tl-bar:focus-visible {{
+/* A call's link fills its bar, which holds the place: a link has no style of its own (marimo). */
+.turnfold .tf-tl-plot > .tf-tl-bar > a {{
+  position: absolute; inset: 0; display: block; border-radius: inherit;
+}}
+.turnfold .tf-tl-plot > .tf-tl-bar > a:hover,
+.turnfold .tf-tl-plot > .tf-tl-bar > a:focus-visible {{
   outline: 2px solid var(--tf-fg-strong); outline-offset: 0;
 }}
 """
@@ -906,37 +911,44 @@ def timeline_html(timeline: TimelineNode | None) -> str:
 
 
 def _shape(
-    tag: str, kind: str, x: float, w: float, y: int, h: int, label: str | None = None,
+    kind: str, x: float, w: float, y: int, h: int, label: str | None = None,
     href: str | None = None,
 ) -> str:  # fmt: skip
     """One box of a page's timeline: ``kind`` its classes, from ``x`` lasting ``w`` seconds of
-    the axis, ``y`` and ``h`` in pixels; ``label`` its tooltip (and name, for a link)."""
-    link = f' href="{href}"' if href is not None else ""
-    title = f' title="{_text(label)}"' if label is not None else ""
+    the axis, ``y`` and ``h`` in pixels; ``label`` its tooltip (and name, for a link to
+    ``href``, which fills the box).
+
+    The box, not the link, carries the place: marimo's ``mo.Html`` hands the attributes of a
+    link to the same page (``href="#…"``) to React as they are, and React throws on a ``style``
+    that is a string (its error #62), so the whole output failed to draw. A link therefore
+    never has a ``style`` of its own.
+    """
     style = f"--x:{x};--w:{w};--y:{y};--h:{h}"
-    return f'<{tag}{link} class="{kind}" style="{style}"{title}></{tag}>'
+    title = f' title="{_text(label)}"' if label is not None else ""
+    if href is None:
+        return f'<span class="{kind}" style="{style}"{title}></span>'
+    return f'<span class="{kind}" style="{style}"><a href="{href}"{title}></a></span>'
 
 
 def _timeline_turn(turn: TimelineTurn, bar: int, mark: int, height: int) -> str:
     x, w = turn["x"], turn["w"]
-    parts = ["\n" + _shape("span", "tf-tl-band", x, w, 0, height, turn["label"])]
+    parts = ["\n" + _shape("tf-tl-band", x, w, 0, height, turn["label"])]
     for gap in turn["gaps"]:
-        parts.append(_shape("span", "tf-tl-gap", gap["x"], gap["w"], 0, height, gap["label"]))
+        parts.append(_shape("tf-tl-gap", gap["x"], gap["w"], 0, height, gap["label"]))
     bars = turn["bars"]
     if bars is None:  # coarse: the turn as one bar, linking to its first call
         kind = f"tf-tl-bar tf-c-{_text(turn['category'] or 'other')}"
         call = turn["call"]
-        tag, href = ("a", _link(call)) if call else ("span", None)
-        parts.append(_shape(tag, kind, x, w, mark, bar, turn["label"], href))
+        parts.append(_shape(kind, x, w, mark, bar, turn["label"], _link(call) if call else None))
         if turn["failed"]:
-            parts.append(_shape("span", "tf-tl-mark", x, w, 0, mark - 1))
+            parts.append(_shape("tf-tl-mark", x, w, 0, mark - 1))
     else:
         for one in bars:
             kind = f"tf-tl-bar tf-c-{_text(one['category'])}"
             href = _link(one["key"])
-            parts.append(_shape("a", kind, one["x"], one["w"], one["y"], bar, one["label"], href))
+            parts.append(_shape(kind, one["x"], one["w"], one["y"], bar, one["label"], href))
             if one["failed"]:
-                parts.append(_shape("span", "tf-tl-mark", one["x"], one["w"], 0, mark - 1))
+                parts.append(_shape("tf-tl-mark", one["x"], one["w"], 0, mark - 1))
     return "".join(parts)
 
 
