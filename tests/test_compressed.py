@@ -1,9 +1,11 @@
 """Compressed session files (``rollouts.jsonl.gz``, ``session.jsonl.zst``): loaded and scanned
-as the text they hold, cut-off data read up to the cut with a warning, and a compression bomb
-read no further than its bound (X-1, L-4, C-1).
+as the text they hold, cut-off data read up to the cut with a warning, a compression bomb read
+no further than its bounds (of text, and of lines: many tiny records, in bounded memory) and
+the real files that compress the most read whole (X-1, L-4, C-1).
 
 The fixtures are the sample sessions of ``tests/fixtures`` (see its SOURCES.md), compressed
-here by Python's own compressors and the ``zstandard`` package.
+here by Python's own compressors and the ``zstandard`` package; the hostile files and the
+session of many logged calls are made here too.
 """
 
 from __future__ import annotations
@@ -13,16 +15,21 @@ import gzip
 import io
 import json
 import lzma
+import random
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import zstandard
 
 import turnfold
+from tests.formats.oversized import peak_kib
 from turnfold.formats import compressed
 from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.source import record_limit
+from turnfold.model import UserMessage
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -137,16 +144,171 @@ def test_X1_a_compression_bomb_is_read_no_further_than_its_bound(
 
     monkeypatch.setattr(compressed._Inflated, "_next", counted)
     loaded = turnfold.load(data)
-    # The bound grows with the compressed bytes read: a bomb is stopped before its end.
-    assert max(text_read) <= compressed.MAX_INFLATION * len(data) + (1 << 20)
+    # The bound grows with the compressed bytes read: a bomb is stopped before its end, the
+    # line it stopped in finished (no half line read as invalid JSON).
+    assert max(text_read) <= compressed.MAX_INFLATION * len(data) + (1 << 20) + len(line)
     assert 0 < len(loaded.entries) < lines
-    bomb = [w.reason for w in loaded.warnings if "compression bomb" in w.reason]
-    assert len(bomb) == 1
-    assert re.fullmatch(
-        rf"decompresses to more than {compressed.MAX_INFLATION} times its gzip bytes \(past "
-        r"[\d,]+ bytes\): the rest is not read, as a compression bomb's must not be; "
-        r"decompress the file yourself to read all of it",
-        bomb[0],
+    [bomb] = [w.reason for w in loaded.warnings]
+    said = re.fullmatch(
+        rf"decompresses to more than {compressed.MAX_INFLATION} times its gzip bytes, more "
+        r"than real transcripts do: read no further, as a compression bomb must not be\. Its "
+        r"first ([\d,]+) lines are read \(([\d,]+) bytes of text from [\d,]+ gzip bytes\); to "
+        r"read the rest, decompress the file yourself \(gunzip -k\) and load the file it writes",
+        bomb,
+    )
+    assert said is not None
+    assert int(said[1].replace(",", "")) == len(loaded.entries)
+    assert int(said[2].replace(",", "")) == len(loaded.entries) * len(line)
+
+
+def _tiny_records(kind: str, size: int) -> bytes:
+    """About ``size`` bytes of tiny records (each a user message), a few random ones among
+    them: about 250 times as much text, just under MAX_INFLATION (such a file of 36 MB was
+    read on past 1.5 GB of memory)."""
+    rng = random.Random(7)
+    every = {"gzip": 150, "zstd": 50}[kind]  # a random record in so many: about 250 times
+    text = b"".join(
+        json.dumps(
+            {"role": "user", "content": "again" if i % every else f"{rng.getrandbits(32):08x}"}
+        ).encode()
+        + b"\n"
+        for i in range(100_000)
+    )
+    part = COMPRESSORS[kind][1](text)  # gzip members and Zstandard frames, one after another
+    data = part * (size // len(part))
+    assert 200 < len(text) / len(part) < compressed.MAX_INFLATION
+    return data
+
+
+#: A load in a fresh interpreter that may not take more than 2 GB of address space: the bomb
+#: read whole (ten million records and more) fails here with a MemoryError, not the machine.
+_CAPPED_LOAD = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+import turnfold
+transcript = turnfold.load(sys.argv[1])
+print(len(transcript.entries), len(transcript.warnings))
+"""
+
+
+@pytest.mark.parametrize("kind", ["gzip", "zstd"])
+def test_X1_a_file_of_many_tiny_records_is_read_in_bounded_memory(
+    tmp_path: Path, kind: str
+) -> None:
+    """36 MB of tiny records at 250 times their compressed bytes: the load stops at the bound
+    on lines, its memory that of a small session's load and some 100 MB more, not the
+    gigabytes of the records' objects."""
+    hostile = tmp_path / f"rollouts.jsonl{COMPRESSORS[kind][0]}"
+    hostile.write_bytes(_tiny_records(kind, 36 << 20))
+    small = _compressed(tmp_path, SAMPLES[0], kind)
+    _, _, peak = peak_kib(small, record_limit(), _CAPPED_LOAD)
+    entries, warnings, held = peak_kib(hostile, record_limit(), _CAPPED_LOAD)
+    assert warnings == 1  # the bound, said
+    assert compressed.LINE_FLOOR // 2 < entries <= compressed.LINE_FLOOR + 1
+    assert held - peak < 256 * 1024  # KiB: 250,000 records' objects, about 110 MB
+
+
+def test_X1_the_bound_on_lines_says_what_was_read_and_how_to_read_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path / "cache"))
+    hostile = tmp_path / "rollouts.jsonl.gz"
+    hostile.write_bytes(_tiny_records("gzip", 1 << 20))
+    loaded = turnfold.load(hostile)
+    [warning] = loaded.warnings
+    said = re.fullmatch(
+        rf"{re.escape(str(hostile))}: holds more than {compressed.MAX_LINES_PER_BYTE} lines "
+        r"per byte of its gzip data, more than real transcripts do: read no further, as a "
+        r"compression bomb must not be\. Its first ([\d,]+) lines are read \([\d,]+ bytes of "
+        r"text from ([\d,]+) gzip bytes\); to read the rest, decompress the file yourself "
+        r"\(gunzip -k\) and load the file it writes",
+        str(warning),
+    )
+    assert said is not None
+    # Every line read is kept, each a user message; the compressed bytes read are a few
+    # dozen kilobytes of the file's megabyte.
+    assert int(said[1].replace(",", "")) == len(loaded.entries)
+    assert int(said[2].replace(",", "")) < (1 << 20) // 4
+    # A scan reads the file as a load does: its row counts what was read, and the warning.
+    corpus = turnfold.scan(tmp_path, workers=1)
+    [row] = corpus.rows
+    assert (row["error"], row["warnings"]) == (None, 1)
+    assert corpus[str(hostile)] == loaded
+
+
+#: The system prompt every request repeats: the first 48 KB of turnfold's own format guide,
+#: more than gzip's window, so that only xz and Zstandard see each copy as the last one.
+_SYSTEM = (Path(__file__).parents[1] / "docs" / "formats.md").read_text()[:48_000]
+
+
+def _logged_session(turns: int) -> bytes:
+    """A session of ``turns`` turns as a log of its API calls (Anthropic's raw stream events,
+    each call's request before its events), built on the two calls of the SDK-made fixture:
+    each turn's two requests repeat the large system prompt and the whole conversation so far,
+    each answer says a passage of its own (so that the file compresses as a real one does, not
+    as copies)."""
+    template = (FIXTURES / STREAM_WITH_REQUESTS).read_text()
+    history: list[Any] = []
+    out = []
+    for turn in range(turns):
+        text = template
+        for old, new in [
+            ("msg_01TFS0001", f"msg_01TFS{2 * turn + 1:04d}"),
+            ("msg_01TFS0002", f"msg_01TFS{2 * turn + 2:04d}"),
+            ("toolu_TFS01", f"toolu_TFS{turn:04d}"),
+        ]:
+            text = text.replace(old, new)
+        lines = text.splitlines()
+        passage = _SYSTEM[turn * 700 : turn * 700 + 600]
+        piece = {"delta": {"text": passage, "type": "text_delta"}, "index": 0}
+        lines.insert(27, json.dumps({**piece, "type": "content_block_delta"}))  # the answer's
+        asked = json.loads(lines[21])["messages"]  # the second call's: the tool's result too
+        for at in (0, 21):  # the turn's two requests
+            request = json.loads(lines[at])
+            messages = history + request["messages"]
+            lines[at] = json.dumps({**request, "system": _SYSTEM, "messages": messages})
+        out.extend(lines)
+        answer = "Python 3.12.4 is installed, as your notes say." + passage
+        history = [*history, *asked, {"role": "assistant", "content": answer}]
+    return ("\n".join(out) + "\n").encode()
+
+
+STREAM_WITH_REQUESTS = "messages/anthropic-2.15.0_stream-events_with-requests.jsonl"
+#: The densest lines of the bundled files: a pretty-printed LangGraph stream dump, about 0.8
+#: lines per byte by xz.
+DENSEST = "frameworks/langchain/langgraph_v1.2.24_stream-dumps_updates-messages_v1-blocks.json"
+#: The compressors at their strongest, which give the most text and lines per byte.
+STRONGEST: dict[str, Callable[[bytes], bytes]] = {
+    "gzip": lambda data: gzip.compress(data, compresslevel=9),
+    "xz": lambda data: lzma.compress(data, preset=9 | lzma.PRESET_EXTREME),
+    "zstd": lambda data: zstandard.ZstdCompressor(level=19).compress(data),
+}
+
+
+@pytest.mark.parametrize("kind", STRONGEST)
+def test_X1_real_files_that_compress_the_most_load_whole(
+    tmp_path: Path, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session whose every request repeats a 48 KB system prompt (xz and Zstandard make it
+    a five-hundredth of its size), and the bundled file densest in lines, load whole, their
+    lines judged by the bound's ratio alone (no floor of lines)."""
+    monkeypatch.setattr(compressed, "LINE_FLOOR", 0)
+    text = _logged_session(60)
+    plain = tmp_path / "session.jsonl"
+    plain.write_bytes(text)
+    whole = turnfold.load(plain)
+    assert sum(isinstance(e, UserMessage) for e in whole.entries) == 60
+    assert not whole.warnings
+    packed = tmp_path / f"session.jsonl{COMPRESSORS[kind][0]}"
+    packed.write_bytes(STRONGEST[kind](text))
+    if kind != "gzip":  # gzip's 32 KB window holds no earlier copy of the prompt
+        # Past the bound on text, which its floor (a record's limit, 256 MB) leaves it under.
+        assert len(text) > compressed.MAX_INFLATION * packed.stat().st_size
+    assert _named(turnfold.load(packed), packed) == _named(whole, plain)
+    dense = tmp_path / f"dense.json{COMPRESSORS[kind][0]}"
+    dense.write_bytes(STRONGEST[kind]((FIXTURES / DENSEST).read_bytes()))
+    assert _named(turnfold.load(dense), dense) == _named(
+        turnfold.load(FIXTURES / DENSEST), FIXTURES / DENSEST
     )
 
 

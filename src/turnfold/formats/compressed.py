@@ -5,11 +5,24 @@ Datasets of trajectories and archived runs are often kept compressed (``rollouts
 through a decompressor as it reads any file: line by line, never whole. A load of the bytes or
 of an open file does the same.
 
-A small file can decompress to a huge one (a compression bomb). The text a load takes from a
-file is bounded: past :data:`MAX_INFLATION` times the compressed bytes read (and at least
-:func:`~turnfold.formats.source.record_limit` bytes, so that no real session is cut), the rest
-is not read, and a warning says so. Compressed data that is cut off or corrupt ends the text
-there, with a warning: what came before is read (L-4).
+A small file can decompress to a huge one (a compression bomb), and what a load holds grows
+with both the text it reads and its lines: each line is a record, some hundreds of bytes of
+Python objects however short it is (``{"role":"user","content":"hi"}`` takes about 450). So
+the text a load takes from a compressed file is bounded twice over, against the compressed
+bytes read so far, by what no real file comes near (the numbers at :data:`MAX_INFLATION` and
+:data:`MAX_LINES_PER_BYTE`):
+
+- its bytes: past :data:`MAX_INFLATION` times the compressed bytes (and at least
+  :func:`~turnfold.formats.source.record_limit` bytes, so that no real record is cut);
+- its lines: past :data:`MAX_LINES_PER_BYTE` lines a compressed byte (and at least
+  :data:`LINE_FLOOR` lines), so that a file of tiny records, which stays under the first
+  bound, holds a bounded number of them (36 MB of lines of 36 bytes at 256 times would be
+  over 100 GB of objects).
+
+Past either bound the rest is not read, and a warning says which bound, the lines read and how
+to read all of it; every line before it is read whole (the line the bound falls in is
+finished). Compressed data that is cut off or corrupt ends the text there, with a warning: what
+came before is read (L-4).
 """
 
 from __future__ import annotations
@@ -28,9 +41,24 @@ MAGIC: dict[bytes, str] = {
 #: The file name endings of compressed files, which a scan opens (the rest of a name is what a
 #: scan looks for in any file: ``.jsonl.gz``).
 SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
-#: Text JSON transcripts compress 5 to 25 times; this many times the compressed bytes is read at
-#: most (gzip itself cannot pass about 1,000).
+#: The text read at most per compressed byte. Transcripts and pretty-printed JSON documents
+#: compress 5 to 36 times (the bundled fixtures, by gzip, xz or Zstandard); a dataset whose every
+#: row repeats a 60 KB system prompt about 150 times, a log of API calls each repeating a 48 KB
+#: one and the conversation so far nearly 600 (xz or ``zstd -19``; gzip's 32 KB window sees no
+#: earlier copy): such a file is read whole up to the floor, a record's limit. gzip itself
+#: cannot pass about 1,000.
 MAX_INFLATION = 256
+#: The lines read at most per compressed byte. JSON lines hold at most about 0.06 (streamed
+#: deltas of a few words: 17 compressed bytes a line), a pretty-printed document about 0.8 (a
+#: LangGraph stream dump by xz; a 15 MB Inspect log 0.65); 256 times as much text in lines of
+#: 36 bytes is 7 a byte.
+MAX_LINES_PER_BYTE = 2
+#: The lines read whatever their compressed bytes (the start of a file, where few are read):
+#: about 110 MB of the smallest records' objects.
+LINE_FLOOR = 250_000
+#: How to decompress a file of each compression by hand, keeping it (said when a bound stops a
+#: load: a plain file is read whole).
+DECOMPRESS = {"gzip": "gunzip -k", "bzip2": "bunzip2 -k", "xz": "unxz -k", "zstd": "zstd -d"}
 _PEEK = max(len(magic) for magic in MAGIC)
 
 
@@ -149,7 +177,9 @@ class _Inflated(io.RawIOBase):
         self._step = _steps(kind, io.BufferedReader(self._compressed))
         self._floor = floor
         self._warn = warn
-        self._count = 0
+        self._count = 0  # the bytes of text handed out, and their lines (newlines)
+        self._lines = 0
+        self._open = False  # whether the text handed out ends inside a line
         self._pending = memoryview(b"")
         self._ended = False
 
@@ -175,16 +205,37 @@ class _Inflated(io.RawIOBase):
                 f"the {self._kind} data is cut off or corrupt after {self._count:,} bytes "
                 f"({type(exc).__name__}: {exc}); the text before it is read"
             )
-        self._count += len(data)
-        bound = max(self._floor, MAX_INFLATION * self._compressed.count)
-        if self._count > bound:
-            return self._stop(
-                f"decompresses to more than {MAX_INFLATION} times its {self._kind} bytes "
-                f"(past {bound:,} bytes): the rest is not read, as a compression bomb's must "
-                "not be; decompress the file yourself to read all of it"
+        count, lines = self._count + len(data), self._lines + data.count(b"\n")
+        read, kind = self._compressed.count, self._kind
+        if count > max(self._floor, MAX_INFLATION * read):
+            return self._bound(
+                data, f"decompresses to more than {MAX_INFLATION} times its {kind} bytes"
             )
+        if lines > max(LINE_FLOOR, MAX_LINES_PER_BYTE * read):
+            return self._bound(
+                data, f"holds more than {MAX_LINES_PER_BYTE} lines per byte of its {kind} data"
+            )
+        self._count, self._lines = count, lines
+        self._open = data[-1:] not in (b"", b"\n")
         self._pending = memoryview(data)
         return bool(data)
+
+    def _bound(self, data: bytes, passed: str) -> bool:
+        """Stop at a bound; the line the text read so far ends in is finished first, when it
+        ends within a step's bytes, so that every line read is whole."""
+        end = data.find(b"\n", 0, _STEP) if self._open else -1
+        if end >= 0:
+            self._pending = memoryview(data)[: end + 1]
+            self._count += end + 1
+            self._lines += 1
+        self._stop(
+            f"{passed}, more than real transcripts do: read no further, as a compression bomb "
+            f"must not be. Its first {self._lines:,} lines are read ({self._count:,} bytes of "
+            f"text from {self._compressed.count:,} {self._kind} bytes); to read the rest, "
+            f"decompress the file yourself ({DECOMPRESS[self._kind]}) and load the file it "
+            "writes"
+        )
+        return end >= 0
 
     def _stop(self, reason: str) -> bool:
         self._ended = True
