@@ -2,7 +2,7 @@
 
 Each archive is one row per session in it, keyed ``path#<session>`` (the names
 ``load(path, sample=…)`` takes; one session: its path), each row's counts those of its load;
-an archive of anything else is skipped, told from a few of its members' names, never read
+an archive of anything else is skipped, told from its members' names, never read
 whole. The archives are the real V0 session tarball and SDK conversations archived as the
 agent server archives them (built by the helpers of ``tests/formats/test_openhands_archive.py``);
 the hostile ones are made here with :mod:`tarfile`.
@@ -211,17 +211,18 @@ def test_C7_X1_an_archive_whose_session_is_refused_is_an_error_row_saying_why(
         turnfold.load(refused)
 
 
-def test_C7_an_archive_of_no_session_is_skipped_from_a_few_member_names_never_read_whole(
+def test_C7_an_archive_of_no_session_is_skipped_from_its_member_names_never_read_whole(
     downloads: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The tarball of code and the zip of notes are counted as skipped, never read by the
-    reader of sessions (``read_members``); a tarball whose first member is past the peek of a
-    few MiB is told from that member's header alone."""
+    reader of sessions (``read_members``); a tarball looked at only up to the listing's bound
+    of bytes is skipped too, and the scan warns naming it and what was not looked at."""
+    monkeypatch.setattr(archive, "LIMITS", archive.ArchiveLimits(max_listed_bytes=4 * 1024**2))
     big = tarfile.TarInfo("data/blob.bin")
     big.size = 16 * 1024 * 1024
     with tarfile.open(downloads / "i-data.tar.gz", "w:gz", compresslevel=1) as tar:
         tar.addfile(big, io.BytesIO(bytes(big.size)))
-        session, data = _member(f"{V0_ID}/events/0.json", b"{}")  # past the peek: unseen
+        session, data = _member(f"{V0_ID}/events/0.json", b"{}")  # past the bound: unseen
         tar.addfile(session, io.BytesIO(data))
     read: list[str] = []
     real = archive.read_members  # which openhands imported by name
@@ -231,13 +232,24 @@ def test_C7_an_archive_of_no_session_is_skipped_from_a_few_member_names_never_re
         return real(path, *args, **kwargs)
 
     monkeypatch.setattr("turnfold.formats.harnesses.openhands.read_members", read_members)
-    corpus = scan(downloads, workers=1, cache=False)
+    with pytest.warns(UserWarning, match="skipped 1 archive") as caught:
+        corpus = scan(downloads, workers=1, cache=False)
     assert corpus.skipped == 3
     assert str(downloads / "i-data.tar.gz") not in corpus
     assert sorted(read) == [
         "a-coin-flip.tar.gz", "b-workspace.tar.gz", "c-two.tgz", "d-trajectory.zip",
         "e-hostile.tar.gz", "h-refused.tar",
     ]  # fmt: skip
+    (warning,) = [str(w.message) for w in caught]
+    assert warning == (
+        "skipped 1 archive(s) with no OpenHands session in the part looked at: "
+        f"{downloads / 'i-data.tar.gz'} (the tar archive was looked at up to its first 1 "
+        f"members ({4 * 1024**2:,} bytes decompressed, ArchiveLimits.max_listed_bytes); the "
+        "members after them were not). Extract an archive to scan its files, or read it whole "
+        "with turnfold.load(path, format='openhands')"
+    )
+    whole = turnfold.load(downloads / "i-data.tar.gz", format="openhands")
+    assert whole.metadata["source_format"] == "openhands"
 
 
 def test_C7_an_archive_past_its_limits_is_an_error_row_naming_the_limit(

@@ -65,6 +65,7 @@ from turnfold.formats.source import (
     table_of_runs,
 )
 from turnfold.model import Transcript
+from turnfold.userwarn import warn_at_caller
 
 if TYPE_CHECKING:
     import pandas
@@ -680,8 +681,12 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
 
         # The files read and not yet made into record batches: made STORE_EVERY at a time.
         fresh: list[tuple[int, Summary]] = []
+        # Archives skipped though only part of them was looked at for a session (C-7).
+        unread: list[str] = []
 
         def took(position: int, summary: Summary) -> None:
+            if summary.unread is not None:
+                unread.append(f"{items[position].path} ({summary.unread})")
             if summary.session is not None:
                 summary.session = _absolute(summary.session)
                 sessions.append(summary.session)
@@ -728,6 +733,12 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
                 _report(bar, run)
             store()
             _report(bar, run)
+        if unread:
+            warn_at_caller(
+                f"skipped {len(unread)} archive(s) with no OpenHands session in the part looked "
+                f"at: {'; '.join(unread)}. Extract an archive to scan its files, or read it "
+                "whole with turnfold.load(path, format='openhands')"
+            )
         for position in range(len(items)):
             run.take_file(known.get(position) or read[position], position)
         if index is not None:

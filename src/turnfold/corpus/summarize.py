@@ -136,6 +136,9 @@ class Summary:
     shared: int = 0
     """An eval output's: its warnings that concern the file, not one instance (an unreadable
     line), each counted in every instance's row."""
+    unread: str | None = None
+    """A skipped archive's: what of it was not looked at for a session (a large tar archive's
+    members past the bounds of :func:`~turnfold.formats.harnesses.archive.find_member`)."""
 
     @property
     def count(self) -> int:
@@ -493,7 +496,7 @@ def is_archive(path: str) -> bool:
     if path.endswith(CANDIDATE_SUFFIXES):
         return False
     where = Path(path)
-    return archive.is_zip(where) or archive.tar_names(where, 0) is not None
+    return archive.is_zip(where) or archive.is_tar(where)
 
 
 def _is_archive(item: Item) -> bool:
@@ -517,13 +520,14 @@ def archive_transcripts(item: Item) -> Iterator[tuple[Item, Transcript | Excepti
     an eval log's samples are; an archive of one session is one item keyed by its path, as
     ``load(path)`` reads it.
 
-    Raises :class:`_NotASession` for an archive whose first members hold no session (a tarball
-    of source code: told from the names of a few of its members, as ``load()`` tells it, never
-    read whole), and why the archive cannot be read (past its limits, no session in it)."""
+    Raises :class:`_NotASession` for an archive that names no session's member (a tarball of
+    source code: told from its members' names, as ``load()`` tells it, never read whole), and
+    why the archive cannot be read (past its limits, no session in it)."""
     assert item.path is not None
     path = Path(item.path)
-    if openhands.detect_path(path) is None:
-        raise _NotASession("skipped")
+    peek = openhands.holds_sessions(path)
+    if peek is None or not peek.found:
+        raise _NotASession("skipped", unread=peek.unread if peek is not None else None)
     sessions = openhands.Archived(path)
     names = [item.sample] if item.sample is not None else sessions.names
     named = item.sample is not None or len(names) > 1
@@ -546,7 +550,7 @@ def _examine_archive(item: Item, tables: bool, visit: Visit | None) -> Summary:
     try:
         _each_a_row(found, archive_transcripts(item), openhands.NAME, tables, visit)
     except _NotASession as exc:
-        return Summary(exc.kind)
+        return Summary(exc.kind, unread=exc.unread)
     except Exception as exc:  # a scan never aborts on one item (C-7)
         return _one(_error_row(item, _reason(exc), openhands.NAME))
     return found
@@ -900,10 +904,11 @@ class _Unreadable(ValueError):
 
 
 class _NotASession(Exception):
-    def __init__(self, kind: Kind, session: str | None = None) -> None:
+    def __init__(self, kind: Kind, session: str | None = None, unread: str | None = None) -> None:
         super().__init__(kind)
         self.kind: Kind = kind
         self.session = session  # a sub-agent's file: its session's (Summary.session)
+        self.unread = unread  # a skipped archive's (Summary.unread)
 
 
 def _reason(exc: BaseException) -> str:

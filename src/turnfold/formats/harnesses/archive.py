@@ -67,6 +67,12 @@ class ArchiveLimits:
     #: Bytes of a tar archive's (or a session zip's) members held in memory in all (a
     #: session's event files).
     max_tar_bytes: int = 1024 * _MiB
+    #: Decompressed bytes of a tar archive read to look for a member by its name
+    #: (:func:`find_member`: does it hold a session?). A tar has no directory: its member
+    #: headers lie between the members' data, which is read past.
+    max_listed_bytes: int = 64 * _MiB
+    #: Member headers of a tar archive read to look for a member by its name.
+    max_listed_members: int = 20_000
 
 
 #: The limits every function of this module applies unless given others.
@@ -247,10 +253,6 @@ def read_member(
 
 # --- tar archives ---------------------------------------------------------------------------
 
-#: How much of a tar archive's decompressed bytes :func:`tar_names` reads at most: a format
-#: that asks whether a file is its archive reads a few member headers, never a huge member.
-_PEEK_BYTES = 4 * _MiB
-
 
 @dataclass(frozen=True)
 class MemberStat:
@@ -367,28 +369,14 @@ def _tar_stream(stream: IO[bytes], warn: Callable[[str], None]) -> Any:
     return text if compressed.is_tar(text) else None
 
 
-def tar_names(path: Path, count: int = 64) -> list[str] | None:
-    """The names of the first ``count`` members of the tar archive at ``path`` (compressed or
-    not), read from at most a few MiB of it; None when the file is no tar archive."""
-    import tarfile
-
+def is_tar(path: Path) -> bool:
+    """Whether the file at ``path`` is a tar archive (compressed or not): its first header,
+    read through its decompressor."""
     try:
         with path.open("rb") as stream:
-            text = _tar_stream(stream, lambda reason: None)
-            if text is None:
-                return None
-            names: list[str] = []
-            try:
-                peeked = cast(IO[bytes], Bounded(text, _PEEK_BYTES))
-                with tarfile.open(fileobj=peeked, mode="r|") as archive:
-                    while len(names) < count and (info := archive.next()) is not None:
-                        _forget(archive)
-                        names.append(info.name)
-            except (tarfile.TarError, EOFError, OSError, ValueError):
-                pass  # the names before the peek's end, or the damage
-            return names
+            return _tar_stream(stream, lambda reason: None) is not None
     except OSError:
-        return None
+        return False
 
 
 def _forget(archive: Any) -> None:
@@ -557,16 +545,77 @@ def _read_zip(
     return ArchivedPath(tree), said
 
 
-def member_names(path: Path, count: int = 64) -> list[str] | None:
-    """The names of the first ``count`` members of the tar archive or zip at ``path``; None
-    for any other file (or a zip that cannot be read)."""
+@dataclass(frozen=True)
+class Peek:
+    """What :func:`find_member` saw of an archive: whether a member it looked for is there,
+    and what it did not look at (None when it saw every member's name)."""
+
+    found: bool
+    unread: str | None = None
+
+
+def find_member(
+    path: Path, wanted: Callable[[str], bool], limits: ArchiveLimits | None = None
+) -> Peek | None:
+    """Whether the tar archive or zip at ``path`` has a member whose name ``wanted`` accepts;
+    None for any other file (or a zip that cannot be read).
+
+    A zip names all its members in its central directory, read whole (within ``limits``),
+    wherever they lie. A tar archive is read as a stream up to such a member, its other
+    members' data read past, but no further than ``max_listed_bytes`` decompressed bytes and
+    ``max_listed_members`` members: a tarball of code is not read whole to learn that it holds
+    no session, and :attr:`Peek.unread` says what was left unread.
+    """
+    import tarfile
+
+    limits = limits or LIMITS
     if is_zip(path):
         try:
-            with open_archive(path) as zipped:
-                return zipped.namelist()[:count]
+            with open_archive(path, limits) as zipped:
+                return Peek(any(map(wanted, zipped.namelist())))
         except ArchiveError:
             return None
-    return tar_names(path, count)
+    try:
+        with path.open("rb") as stream:
+            text = _tar_stream(stream, lambda reason: None)
+            if text is None:
+                return None
+            read = compressed.Counted(cast(IO[bytes], Bounded(text, limits.max_listed_bytes)))
+            count = 0
+            try:
+                with tarfile.open(fileobj=cast(IO[bytes], read), mode="r|") as listing:
+                    while (info := listing.next()) is not None:
+                        _forget(listing)
+                        count += 1
+                        if wanted(info.name):
+                            return Peek(True)
+                        if count == limits.max_listed_members:
+                            return Peek(False, _unread(count, read.count, "max_listed_members"))
+            except (tarfile.TarError, EOFError, OSError, ValueError):
+                pass  # the members before the damage (or before the bound, said below)
+            if read.count >= limits.max_listed_bytes:
+                return Peek(False, _unread(count, read.count, "max_listed_bytes"))
+            return Peek(False)
+    except OSError:
+        return None
+
+
+def _unread(members: int, read: int, setting: str) -> str:
+    return (
+        f"the tar archive was looked at up to its first {members:,} members ({read:,} bytes "
+        f"decompressed, ArchiveLimits.{setting}); the members after them were not"
+    )
+
+
+def is_archive(path: Path) -> bool:
+    """Whether the file at ``path`` is a tar archive or a zip whose directory can be read."""
+    if is_zip(path):
+        try:
+            with open_archive(path):
+                return True
+        except ArchiveError:
+            return False
+    return is_tar(path)
 
 
 def read_members(

@@ -84,7 +84,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -104,7 +104,14 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.harnesses import openhands_sdk
-from turnfold.formats.harnesses.archive import ArchivedPath, SessionPath, member_names, read_members
+from turnfold.formats.harnesses.archive import (
+    ArchivedPath,
+    Peek,
+    SessionPath,
+    find_member,
+    is_archive,
+    read_members,
+)
 from turnfold.formats.harnesses.openhands_sdk import event_file_value
 from turnfold.formats.openai_chat import litellm_prompt_tokens, litellm_usage
 from turnfold.formats.source import Source, read_file
@@ -1145,12 +1152,11 @@ def _session_folder(path: Path) -> Path | None:
 
 
 def detect_path(path: Path) -> Evidence | None:
-    """A V0 session's folder (or its ``events/``), or an archive (tar or zip) whose first
-    members are a session's or a V1 conversation's; None for other files, read as JSON."""
+    """A V0 session's folder (or its ``events/``), or an archive (tar or zip) that holds a
+    session (:func:`holds_sessions`); None for other files, read as JSON."""
     if path.is_file():
-        names = member_names(path)
-        found = names is not None and any(map(_is_session_member, names))
-        return Evidence(share=1.0, marks=1) if found else None
+        peek = holds_sessions(path)
+        return Evidence(share=1.0, marks=1) if peek is not None and peek.found else None
     return Evidence(share=1.0, marks=1) if _session_folder(path) is not None else None
 
 
@@ -1158,7 +1164,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
     """A V0 session from its folder, ``load(folder)``; a session kept as an archive
     (:func:`_archived`); any other path as its file of events or instances
     (``load(path, format="openhands")``)."""
-    if path.is_file() and member_names(path, 0) is not None:
+    if path.is_file() and is_archive(path):
         return _archived(path, sample)
     folder = _session_folder(path) if path.is_dir() else None
     if folder is None:
@@ -1243,15 +1249,24 @@ def _session_metadata(
 # (``GET /api/file/archive?format=tar.gz``, ``file_router._create_tar_gz_archive``: a folder's
 # tree under its name, with an ``archive_manifest.json``); or its "download trajectory" zip
 # (``GET /api/file/download-trajectory/<id>``, ``_create_zip_from_directory``: the
-# conversation's folder under its id). It is read where it lies, in memory
+# conversation's folder under its id); or the OpenHands app server's export of a conversation
+# (``GET /api/v1/app-conversations/<id>/download``: its ``meta.json`` and event files at the
+# zip's top, :func:`.openhands_sdk.read_export`). It is read where it lies, in memory
 # (:func:`.archive.read_members`): nothing is extracted.
 
 
+def holds_sessions(path: Path) -> Peek | None:
+    """Whether the archive at ``path`` holds a session's member (:func:`_is_session_member`),
+    looked for in all its names, within the bounds of :func:`.archive.find_member`; None for a
+    file that is no archive."""
+    return find_member(path, _is_session_member)
+
+
 def _is_session_member(name: str) -> bool:
-    """Whether a member's name is a V0 session's or a V1 conversation's event file, or a V1
-    conversation's ``base_state.json``."""
+    """Whether a member's name is a V0 session's or a V1 conversation's event file, a V1
+    conversation's ``base_state.json``, or an event file of the app server's export."""
     parts = name.rstrip("/").split("/")
-    if parts[-1] == openhands_sdk.BASE_STATE:
+    if parts[-1] == openhands_sdk.BASE_STATE or openhands_sdk.EXPORT_EVENT_FILE.match(parts[-1]):
         return True
     return (
         len(parts) > 1
@@ -1260,17 +1275,24 @@ def _is_session_member(name: str) -> bool:
     )
 
 
-def _archived_sessions(root: ArchivedPath) -> list[tuple[bool, ArchivedPath]]:
-    """Every session folder in an archive, as (whether it is a V1 conversation, its folder), in
-    the order of their names; a conversation's ``subagents/`` are its own, not sessions."""
-    found: list[tuple[bool, ArchivedPath]] = []
+#: What reads a session folder of an archive into a transcript, its warnings on the source.
+_SessionReader = Callable[[ArchivedPath, Source], Transcript]
+
+
+def _archived_sessions(root: ArchivedPath) -> list[tuple[_SessionReader, ArchivedPath]]:
+    """Every session folder in an archive, with what reads it (a V1 conversation, the app
+    server's export of one, a V0 session), in the order of their names; a conversation's
+    ``subagents/`` are its own, not sessions."""
+    found: list[tuple[_SessionReader, ArchivedPath]] = []
     pending = [root]
     while pending:
         folder = pending.pop()
         if openhands_sdk.holds_conversation(folder):
-            found.append((True, folder))
+            found.append((openhands_sdk.read_conversation, folder))
+        elif openhands_sdk.holds_export(folder):
+            found.append((openhands_sdk.read_export, folder))
         elif _holds_session_events(folder):
-            found.append((False, folder))
+            found.append((_session, folder))
         else:
             pending.extend(entry for entry in folder.iterdir() if entry.is_dir())
     return sorted(found, key=lambda session: session[1])
@@ -1310,14 +1332,17 @@ class Archived:
                 f"an archive with no OpenHands session in it (no events/ of event files{refused})"
                 ": extract it and load or scan its files",
             )  # fmt: skip
-        self._sessions: dict[str, tuple[bool, ArchivedPath]] = {}
-        for v1, folder in sessions:
-            first = self._sessions.setdefault(folder.name, (v1, folder))[1]
+        self._sessions: dict[str, tuple[_SessionReader, ArchivedPath]] = {}
+        for reader, folder in sessions:
+            # The app server's export lies at the zip's top, in no folder: it is named by the
+            # conversation's id, as its download is (``conversation_<id>.zip``).
+            name = folder.name or openhands_sdk.exported_id(folder) or path.name
+            first = self._sessions.setdefault(name, (reader, folder))[1]
             if first is not folder:
                 # Two folders of one name (the same session archived twice, at two places):
                 # a name picks one, the first; the other is said, never dropped in silence.
                 self._said.append(
-                    f"{folder}: a second session named {printable(folder.name)} (the first is "
+                    f"{folder}: a second session named {printable(name)} (the first is "
                     f"{first}); not read: extract the archive to read it"
                 )
 
@@ -1334,7 +1359,7 @@ class Archived:
             raise ValueError(
                 f"{self.path}: no session {sample!r}; its sessions: {', '.join(names)}"
             )
-        v1, folder = self._sessions[str(sample) if sample is not None else names[0]]
+        reader, folder = self._sessions[str(sample) if sample is not None else names[0]]
         source = Source(str(self.path), iter(()), path=self.path)
         for reason in self._said:
             source.warn(reason)
@@ -1343,8 +1368,7 @@ class Archived:
                 f"{len(names)} OpenHands sessions in the archive: {names[0]} is shown; "
                 f"load(path, sample=NAME) shows another ({', '.join(names[1:])})"
             )
-        read = openhands_sdk.read_conversation(folder, source) if v1 else _session(folder, source)
-        return source.hand_over(read)
+        return source.hand_over(reader(folder, source))
 
 
 class NotAnEvalOutput(ValueError):

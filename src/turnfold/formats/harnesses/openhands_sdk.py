@@ -147,6 +147,9 @@ SUBAGENTS = "subagents"
 META = "meta.json"
 #: ``EVENT_NAME_RE`` of ``persistence_const.py``: the writer pads the index to five digits.
 EVENT_FILE = re.compile(r"^event-(\d{5,})-[0-9a-fA-F-]{8,}\.json$")
+#: An event of the OpenHands app server's export of a conversation
+#: (``LiveStatusAppConversationService._stream_conversation_zip``): ``event_{i:06d}_{id}.json``.
+EXPORT_EVENT_FILE = re.compile(r"^event_(\d{6,})_[0-9a-fA-F-]{8,}\.json$")
 #: Sub-agents' conversations nest in theirs: a folder linked into itself must not recurse.
 _MAX_DEPTH = 8
 _OFF_BRANCH = "(off the active branch)"
@@ -158,6 +161,8 @@ RECORDS = Records(
     mapped={
         "base_state": "the conversation's id, model, working directory, status and active "
         "branch; each response's usage and the cost (stats.usage_to_metrics)",
+        "meta": "an app server export's meta.json (AppConversationInfo): the conversation's "
+        "id, title and model, its usage and cost",
         "SystemPromptEvent": 'the system prompt: metadata["system"]',
         "MessageEvent": "the user's prompt (UserMessage, its images kept), the agent's reply "
         "(AssistantText) after its reasoning (Thinking); a message of the environment or a "
@@ -189,7 +194,8 @@ RECORDS = Records(
         "CondensationRequest": "a request to condense; the Condensation is shown",
         "CondensationSummaryEvent": "a condensation's summary as the model reads it; the "
         "Condensation is shown",
-        "ConversationStateUpdateEvent": "state sent to remote clients; base_state.json holds it",
+        "ConversationStateUpdateEvent": "state sent to remote clients; base_state.json holds it "
+        "(an app server export, which has none, reads the last it was sent as its state)",
         "SecurityAnalysisEvent": "the security analyzer's risk levels of pending actions",
         "TokenEvent": "the token ids of a response (vLLM), no text",
         "LLMCompletionLogEvent": "a raw completion log sent to a remote client",
@@ -204,7 +210,11 @@ RECORDS = Records(
 
 #: Every event kind the SDK writes: what detection knows the format by.
 EVENT_KINDS = NameSet(
-    {name.split("/")[0] for name in RECORDS.known() if not name.startswith(("(", "base"))}
+    {
+        name.split("/")[0]
+        for name in RECORDS.known()
+        if not name.startswith(("(", "base")) and name != "meta"
+    }
 )
 _EDITORS = NameSet({"file_editor", "planning_file_editor"})
 _EDITOR_COMMANDS = NameSet({"view", "create", "str_replace", "insert", "undo_edit"})
@@ -274,27 +284,30 @@ def _listed(folder: SessionPath) -> list[SessionPath]:
     return sorted(entries, key=lambda entry: entry.name)
 
 
-def _event_records(events: SessionPath, warn: list[str]) -> list[tuple[int, Any]]:
-    """The events of a log folder in their order, each as (its index + 1, its value or a
-    :class:`MalformedLine`); what the folder holds besides is said in ``warn``."""
+def _event_records(
+    events: SessionPath, warn: list[str], named: re.Pattern[str] = EVENT_FILE, beside: str = ""
+) -> list[tuple[int, Any]]:
+    """The events of a log folder (its files ``named`` so) in their order, each as (its index
+    + 1, its value or a :class:`MalformedLine`); what the folder holds besides (but the file
+    named ``beside``) is said in ``warn``."""
     found: dict[int, SessionPath] = {}
     for path in _listed(events):
-        match = EVENT_FILE.match(path.name)
+        match = named.match(path.name)
         if match is not None and path.is_file():  # no pipe is waited on (sibling_files)
             index = int(match.group(1))
             if index in found:
                 warn.append(f"{path.name}: a second event file of index {index}, not read")
             else:
                 found[index] = path
-        elif not path.name.startswith("."):  # the log's lock and length marker are hidden
+        elif not path.name.startswith(".") and path.name != beside:  # hidden: the log's lock
             warn.append(f"{path.name} in {events}: not an event file, not read")
     # The first gap is at most len(found): an index named far beyond (event-99999999999-…)
     # must not make this a loop over every number below it.
     first = next(index for index in range(len(found) + 1) if index not in found)
     if found and first < max(found):
+        stops = " (the SDK stops there)" if named is EVENT_FILE else ""
         warn.append(
-            f"no event file for index {first} of {events} (the SDK stops there): "
-            "the events after it are read"
+            f"no event file for index {first} of {events}{stops}: the events after it are read"
         )
     return [(index + 1, event_file_value(found[index])) for index in sorted(found)]
 
@@ -465,6 +478,95 @@ def read_conversation(folder: SessionPath, into: Source) -> Transcript:
     """The conversation in ``folder`` (on disk, or in an archive :mod:`.openhands` read), its
     warnings and accounting on ``into``."""
     return _conversation(folder, into, None, 0)
+
+
+def holds_export(folder: SessionPath) -> bool:
+    """Whether ``folder`` (in an archive) is the app server's export of a conversation: event
+    files named as :data:`EXPORT_EVENT_FILE` at its top."""
+    return any(EXPORT_EVENT_FILE.match(entry.name) for entry in _listed(folder))
+
+
+def exported_id(folder: SessionPath) -> str | None:
+    """The conversation id the ``meta.json`` of an export names, None where it names none."""
+    meta = folder / META
+    info = event_file_value(meta) if meta.is_file() else None
+    found = info.get("id") if isinstance(info, dict) else None
+    return found if isinstance(found, str) and found else None
+
+
+def read_export(folder: SessionPath, into: Source) -> Transcript:
+    """The OpenHands app server's export of a conversation (``GET
+    /api/v1/app-conversations/<id>/download``), its warnings and accounting on ``into``.
+
+    ``_stream_conversation_zip`` (OpenHands ``openhands/app_server/app_conversation/
+    live_status_app_conversation_service.py``) writes ``meta.json``, the ``AppConversationInfo``
+    (title, model, the run's ``metrics``: a ``MetricsSnapshot``), then each event the agent
+    server sent the app server, in time order, as ``event_{i:06d}_{event id}.json``
+    (``event.model_dump(mode="json")``: every field, ``None`` ones too). No
+    ``base_state.json``: the state is what the agent server sent as
+    ``ConversationStateUpdateEvent``s (the last ``full_state``, then each later key), and the
+    head of the active branch is unknown (the branch of the last event is read, as for events
+    read without their folder). Its sub-agents' conversations are not in it."""
+    said: list[str] = []
+    records = _event_records(folder, said, EXPORT_EVENT_FILE, beside=META)
+    source = Source(str(folder), iter(records), warnings=into.warnings,
+                    accounting=into.accounting)  # fmt: skip
+    for reason in said:
+        source.warn(reason)
+    transcript = _new_transcript()
+    reader = _Reader(source, transcript, None, 0)
+    _exported_info(folder / META, reader)
+    reader.state(_sent_state(records))
+    reader.branch = _last_event_branch(records, source)
+    _feed_all(reader, source.records())
+    reader.finish()
+    return transcript
+
+
+def _exported_info(path: SessionPath, reader: _Reader) -> None:
+    """An export's ``meta.json`` (``AppConversationInfo``) as H-6 metadata: the state the
+    agent server sent, read after it, says more where it says anything (each response's
+    usage, the working directory)."""
+    if not path.is_file():
+        return
+    info = event_file_value(path)
+    if isinstance(info, MalformedLine) or not isinstance(info, MAPPINGS):
+        reason = info.reason if isinstance(info, MalformedLine) else "not an object"
+        reader.source.warn(f"{path}: not read ({reason})", record_type="meta")
+        return
+    reader.source.note("meta", "mapped")
+    metadata = reader.transcript.metadata
+    for key, name in (("id", "session_id"), ("title", "title"), ("llm_model", "model")):
+        if isinstance(info.get(key), str) and info[key].strip():
+            metadata[name] = info[key].strip()
+    metrics = _mapping(info.get("metrics"))
+    totals = counts_of(_usage(metrics.get("accumulated_token_usage")))
+    if totals:
+        metadata["usage"] = totals
+    cost = metrics.get("accumulated_cost")
+    # A snapshot keeps no per-response costs: 0.0 is also what a model litellm has no price
+    # for costs, so only a cost above it is one (L-3).
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost > 0:
+        metadata["cost_usd"] = float(cost)
+
+
+#: ``ConversationStateUpdateEvent``: the agent server's ``key`` for the whole state.
+_FULL_STATE = "full_state"
+
+
+def _sent_state(records: list[tuple[int, Any]]) -> dict[str, Any]:
+    """The conversation's state as the agent server last sent it in its events: the last
+    ``full_state``, then each key sent after it (``stats``, ``execution_status`` ...)."""
+    state: dict[str, Any] = {}
+    for event in _events_of(records):
+        if event.get("kind") != "ConversationStateUpdateEvent":
+            continue
+        key, value = event.get("key"), event.get("value")
+        if key == _FULL_STATE and isinstance(value, MAPPINGS):
+            state = dict(value)
+        elif isinstance(key, str) and key != _FULL_STATE:
+            state[key] = value
+    return state
 
 
 def _conversation(
