@@ -54,6 +54,11 @@ _TOKENS_TITLE = re.compile(
     rf"input {_COUNT}, output {_COUNT}, cache read {_COUNT}, cache write {_COUNT}"
 )
 _NESTED = re.compile(r" · (\d+) sub-agents?(?: · |$)")
+#: How the view words a call that answered while what it ran went on (the row says unknown).
+_STILL_RUNNING = {
+    translate("status.still_running", LOCALE),
+    translate("status.still_running_at_turn_end", LOCALE),
+}
 
 
 def _scan(group: str) -> Corpus:
@@ -325,7 +330,7 @@ def _tool_rows_vs_view(rows: list[dict[str, Any]], view: Mapping[str, Any]) -> l
             if row["status"] != "success":  # "Outcome not recorded" of a call of no result
                 silent = row["status"] == "unknown" and tool["result"] is None
                 said = translate(f"status.{row['status']}" + silent * "_no_result", LOCALE)
-                if tool["status_text"] == translate("status.still_running", LOCALE):
+                if tool["status_text"] in _STILL_RUNNING:
                     said = tool["status_text"]  # an unknown outcome worded from the call's meta
                 parts.append(said)
             expected["duration (bar)"] = (" · ".join(parts), bar["label"])

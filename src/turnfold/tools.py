@@ -256,9 +256,12 @@ def status_text(call: ToolCall, locale: str | None = "en") -> str:
     ('Outcome not recorded', 'Failed')
 
     A call that answered while what it ran went on (``meta["still_running"]``: a poll of a
-    background process, a code cell that yielded) has no outcome yet and says so.
+    background process, a code cell that yielded) has no outcome yet and says so, and says
+    when the turn ended with it still running (``meta["running_at_turn_end"]``).
     """
     if call.status == "unknown" and call.meta.get("still_running") is True:
+        if call.meta.get("running_at_turn_end") is True:
+            return translate("status.still_running_at_turn_end", locale)
         return translate("status.still_running", locale)
     if call.status == "unknown" and call.result is None:
         return translate("status.unknown_no_result", locale)

@@ -84,7 +84,16 @@ beyond the API (:class:`CodexBuilder`):
   printed since the one before, so the cell's outcome counts the exit codes printed in all of
   them (:func:`script_outcome`): a failing one printed before a yield fails the cell at once,
   and the ``wait`` that collects it is still a success. A command of a stopped cell that ends
-  after it (killed: exit code -1) is ``cancelled``.
+  after it (killed: exit code -1) is ``cancelled``. A script's ``notify(value)`` writes one
+  more ``custom_tool_call_output`` under its cell's call id while it runs (codex-rs
+  ``core/src/tools/code_mode/mod.rs``, ``CoreTurnHost::notify``: plain text, no ``Script …``
+  header, recorded after the cell's answer): it is added to the cell's shown output in record
+  order (``meta["notifications"]``) and leaves its status as it is.
+  Codex keeps a yielded cell running when its turn ends (its cells belong to the session,
+  not the turn: a ``wait`` in a later turn collects it, and the commands its script runs then
+  are still its own); at ``task_complete`` a cell no ``wait`` collected reads "Still running
+  when the turn ended" (``meta["running_at_turn_end"]``), and a file cut off before it keeps
+  it "Still running".
 - **Batches.** Codex items carry no response id: consecutive calls form one batch,
   ``turn<n>-batch<k>``, ended by any message, reasoning or output.
 - **Turns.** ``task_started`` / ``turn_started`` (or, in files without them, a new prompt) start
@@ -297,7 +306,9 @@ RECORDS = Records(
         "response_item/code_interpreter_call": "code interpreter call with its logs",
         "response_item/computer_call": "computer-use call",
         "response_item/function_call_output": "the result of its call; status from what it says",
-        "response_item/custom_tool_call_output": "the result of its call; status from what it says",
+        "response_item/custom_tool_call_output": "the result of its call; status from what it"
+        " says; a code-mode `notify()` output, one more for its `exec` call, joins the cell's"
+        " output",
         "response_item/local_shell_call_output": "the result of its shell call",
         "response_item/tool_search_output": "the result of its tool search",
         "response_item/computer_call_output": "the result of its computer-use call",
@@ -414,6 +425,8 @@ _CELL_FAILED = "Script failed"
 _CELL_TERMINATED = "Script terminated"
 _CELL_ENDED = ("Script completed", _CELL_FAILED, _CELL_TERMINATED)
 _CELL_RUNNING = re.compile(r"Script running with cell ID (\S+)")
+#: What a yielded cell's meta says while no answer has ended its script.
+_RUNNING_MARKS = frozenset({"still_running", "running_at_turn_end"})
 #: Unified exec's other tool: it types ``chars`` into a process an ``exec_command`` left
 #: running (its output's header says ``Process running with session ID 20075``), or with no
 #: ``chars`` polls it, and answers with what the process printed since (the header says whether
@@ -1201,7 +1214,8 @@ class CodexBuilder(ResponsesBuilder):
         self._turn_prompted = self._turn_busy = False
         self._turn_user = self._turn_text = self._usage_text = self._usage_first = None
         self._model_echoes.clear()
-        self._code_calls = []
+        # A cell left running by an earlier turn still runs its script's commands in this one.
+        self._code_calls = list(self._cells.values())
         self._flush_review()
         self.close_batch()
 
@@ -1233,6 +1247,11 @@ class CodexBuilder(ResponsesBuilder):
             for call in list(self._open.values()):
                 if call.status == "executing":
                     self.transcript.update(call, status="unknown")
+        for cell in self._cells.values():
+            if cell.meta.get("still_running") is True and "running_at_turn_end" not in cell.meta:
+                # Codex neither stops nor settles a yielded cell at the turn's end: it runs on
+                # until a later wait collects it or the session ends.
+                self.transcript.update(cell, meta={**cell.meta, "running_at_turn_end": True})
         self._open = {}
         self.close_batch()
 
@@ -1591,6 +1610,38 @@ class CodexBuilder(ResponsesBuilder):
 
     # --- tool calls ------------------------------------------------------------------------
 
+    def _output(self, item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        """A call's output; a code-mode notification (:meth:`_notification`) joins its cell's
+        output instead of replacing it."""
+        call_id = item.get("call_id")
+        call = self._calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None or not self._notification(call, item):
+            super()._output(item, line, timestamp)
+
+    def _notification(self, call: ToolCall, item: Mapping[str, Any]) -> bool:
+        """Whether ``item`` is an output a script's ``notify(value)`` wrote for its ``exec``
+        cell, and if so add it to the cell's output. Codex answers an ``exec`` call with a
+        ``Script …`` status line first, always; a notification is the bare text under the same
+        call id, injected into the turn and so recorded after the answer, even when the script
+        sent it before (the next model request takes it): the cell's shown output gains it
+        after what it already shows, its status unchanged."""
+        if (
+            item.get("type") != "custom_tool_call_output"
+            or call.name != _CODE_MODE_TOOL
+            or not call.meta.get("code_mode")
+            or call.result is None
+            or self._open.get(call.call_id) is call  # not answered yet: this is its answer
+        ):
+            return False
+        text, _ = output_content(item.get("output"))
+        if text is None or _CELL_RUNNING.match(text) or text.startswith(_CELL_ENDED):
+            return False
+        self.close_batch()  # the next call belongs to the next response
+        meta = {**call.meta, "notifications": [*call.meta.get("notifications", ()), text]}
+        shown = _joined(call.result.text, text)
+        self.transcript.update(call, result=replace(call.result, text=shown), meta=meta)
+        return True
+
     def start_call(
         self,
         call_id: str,
@@ -1771,7 +1822,7 @@ class CodexBuilder(ResponsesBuilder):
         """A yielded cell's script ended in ``wait``'s answer: the cell's outcome is the one
         the wait collected, which holds the rest of its output (``meta["collected_by"]``: the
         wait's call id); the cell's own result stays as recorded."""
-        meta = {k: v for k, v in cell.meta.items() if k != "still_running"}
+        meta = {k: v for k, v in cell.meta.items() if k not in _RUNNING_MARKS}
         meta["collected_by"] = wait.call_id
         self.transcript.update(cell, status=status, meta=meta)
 
@@ -2415,6 +2466,19 @@ def _written_block(text: str) -> dict[str, Any] | None:
         return None
     kind = value.get("type") if isinstance(value, dict) else None
     return value if isinstance(kind, str) and kind in _WRITTEN_BLOCKS else None
+
+
+def _joined(shown: str | None, more: str | None) -> str:
+    """Two outputs of one call, one after the other, each starting on a line of its own.
+
+    >>> _joined("Script completed\\nOutput:\\nok\\n", "note"), _joined("a", "b")
+    ('Script completed\\nOutput:\\nok\\nnote', 'a\\nb')
+    """
+    if not shown:
+        return more or ""
+    if not more:
+        return shown
+    return shown + more if shown.endswith("\n") else f"{shown}\n{more}"
 
 
 def _unwrap_output(value: Any) -> tuple[Any, bool | None]:
