@@ -85,16 +85,18 @@ def test_U2_each_response_is_priced_on_its_own_tier() -> None:
     out=st.integers(0, 200_000),
     read=st.floats(0, 1),
     written=st.floats(0, 1),
+    hour=st.floats(0, 1),
 )
 def test_U2_a_response_costs_what_the_price_table_itself_says(
-    model: str, fed: int, out: int, read: float, written: float
+    model: str, fed: int, out: int, read: float, written: float, hour: float
 ) -> None:
-    """The line a stretch of one tier is priced on gives the table's own price (prices.py)."""
+    """The line a stretch of one tier is priced on gives the table's own price (prices.py),
+    one-hour cache writes included (a part of the writes, at their own rate)."""
     price = price_of(model, None, LATER.date())
     assert price is not None
     cache_read = int(fed * read)
     cache_write = int((fed - cache_read) * written)
-    counts = (fed, out, cache_read, cache_write)
+    counts = (fed, out, cache_read, cache_write, int(cache_write * hour))
     assert price(counts) == pytest.approx(float(price.exact(counts)), rel=1e-9, abs=1e-12)
 
 
@@ -202,7 +204,7 @@ def test_U2_kept_prices_of_another_table_or_unreadable_are_not_used(tmp_path: Pa
     kept = tmp_path / FILE_NAME
     stored = json.loads(kept.read_text())
     wrong = {
-        key: {**entry, "spans": [[first_day, end, [found, starts, [[1.0] * 5 for _ in lines]]]
+        key: {**entry, "spans": [[first_day, end, [found, starts, [[1.0] * 6 for _ in lines]]]
                                  for first_day, end, (found, starts, lines) in entry["spans"]]}
         for key, entry in stored["prices"].items()
     }  # fmt: skip
@@ -225,14 +227,16 @@ def test_U2_a_kept_price_still_asks_the_table_about_counts_it_refuses(
     monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path))
     day = LATER.date()
     book = PriceBook(tmp_path / FILE_NAME, "a table")
-    book.keep("gpt-4o", None, (None, None), False, (None, [], [(0.0, 1.0, 1.0, 0.0, 0.0)]), "0")
+    book.keep(
+        "gpt-4o", None, (None, None), False, (None, [], [(0.0, 1.0, 1.0, 0.0, 0.0, 0.0)]), "0"
+    )
     monkeypatch.setattr(kept_prices, "_table_stamp", lambda: "a table")
     price_of.cache_clear()
     try:
         price = price_of("gpt-4o", None, day)
         assert price is not None
-        assert price((10, 5, 0, 0)) == 15.0  # the kept line, whatever the table says
+        assert price((10, 5, 0, 0, 0)) == 15.0  # the kept line, whatever the table says
         with pytest.raises(ValueError, match="cannot exceed"):
-            price((10, 0, 20, 0))  # more cached than input tokens: the table refuses it
+            price((10, 0, 20, 0, 0))  # more cached than input tokens: the table refuses it
     finally:
         price_of.cache_clear()

@@ -719,6 +719,9 @@ class Totals:
     cost_usd: float | None
     """The sum of the costs recorded or estimated; None when no item has one."""
     duration_s: float | None
+    priced: int
+    """How many items ``cost_usd`` sums: fewer than ``items`` when some have no cost (a model
+    the price table does not know, an unreadable item), which a total must say (U-2)."""
 
     @property
     def pass_rate(self) -> float | None:
@@ -879,6 +882,7 @@ def totals(rows: Sequence[Row]) -> Totals:
         passed=passed,
         cost_usd=sum(costs) if costs else None,
         duration_s=sum(times) if times else None,
+        priced=len(costs),
     )
 
 

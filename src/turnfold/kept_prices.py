@@ -42,8 +42,8 @@ __all__ = ["FILE_NAME", "MISSING", "Kept", "Line", "PriceBook", "Span", "price_b
 #: the cache folder may lie inside a folder it scans.
 FILE_NAME = "kept-prices"
 #: One stretch's price of a response: a base and a price per input, output, cache-read and
-#: cache-write token (:class:`turnfold.prices.Price`).
-Line = tuple[float, float, float, float, float]
+#: cache-write token, and what a one-hour cache write adds (:class:`turnfold.prices.Price`).
+Line = tuple[float, float, float, float, float, float]
 #: A model's kept price: the provider the table found it at (None: by the model alone), where
 #: its tiers start, and the line of each stretch (None: priced by the table itself).
 Kept = tuple[str | None, list[int], list[Line | None]]
@@ -52,8 +52,9 @@ Kept = tuple[str | None, list[int], list[Line | None]]
 Span = tuple[date | None, date | None]
 #: What :meth:`PriceBook.get` answers for a price it does not keep.
 MISSING: Any = object()
-#: The layout of the file's prices, part of its stamp: a file of another layout starts anew.
-_LAYOUT = "spans"
+#: The layout of the file's prices, part of its stamp: a file of another layout starts anew
+#: (``spans``: lines without the one-hour cache writes' price, which read as free).
+_LAYOUT = "spans-1h"
 
 
 class PriceBook:
@@ -204,5 +205,5 @@ def utc_today() -> date:
 def _line(line: Any) -> Line | None:
     if line is None:
         return None
-    base, per_in, per_out, per_read, per_write = map(float, line)  # a ValueError unless five
-    return base, per_in, per_out, per_read, per_write
+    base, per_in, per_out, per_read, per_write, per_hour = map(float, line)  # else ValueError
+    return base, per_in, per_out, per_read, per_write, per_hour

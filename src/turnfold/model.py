@@ -116,12 +116,16 @@ class Usage:
 
     ``response_id`` is the source's id of that response, when it has one: entries that carry
     the same response's usage count it once (spec U-1, :mod:`turnfold.usage`).
+    ``cache_write_1h_tokens`` is the part of ``cache_write_tokens`` written to a cache kept for
+    an hour (Anthropic's ``ephemeral_1h_input_tokens``), which costs more than the others; None
+    when none was, or the source does not say.
     """
 
     input_tokens: int | None = None
     output_tokens: int | None = None
     cache_read_tokens: int | None = None
     cache_write_tokens: int | None = None
+    cache_write_1h_tokens: int | None = None
     reasoning_tokens: int | None = None
     response_id: str | None = None
 

@@ -30,9 +30,11 @@ from typing import Any
 from turnfold.kept_prices import MISSING, Kept, Line, Span, price_book, utc_today
 
 #: A response's counts in the order a :class:`Price` takes them (genai-prices' names): input
-#: (cached input included), output, cache reads and cache writes (parts of the input).
-COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-Counts = tuple[int, int, int, int]
+#: (cached input included), output, cache reads and cache writes (parts of the input), and the
+#: one-hour cache writes (a part of the writes, at a rate of their own).
+COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+          "cache_write_1h_tokens")  # fmt: skip
+Counts = tuple[int, int, int, int, int]
 
 
 class Price:
@@ -61,8 +63,8 @@ class Price:
 
     def __call__(self, counts: Counts) -> float:
         """The price of one response in US dollars; a ValueError when the table refuses it."""
-        fed, out, read, written = counts
-        if read + written > fed or min(counts) < 0:
+        fed, out, read, written, hour = counts
+        if read + written > fed or hour > written or min(counts) < 0:
             return float(self.exact(counts))  # the table says why it cannot price it
         stretch = bisect_left(self._starts, fed)  # how many tiers start below this request
         if stretch not in self._lines:
@@ -70,8 +72,11 @@ class Price:
         line = self._lines[stretch]
         if line is None:
             return float(self.exact(counts))
-        base, per_in, per_out, per_read, per_write = line
-        return base + per_in * fed + per_out * out + per_read * read + per_write * written
+        base, per_in, per_out, per_read, per_write, per_hour = line
+        return (
+            base + per_in * fed + per_out * out + per_read * read + per_write * written
+            + per_hour * hour
+        )  # fmt: skip
 
     def _line(self, stretch: int) -> Line | None:
         """The stretch's price as a line through the table's prices, checked at another point."""
@@ -80,16 +85,20 @@ class Price:
         if high is not None and high - low < 2:
             return None
         f = self.exact
-        at = f((low, 0, 0, 0))
-        per = [f((low + 1, 0, 0, 0)) - at, f((low, 1, 0, 0)) - at, f((low, 0, 1, 0)) - at,
-               f((low, 0, 0, 1)) - at]  # fmt: skip
+        at = f((low, 0, 0, 0, 0))
+        written = f((low, 0, 0, 1, 0))
+        # A one-hour write is a write too (the table refuses more of them than writes): its
+        # price is what it adds to a write's.
+        per = [f((low + 1, 0, 0, 0, 0)) - at, f((low, 1, 0, 0, 0)) - at,
+               f((low, 0, 1, 0, 0)) - at, written - at, f((low, 0, 0, 1, 1)) - written]  # fmt: skip
         base = at - per[0] * low
         fed = low + (min(high - low, 7919) if high is not None else 7919)
-        probe = (fed, 313, min(fed // 3, 101), min(fed // 3, 57))
+        probe = (fed, 313, min(fed // 3, 101), min(fed // 3, 57), min(fed // 3, 23))
         expected = base + sum(p * c for p, c in zip(per, probe, strict=True))
         if f(probe) != expected:  # not linear here after all: the table prices each response
             return None
-        return float(base), float(per[0]), float(per[1]), float(per[2]), float(per[3])
+        return (float(base), float(per[0]), float(per[1]), float(per[2]), float(per[3]),
+                float(per[4]))  # fmt: skip
 
 
 #: The (model, provider) pairs the price table does not know, looked for once per process.

@@ -19,6 +19,7 @@ from turnfold.cost import Cost, default_model, responses_apart, session_cost
 from turnfold.formats.common import as_text
 from turnfold.model import (
     FAILED_STATUSES,
+    AssistantError,
     AssistantText,
     Entry,
     Thinking,
@@ -347,6 +348,10 @@ def _part_of(entry: Entry) -> _Part:
         return _Part(moment, moment, entry.model, False, False, entry.usage)
     if isinstance(entry, Thinking):
         return _Part(moment, moment, _named(entry), False, False, entry.usage)
+    if isinstance(entry, AssistantError):
+        # A failed response that was billed carries its usage (usage.carries), which a
+        # reading counts (_count_all): so does a live header. Its model, as there, is not.
+        return _Part(moment, moment, None, False, False, entry.usage)
     return _Part(moment, moment, None, False, False, None)
 
 

@@ -13,10 +13,12 @@ The rules:
   response of its own.
 * **One convention.** ``input_tokens`` counts every token of the prompt, the cached ones
   included; ``cache_read_tokens`` and ``cache_write_tokens`` are the parts of it read from and
-  written to the cache. ``output_tokens`` counts every token the model wrote, reasoning
-  included; ``reasoning_tokens`` is the part of it spent reasoning. A session's total is input
-  plus output. (This is OpenAI's, Gemini's, the OpenTelemetry GenAI conventions' and
-  genai-prices' convention; Anthropic counts cached input apart, and its loaders add it in.)
+  written to the cache, and ``cache_write_1h_tokens`` the part of the writes kept for an hour
+  (priced apart, never added to a total again). ``output_tokens`` counts every token the model
+  wrote, reasoning included; ``reasoning_tokens`` is the part of it spent reasoning. A
+  session's total is input plus output. (This is OpenAI's, Gemini's, the OpenTelemetry GenAI
+  conventions' and genai-prices' convention; Anthropic counts cached input apart, and its
+  loaders add it in.)
 * **Sub-agents.** A delegated agent's usage is counted under the call that delegated to it, and
   apart from the session's own: a total says whether it includes them. The usage the source
   records for the agent itself (:attr:`~turnfold.model.SubAgent.usage`) wins over its
@@ -43,7 +45,7 @@ from turnfold.model import (
 
 #: The token counts of a :class:`~turnfold.model.Usage`, in the order they are shown.
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-                "reasoning_tokens")  # fmt: skip
+                "cache_write_1h_tokens", "reasoning_tokens")  # fmt: skip
 #: The entry kinds that may carry a response's usage.
 USAGE_KINDS = (AssistantText, Thinking, ToolCall, AssistantError)
 
@@ -59,7 +61,8 @@ def counts_of(usage: Usage | Mapping[str, Any] | None) -> Tokens:
         return counted
     if type(usage) is Usage:  # the common case, read without a Mapping check per field
         values: Iterable[Any] = (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
-                                 usage.cache_write_tokens, usage.reasoning_tokens)  # fmt: skip
+                                 usage.cache_write_tokens, usage.cache_write_1h_tokens,
+                                 usage.reasoning_tokens)  # fmt: skip
     elif isinstance(usage, Mapping):
         values = map(usage.get, TOKEN_FIELDS)
     else:

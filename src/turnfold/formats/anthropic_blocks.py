@@ -38,6 +38,7 @@ from typing import Any
 from turnfold.formats.common import (
     MAPPINGS,
     NameSet,
+    as_int,
     describe_args,
     parse_arguments,
     result_kind,
@@ -94,14 +95,37 @@ def is_specific_block(block: Any) -> bool:
 
 def usage_of(raw: Any) -> Usage | None:
     """The ``usage`` object of a response as :class:`Usage`; None when nothing is recorded."""
-    return usage_from(
+    return with_one_hour_writes(
+        usage_from(
+            raw,
+            cache_apart=True,
+            input_tokens="input_tokens",
+            output_tokens="output_tokens",
+            cache_read_tokens="cache_read_input_tokens",
+            cache_write_tokens="cache_creation_input_tokens",
+        ),
         raw,
-        cache_apart=True,
-        input_tokens="input_tokens",
-        output_tokens="output_tokens",
-        cache_read_tokens="cache_read_input_tokens",
-        cache_write_tokens="cache_creation_input_tokens",
     )
+
+
+def with_one_hour_writes(usage: Usage | None, raw: Any) -> Usage | None:
+    """``usage`` with the part of its cache writes kept for an hour, which costs more than a
+    five-minute write (``cache_creation.ephemeral_1h_input_tokens``, Claude Code 2.x and the
+    API since the one-hour cache). None of them leaves it unset: the writes are then priced as
+    the five-minute ones they are, and a usage reads as it did before the part was counted.
+
+    >>> with_one_hour_writes(Usage(cache_write_tokens=9),
+    ...     {"cache_creation": {"ephemeral_1h_input_tokens": 4}}).cache_write_1h_tokens
+    4
+    """
+    if usage is None or not isinstance(raw, MAPPINGS):
+        return usage
+    creation = raw.get("cache_creation")
+    if isinstance(creation, MAPPINGS):
+        hour = as_int(creation.get("ephemeral_1h_input_tokens"))
+        if hour is not None and hour > 0:
+            usage.cache_write_1h_tokens = hour
+    return usage
 
 
 def thinking_of(block: Mapping[str, Any]) -> Thinking | None:

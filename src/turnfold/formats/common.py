@@ -317,7 +317,7 @@ def parted_usage(raw: Any, uncached: str, cache_read: str, cache_write: str) -> 
 
     >>> parted_usage({"a": 5, "b": 90, "output": 3}, "a", "b", "c")
     Usage(input_tokens=95, output_tokens=3, cache_read_tokens=90, cache_write_tokens=None, \
-reasoning_tokens=None, response_id=None)
+cache_write_1h_tokens=None, reasoning_tokens=None, response_id=None)
     """
     if not isinstance(raw, MAPPINGS):
         return None
@@ -350,12 +350,12 @@ def usage_from(
     >>> usage_from({"input_tokens": 3, "cache_read_input_tokens": 90}, cache_apart=True,
     ...            input_tokens="input_tokens", cache_read_tokens="cache_read_input_tokens")
     Usage(input_tokens=93, output_tokens=None, cache_read_tokens=90, cache_write_tokens=None, \
-reasoning_tokens=None, response_id=None)
+cache_write_1h_tokens=None, reasoning_tokens=None, response_id=None)
 
     >>> usage_from({"prompt_tokens": 5, "details": {"cached": 2}},
     ...            input_tokens="prompt_tokens", cache_read_tokens=("details", "cached"))
     Usage(input_tokens=5, output_tokens=None, cache_read_tokens=2, cache_write_tokens=None, \
-reasoning_tokens=None, response_id=None)
+cache_write_1h_tokens=None, reasoning_tokens=None, response_id=None)
     """
     if not isinstance(raw, MAPPINGS):
         return None

@@ -522,7 +522,11 @@ def _totals(side: str, name: str, totals: Totals, locale: str) -> TotalsLine:
     if totals.pass_rate is not None:
         parts.append(translate("compare.pass_rate", locale, rate=f"{totals.pass_rate:.0%}"))
     if totals.cost_usd is not None:
-        parts.append(f"≈ ${format_usd(totals.cost_usd)}")
+        cost = f"≈ ${format_usd(totals.cost_usd)}"
+        if totals.priced < totals.items:  # U-2: a sum that leaves runs out says so
+            cost = translate("compare.cost_of_some", locale, cost=cost, count=totals.priced,
+                             items=totals.items)  # fmt: skip
+        parts.append(cost)
     if totals.duration_s is not None:
         parts.append(_duration(totals.duration_s * 1000))
     return {"side": side, "name": name, "text": " · ".join(parts)}

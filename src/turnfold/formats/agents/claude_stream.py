@@ -114,7 +114,7 @@ from dataclasses import fields, replace
 from typing import Any, TypeVar
 
 from turnfold.formats.anthropic import AnthropicBuilder
-from turnfold.formats.anthropic_blocks import usage_of
+from turnfold.formats.anthropic_blocks import usage_of, with_one_hour_writes
 from turnfold.formats.catalog import Records
 from turnfold.formats.claude_code import (
     interruption,
@@ -808,13 +808,14 @@ def _claude_usage(raw: Any) -> Usage | None:
     None for the empty usage of a server that sent none (:data:`_NO_USAGE`)."""
     if raw == _NO_USAGE:
         return None
-    return usage_from(
+    usage = usage_from(
         raw,
         cache_apart=True,
         input_tokens="input_tokens",
         cache_read_tokens="cache_read_input_tokens",
         cache_write_tokens="cache_creation_input_tokens",
     )
+    return with_one_hour_writes(usage, raw)
 
 
 def _qwen_usage(raw: Any) -> Usage | None:
