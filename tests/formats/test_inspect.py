@@ -1515,7 +1515,7 @@ def test_U2_a_provider_prefixed_model_name_is_priced_at_its_provider(
     provider it knows (a local model, the mock model) finds nothing, never a guess."""
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))  # no prices kept by another run
     day = date(2025, 5, 13)
-    counts = (1000, 100, 200, 0)
+    counts = (1000, 100, 200, 0, 0)
     prefixed = price_of("openai/gpt-4o-mini", None, day)
     plain = price_of("gpt-4o-mini", "openai", day)
     assert prefixed is not None

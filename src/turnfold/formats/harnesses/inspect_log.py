@@ -8,7 +8,9 @@ already parsed (a dict, an ``EvalLog`` or ``EvalSample``). The files are read di
 through ``inspect_ai``; one sample at a time: the samples of an ``.eval`` are listed from its
 zip directory, and only the chosen member is decompressed (in bounded memory,
 :mod:`~turnfold.formats.harnesses.archive`); a ``.json`` log is streamed with ``ijson`` and only
-the chosen sample is built (the sample itself is held whole).
+the chosen sample is built (the sample itself is held whole; a log with a bare ``NaN`` or
+``Infinity``, which Python's ``json`` writes for a score of NaN, is read again with them made
+strings, :class:`_NonFiniteStream`).
 
 A log of one sample loads with ``turnfold.load(path)``; with several, ``load`` names them and
 asks for ``sample=ID, epoch=N``. :func:`samples` lists a log's ``(id, epoch)`` pairs cheaply (the
@@ -43,8 +45,10 @@ that ``messages`` lose; logs before 0.3.42 keep them, and the content they refer
   prompt; the model call that wrote the summary is set apart (not a turn), its answer the
   boundary's summary until that message comes;
 - ``tool`` events settle the call with their id: ``error`` → ``error`` (a ``cancelled`` error →
-  ``cancelled``), else ``success`` (Inspect records every tool failure as an error, so a result
-  without one succeeded); result text and images; start and completion times. The events of an
+  ``cancelled``; a call an approver terminated has none, and its ``approval`` event's reason is
+  the error), else ``success`` (Inspect records every tool failure as an error, so a result
+  without one succeeded); result text and images; start and completion times. A ``pending``
+  event never completed (a limit cut the call): it leaves the call open. The events of an
   agent the tool ran (``agent_span_id``: ``as_tool`` agents), of its ``tool`` span (a
   handoff's is inside a ``handoff`` span), or nested in the event (older logs) become the
   call's sub-agent transcript, when they show anything (a span of sandbox commands and store
@@ -55,11 +59,12 @@ that ``messages`` lose; logs before 0.3.42 keep them, and the content they refer
 - ``subtask`` events are calls of their own (name, input, result), the events of their span
   their sub-agent transcript;
 - ``sample_limit`` → :class:`AbortMarker` (the limit stopped the run); ``error`` →
-  :class:`AssistantError`; ``interrupt`` → :class:`AbortMarker`; each of the three cancels
-  the calls of its scope that never ran (no ``tool`` event settled them); ``compaction`` →
-  :class:`CompactionBoundary`; ``info`` → :class:`SystemNotice`; ``sample_init`` gives the
-  opening messages; the events of the scorers (their spans, or before spans their ``step``
-  of type ``scorer``) are left out (scores go to metadata).
+  :class:`AssistantError` (:class:`AbortMarker` when it is the sample's cancellation);
+  ``interrupt`` → :class:`AbortMarker`, in the scope of the call it interrupted; each of the
+  three cancels the calls of its scope that never ran (no ``tool`` event settled them);
+  ``compaction`` → :class:`CompactionBoundary`; ``info`` → :class:`SystemNotice`;
+  ``sample_init`` gives the opening messages; the events of the scorers (their spans, or
+  before spans their ``step`` of type ``scorer``) are left out (scores go to metadata).
 
 Without events, ``messages`` are read alike (system, user, assistant; a ``tool`` message
 settles its call: ``error`` → ``error``, else ``success``).
@@ -73,9 +78,13 @@ Metadata (H-6): ``task``, ``model``, ``agent`` (the eval's solver, when it names
 ``sample``, ``epoch``, ``target``, ``scores`` (every scorer: value, answer, explanation),
 ``answer`` (the first scorer's), ``score`` (one scorer: its value as a number; several: a mapping
 scorer → value; letters as Inspect counts them: C 1, I 0, P 0.5, N 0), ``outcome``, ``limit``,
-``error``, ``started_at``, ``completed_at``, ``total_time``, ``working_time``, ``model_usage``
-and ``cost_usd`` when the usage records a cost. ``outcome``: ``"error"`` when the sample errored;
-else ``"incomplete"`` when a limit stopped it; else from the scores: ``C`` passes, ``I`` and ``N``
+``error`` (or ``cancelled``: an error that is the sample's cancellation, which Inspect counts as
+none), ``error_retries`` (the errors of the attempts retried before this one, each also a
+warning notice opening the transcript), ``started_at``, ``completed_at``, ``total_time``,
+``working_time``, ``model_usage``, ``role_usage`` and ``cost_usd`` when the usage records a
+cost; ``eval_status`` (``started`` for an ``.eval`` still being written). ``outcome``:
+``"error"`` when the sample errored; else ``"incomplete"`` when a limit stopped it or it was
+cancelled; else from the scores: ``C`` passes, ``I`` and ``N``
 (no answer) fail, a number passes at 1 (or ``True``) and fails at 0 (or ``False``); ``P``
 (partial) and other numbers say nothing. Any failing scorer fails the sample, all passing ones
 pass it; no scorer that says anything leaves ``outcome`` absent.
@@ -136,19 +145,26 @@ SampleId = str | int
 RECORDS = Records(
     mapped={
         "header": "the eval: task, model and solver → metadata",
-        "sample": "id, epoch, target, scores, limit, error and times → metadata (H-6)",
+        "sample": "id, epoch, target, scores, limit, error (a cancellation: cancelled), "
+        "times, model and role usage → metadata (H-6); the errors of the attempts retried "
+        "before it (error_retries) → warning notices",
         "event/model": "new input messages, then the output: reasoning, text with usage, calls",
-        "event/tool": "settles its call: result, error status, times; an agent it ran nests",
+        "event/tool": "settles its call: result, error status, times; an agent it ran nests "
+        "(one still pending never completed: the limit, error or interrupt after it cancels it)",
         "event/subtask": "a call of its own; the events of its span are its sub-agent",
         "event/span_begin": "opens a span: agent, tool and subtask spans nest under their call",
         "event/span_end": "closes a span",
         "event/sample_init": "the sample's opening messages (its prompt)",
         "event/sample_limit": "AbortMarker: the limit that stopped the run",
-        "event/error": "AssistantError: the error that ended the sample",
-        "event/interrupt": "AbortMarker: the run was interrupted",
+        "event/error": "AssistantError: the error that ended the sample (AbortMarker: the "
+        "sample was cancelled, when it is the cancellation's)",
+        "event/interrupt": "AbortMarker: the run was interrupted (in the scope of the call "
+        "it interrupted)",
         "event/compaction": "CompactionBoundary: the context was compacted (a summary "
         "compaction's summary joins it)",
         "event/info": "SystemNotice with the data the solver logged",
+        "event/approval": "an approver's decision: its reason is the error of a call it "
+        "terminated (the call's tool event says none); any other's result or error shows it",
         "message/system": 'the system message: metadata["system"]',
         "message/user": "a prompt (UserMessage); a native compaction, or the summary of "
         "Inspect's summary compaction (metadata.summary) → CompactionBoundary",
@@ -168,7 +184,6 @@ RECORDS = Records(
         "event/score_edit": "a later edit of a score: the sample's scores hold the result",
         "event/logger": "Python log records of the run, not the conversation",
         "event/sandbox": "a tool's sandbox commands and file access: the tool call shows them",
-        "event/approval": "a tool approval decision: the call's result or error shows it",
         "event/input": "console input to a human-in-the-loop prompt",
         "event/step": "old step markers, superseded by spans",
         "event/anchor": "a marker for Inspect's viewer, no content",
@@ -274,6 +289,9 @@ class _EvalLog:
         if header_info is not None:
             value = _json(self._bytes(header_info, header=True), name, header_info.filename)
             header = value if isinstance(value, dict) else {}
+        if header_info is not None and header_info.filename != "header.json":
+            # What Inspect reads such a log as (``read_log`` of ``log/_recorders/eval.py``).
+            header.setdefault("status", "started")
         self.listing = _Listing(header, self._order, bookkeeping)
 
     def _bytes(self, info: Any, *, header: bool = False) -> bytes:
@@ -335,6 +353,101 @@ def _same(key: tuple[SampleId, int], wanted: tuple[SampleId, int]) -> bool:
     return str(key[0]) == str(wanted[0]) and key[1] == wanted[1]
 
 
+#: How many bytes :class:`_NonFiniteStream` reads at a time (ijson's own buffer size).
+_NON_FINITE_CHUNK = 64 * 1024
+#: What a bare non-finite constant becomes in :class:`_NonFiniteStream`: a string no log
+#: holds (it starts with a NUL), which :func:`_finite_back` turns back into the float.
+_NON_FINITE_MARK = "\x00turnfold-non-finite:"
+_NON_FINITE_VALUES = {
+    f"{_NON_FINITE_MARK}{name}": float(name) for name in ("NaN", "Infinity", "-Infinity")
+}
+_OUTSIDE_STRINGS = re.compile(rb'"|NaN|-?Infinity')
+_IN_STRING = re.compile(rb'[\\"]')
+_NON_FINITE_TOKENS = (b"NaN", b"Infinity", b"-Infinity")
+
+
+class _NonFiniteStream:
+    """A JSON byte stream read with every bare ``NaN``, ``Infinity`` and ``-Infinity`` (outside
+    strings) written as a string ijson reads, :data:`_NON_FINITE_MARK` and the constant; the
+    values built from it go through :func:`_finite_back`. Whether a byte is in a string, and
+    whether a backslash escapes the next, is carried from one read to the next, and so is the
+    start of a constant cut by the end of a read."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+        self._in_string = False
+        self._escaped = False
+        self._held = b""
+
+    def read(self, size: int = -1) -> bytes:
+        if size == 0:  # ijson asks for nothing to learn whether the stream gives bytes
+            return b""
+        while True:
+            data = self._raw.read(_NON_FINITE_CHUNK)
+            buffer, self._held = self._held + data, b""
+            if not buffer:
+                return b""
+            written = self._convert(buffer, last=not data)
+            if written:
+                return written
+
+    def _convert(self, buffer: bytes, *, last: bool) -> bytes:
+        out = bytearray()
+        start = at = 0
+        end = len(buffer)
+        while at < end:
+            if self._escaped:
+                self._escaped, at = False, at + 1
+            elif self._in_string:
+                found = _IN_STRING.search(buffer, at)
+                if found is None:
+                    break
+                at = found.end()
+                if found.group() == b"\\":
+                    self._escaped = True
+                else:
+                    self._in_string = False
+            else:
+                found = _OUTSIDE_STRINGS.search(buffer, at)
+                if found is None:
+                    if not last:  # a constant the read cut: its start waits for the rest
+                        end -= _cut_constant(buffer[at:])
+                    break
+                at = found.end()
+                if found.group() == b'"':
+                    self._in_string = True
+                    continue
+                out += buffer[start : found.start()]
+                out += codec.dumps_exact(_NON_FINITE_MARK + found.group().decode()).encode()
+                start = at
+        self._held = buffer[end:]
+        out += buffer[start:end]
+        return bytes(out)
+
+
+def _cut_constant(tail: bytes) -> int:
+    """How many bytes at the end of ``tail`` may start a non-finite constant."""
+    for size in range(min(len(tail), max(map(len, _NON_FINITE_TOKENS)) - 1), 0, -1):
+        if any(token.startswith(tail[-size:]) for token in _NON_FINITE_TOKENS):
+            return size
+    return 0
+
+
+def _finite_back(value: Any) -> Any:
+    """``value`` with the strings :class:`_NonFiniteStream` made of constants turned back."""
+    if isinstance(value, str):
+        return _NON_FINITE_VALUES.get(value, value) if value.startswith("\x00") else value
+    if isinstance(value, list):
+        return [_finite_back(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _finite_back(v) for k, v in value.items()}
+    return value
+
+
+def _same_value(value: Any) -> Any:
+    return value
+
+
 class _JsonLog:
     """A ``.json`` log streamed with ijson: the keys before ``samples`` are the header; each
     sample is built only when it is selected (Inspect writes its ``id`` and ``epoch`` first, so
@@ -343,7 +456,16 @@ class _JsonLog:
     def __init__(self, path: Path) -> None:
         self._path = path
         self._header: dict[str, Any] = {}
-        keys = [key for key, _ in self.items(lambda key: False)]
+        self._non_finite = False
+        try:
+            keys = [key for key, _ in self.items(lambda key: False)]
+        except TranscriptFormatError:
+            # Python's ``json`` writes a non-finite float as a bare ``NaN`` or ``Infinity``
+            # (Inspect's log of a score of NaN, and of its metric's NaN mean), which no ijson
+            # backend reads: such a log is read through :class:`_NonFiniteStream`, which only
+            # a log ijson refused pays for.
+            self._header, self._non_finite = {}, True
+            keys = [key for key, _ in self.items(lambda key: False)]
         self.listing = _Listing(self._header, keys, [])
 
     def sample(self, key: tuple[SampleId, int]) -> Any:
@@ -358,7 +480,9 @@ class _JsonLog:
         """Every sample's key, and the sample itself when ``select(key)``."""
         import ijson
 
-        with self._path.open("rb") as stream:
+        restore = _finite_back if self._non_finite else _same_value
+        with self._path.open("rb") as raw:
+            stream = _NonFiniteStream(raw) if self._non_finite else raw
             events: Iterator[tuple[str, Any]] = iter(ijson.basic_parse(stream, use_float=True))
             try:
                 if next(events, (None, None))[0] != "start_map":
@@ -368,7 +492,7 @@ class _JsonLog:
                         break
                     first, first_value = next(events)
                     if value != "samples" or first != "start_array":
-                        self._header[value] = _value(first, first_value, events)
+                        self._header[value] = restore(_value(first, first_value, events))
                         continue
                     for item, _ in events:
                         if item != "start_map":
@@ -376,7 +500,7 @@ class _JsonLog:
                             if item == "end_array":
                                 break
                             continue
-                        key, sample = self._sample(events, select)
+                        key, sample = self._sample(events, select, restore)
                         if key is not None:
                             yield key, sample
             except ijson.JSONError as exc:
@@ -385,7 +509,9 @@ class _JsonLog:
 
     @staticmethod
     def _sample(
-        events: Iterator[tuple[str, Any]], select: Callable[[tuple[SampleId, int]], bool]
+        events: Iterator[tuple[str, Any]],
+        select: Callable[[tuple[SampleId, int]], bool],
+        restore: Callable[[Any], Any],
     ) -> tuple[tuple[SampleId, int] | None, dict[str, Any] | None]:
         """One sample object (after its ``start_map``): its key, and the object if selected."""
         fields: dict[str, Any] = {}
@@ -397,7 +523,7 @@ class _JsonLog:
             if keep is False:
                 _skip(first, events)
                 continue
-            fields[name] = _value(first, first_value, events)
+            fields[name] = restore(_value(first, first_value, events))
             if keep is None and "id" in fields and "epoch" in fields:
                 keep = select((fields["id"], as_int(fields["epoch"]) or 1))
         if "id" not in fields:
@@ -674,6 +800,10 @@ def _transcript(source: Source, header: Mapping[str, Any], record: Any) -> Trans
     source.mapped("sample")
     context = _Context(source, record)
     conversation = _Conversation(context, transcript)
+    for attempt, said in enumerate(_retries(record), start=1):
+        # The sample's own record is the attempt that ran last; those before it failed.
+        text = f"Attempt {attempt} failed and the sample was retried: {said}"
+        transcript.append(SystemNotice(text=text, level="warning", subtype="retry"))
     events = _events_of(record)
     if isinstance(events, list) and events:
         if record.get("messages"):
@@ -839,6 +969,8 @@ class _Conversation:
         self.compacting: CompactionBoundary | None = None
         #: Each handoff's call and the ids of its sub-agent's messages, by the call's id.
         self.handoffs: dict[str, tuple[ToolCall, set[str]]] = {}
+        #: The approver's word on each call it did not approve, by the call's id.
+        self.refusals: dict[str, str] = {}
 
     def append(self, entry: Entry) -> Entry:
         return self.transcript.append(entry)
@@ -1165,10 +1297,21 @@ class _Events:
         self.summarizers = _summarizing_calls(events, context.pool)
         set_apart = {id(call) for calls in self.summarizers.values() for call in calls}
         scoring = 0  # how many old scorer steps are open
+        call_scopes: dict[str, str] = {}  # the scope of each tool event, by its call's id
         for event in events:
             scope = self._scope(event) if isinstance(event, Mapping) else _ROOT
             if id(event) in set_apart:
                 scope = _SUMMARIZING
+            kind = event.get("event") if isinstance(event, Mapping) else None
+            call_id = event.get("id") if kind == "tool" else None
+            interrupted = event.get("interrupted_tool_call_id") if kind == "interrupt" else None
+            if isinstance(call_id, str):
+                call_scopes.setdefault(call_id, scope)
+            elif isinstance(interrupted, str) and interrupted in call_scopes:
+                # Written in the span of the tool it interrupted (``_fire_on_interrupt`` of
+                # ``inspect_ai/log/_samples.py`` runs in the tool): it stopped the agent
+                # that called the tool, whose scope the call is in.
+                scope = call_scopes[interrupted]
             # Before spans (0.3.94), a scorer ran in a ``step`` of type ``scorer``
             # (``transcript().step(name=scorer_name, type="scorer")`` in
             # ``inspect_ai/_eval/task/run.py``): its events, a model-graded scorer's model call
@@ -1506,6 +1649,13 @@ def _tool_event(events: _Events, conversation: _Conversation, event: Mapping[str
             None,
             started,
         )
+    if event.get("pending") is True:
+        # Written when the call started and never completed: a limit, an error or an
+        # interrupt cut it (which cancels it), or the log is still being written. Its empty
+        # result is no result (L-3).
+        conversation.transcript.update(call, started_at=started or call.started_at)
+        _nest(events, conversation, call, event)
+        return
     result = events.context.resolve(event.get("result"))
     text, images = text_and_images(result, _part_text)
     if text is None and result is not None and not isinstance(result, list):
@@ -1514,7 +1664,9 @@ def _tool_event(events: _Events, conversation: _Conversation, event: Mapping[str
         call.meta["truncated"] = event["truncated"]
     error = events.context.resolve(event.get("error"))
     if error is None and event.get("failed") is True:  # a hard failure that said nothing
-        error = {"type": "failed", "message": ""}
+        # An approver's termination is one (``call_tool`` in ``inspect_ai/model/
+        # _call_tools.py`` raises before the tool runs): its approval event says why.
+        error = {"type": "failed", "message": conversation.refusals.get(call_id, "")}
     conversation.settle(
         call,
         text,
@@ -1523,6 +1675,14 @@ def _tool_event(events: _Events, conversation: _Conversation, event: Mapping[str
         started_at=started or call.started_at,
         ended_at=ended,
     )
+    _nest(events, conversation, call, event)
+
+
+def _nest(
+    events: _Events, conversation: _Conversation, call: ToolCall, event: Mapping[str, Any]
+) -> None:
+    """The agent a ``tool`` event ran (its scope, or the events nested in it) under its call."""
+    call_id = _string(event.get("id"))
     child = events.child(f"call:{call_id}", event.get("events"))
     if isinstance(event.get("agent"), str):  # a handoff (``ToolEvent.agent``)
         conversation.handoffs[call_id] = (call, events.message_ids(f"call:{call_id}"))
@@ -1598,10 +1758,23 @@ def _error_event(events: _Events, conversation: _Conversation, event: Mapping[st
     error = event.get("error")
     said = error.get("message") if isinstance(error, Mapping) else None
     conversation.cancel_open_calls(_times(event)[0])
-    conversation.append(
-        AssistantError(message=str(said or "the sample failed"), timestamp=_times(event)[0])
-    )
+    if _is_cancellation(said):
+        conversation.append(AbortMarker(reason=_CANCELLED, timestamp=_times(event)[0]))
+    else:
+        conversation.append(
+            AssistantError(message=str(said or "the sample failed"), timestamp=_times(event)[0])
+        )
     conversation.errored = True
+
+
+_CANCELLED = "The sample was cancelled"
+
+
+def _is_cancellation(message: Any) -> bool:
+    """Whether a sample's error is its cancellation, which Inspect counts as no error: the repr
+    of the backend's cancellation exception (``is_cancellation_message`` in
+    ``inspect_ai/_util/error.py``), what an operator's cancel of one sample records."""
+    return isinstance(message, str) and message.startswith(("CancelledError(", "Cancelled("))
 
 
 def _interrupt_event(
@@ -1630,6 +1803,17 @@ def _compaction_event(
     conversation.compacting = boundary
 
 
+def _approval_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
+    call = event.get("call")
+    call_id = call.get("id") if isinstance(call, Mapping) else None
+    decision = _string(event.get("decision"))
+    if isinstance(call_id, str) and decision not in ("approve", "modify", "escalate"):
+        approver = _string(event.get("approver"), "the approver")
+        explanation = _string(event.get("explanation"))
+        said = f"The approver ({approver}) decided to {decision}"
+        conversation.refusals[call_id] = f"{said}: {explanation}" if explanation else said
+
+
 def _info_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
     data = events.context.resolve(event.get("data"))
     source = _string(event.get("source"), None)
@@ -1652,6 +1836,7 @@ _HANDLERS: dict[str, Any] = {
     "interrupt": _interrupt_event,
     "compaction": _compaction_event,
     "info": _info_event,
+    "approval": _approval_event,
     "span_begin": _structure,
     "span_end": _structure,
 }
@@ -1743,11 +1928,21 @@ def _sample_metadata(
         known = [c for c in costs if isinstance(c, (int, float)) and not isinstance(c, bool)]
         if known:
             metadata["cost_usd"] = float(sum(known))
+    roles = record.get("role_usage")
+    if isinstance(roles, Mapping) and roles:  # the same tokens as model_usage, by model role
+        metadata["role_usage"] = roles
+    retries = _retries(record)
+    if retries:
+        metadata["error_retries"] = retries
     limit = record.get("limit")
     if isinstance(limit, Mapping):
         metadata["limit"] = dict(limit)
     error = record.get("error")
-    if isinstance(error, Mapping):
+    if isinstance(error, Mapping) and _is_cancellation(error.get("message")):
+        metadata["cancelled"] = error["message"]
+        if not conversation.errored:
+            transcript.append(AbortMarker(reason=_CANCELLED))
+    elif isinstance(error, Mapping):
         said = error.get("message")
         metadata["error"] = said if isinstance(said, str) else stringify(error)
         if not conversation.errored:
@@ -1757,10 +1952,20 @@ def _sample_metadata(
         metadata["outcome"] = outcome
 
 
+def _retries(record: Mapping[str, Any]) -> list[str]:
+    """The errors of the attempts of a sample that failed before the one it holds
+    (``error_retries``, Inspect's ``retry_on_error``), in order."""
+    return [
+        str(retry.get("message") or "an error")
+        for retry in as_list(record.get("error_retries"))
+        if isinstance(retry, Mapping)
+    ]
+
+
 def _outcome(metadata: Mapping[str, Any], scores: Mapping[str, Mapping[str, Any]]) -> str | None:
     if "error" in metadata:
         return "error"
-    if "limit" in metadata:
+    if "limit" in metadata or "cancelled" in metadata:
         return "incomplete"
     said = [score_outcome(s.get("value")) for s in scores.values()]
     known = [s for s in said if s is not None]
