@@ -44,7 +44,7 @@ def _shown(transcript: turnfold.Transcript) -> list[tuple[str, str | None, str |
 def test_H3_the_app_server_s_export_reads_as_the_conversation_the_sdk_persisted() -> None:
     """The same run, read from the export and from the SDK's own folder: the same prompt,
     reasoning, replies, calls and outcomes, and the same totals (the export's stats are
-    snapshots: per response usage is the folder's only)."""
+    running totals: each response's usage is their difference where that is exact)."""
     exported = turnfold.load(EXPORT)
     persisted = turnfold.load(PERSISTED)
     assert exported.warnings == []

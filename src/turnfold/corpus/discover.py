@@ -329,6 +329,12 @@ def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> No
             # event files (one file an event: never a row each).
             dirs.clear()
             files = [openhands.SESSION_METADATA]
+        elif exported := openhands_sdk.exported_files(files):
+            # The OpenHands app server's export, unzipped: one item (its meta.json, else its
+            # first event file), whose loader reads the event files beside it (never a row
+            # each); the folder's other files and folders are walked as any.
+            read_with = set(exported[1:])
+            files = [name for name in files if name not in read_with]
         elif copilot.is_session_folder(files, dirs):
             # A Copilot CLI session: one item, its events.jsonl; the rest of the folder is the
             # CLI's own (workspace.yaml, checkpoints, rewind snapshots, files it saved).
@@ -606,7 +612,8 @@ def is_session_bookkeeping(path: Path, format: str | None = None) -> bool:
     task's chat panel and metadata (``ui_messages.json``, ``task_metadata.json``) beside its
     ``api_conversation_history.json``, which is read with them. An OpenHands
     SDK conversation's event files (``<id>/events/event-….json``) are read with its
-    ``base_state.json`` (:mod:`turnfold.formats.harnesses.openhands_sdk`). OpenCode before 1.2
+    ``base_state.json`` (:mod:`turnfold.formats.harnesses.openhands_sdk`), an unzipped app
+    server export's (``event_NNNNNN_<id>.json``) with its ``meta.json``. OpenCode before 1.2
     wrote each message and part of a session in a file of its own
     (``storage/message/<ses>/<msg>.json``, ``storage/part/<msg>/<prt>.json``), read with the
     session's file (:mod:`turnfold.formats.agents.opencode`)."""
@@ -619,6 +626,8 @@ def is_session_bookkeeping(path: Path, format: str | None = None) -> bool:
         head = [json_object_file(path)] if format == opencode.NAME and kind == "session" else []
         return bool(head) and _opencode_lead(path, head) is not None
     if _cline_sidecar_of(path) is not None or _sdk_event_of(path) is not None:
+        return True
+    if _export_lead(path) not in (None, path):
         return True
     if _cline_task_of(path) is not None:
         return True
@@ -657,6 +666,9 @@ def session_of(path: Path, format: str | None, head: list[Any]) -> str | None:
     sdk = sdk or (_sdk_parent(path) if format == openhands_sdk.NAME else None)
     if sdk is not None:
         return globbing.escape(str(sdk / openhands_sdk.BASE_STATE))
+    lead = _export_lead(path) if format is None else None
+    if lead is not None and lead != path:
+        return globbing.escape(str(lead))
     cline = _cline_sidecar_of(path) or _cline_task_of(path) if format is None else None
     if cline is None and format == "cline-messages":
         cline = _cline_session(path)
@@ -753,6 +765,18 @@ def _sdk_event_of(path: Path) -> Path | None:
     if path.parent.name != openhands_sdk.EVENTS or not openhands_sdk.EVENT_FILE.match(path.name):
         return None
     return folder if (folder / openhands_sdk.BASE_STATE).is_file() else None
+
+
+def _export_lead(path: Path) -> Path | None:
+    """The file that stands for the unzipped OpenHands app server export an event file
+    (``event_NNNNNN_<id>.json``) is of: its ``meta.json``, else its first event file."""
+    if not openhands_sdk.EXPORT_EVENT_FILE.match(path.name):
+        return None
+    try:
+        found = openhands_sdk.exported_files(os.listdir(path.parent))
+    except OSError:
+        return None
+    return path.with_name(found[0]) if found else None
 
 
 def _sdk_parent(path: Path) -> Path | None:

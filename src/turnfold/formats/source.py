@@ -843,6 +843,25 @@ def _parse_lines(
             yield number, value
 
 
+def _tar_refused(path: Path | None) -> str:
+    """Why a tar archive is read as no transcript, and what reads it. ``load()`` looks for an
+    OpenHands session among its members only up to the listing's bounds
+    (:func:`~turnfold.formats.harnesses.archive.find_member`): one that lies past them is read
+    whole when its format is named."""
+    extract = "extract it (tar -xf) and load or scan its files"
+    if path is not None:
+        # Only a refusal needs it: the formats' modules are not imported to read a file.
+        from turnfold.formats.harnesses.openhands import holds_sessions
+
+        peek = holds_sessions(path)
+        if peek is not None and peek.unread is not None:
+            return (
+                f"a tar archive with no OpenHands session in the part looked at: {peek.unread}. "
+                f"turnfold.load(path, format='openhands') reads it whole, or {extract}"
+            )
+    return f"a tar archive: {extract}"
+
+
 def from_binary_stream(
     stream: Iterable[bytes], name: str, *, path: Path | None = None, size: int | None = None
 ) -> Source:
@@ -857,9 +876,7 @@ def from_binary_stream(
     if text is not stream:
         size = None  # the bar would count the text against the compressed size
     if compressed.is_tar(text):  # an archive of files, each read on its own once extracted
-        raise TranscriptFormatError(
-            name, [], None, "a tar archive: extract it (tar -xf) and load or scan its files"
-        )
+        raise TranscriptFormatError(name, [], None, _tar_refused(path))
     stream = _utf8_of(text)
     counter = None
     if size is not None and size >= PROGRESS_MIN_BYTES and not progress.is_muted():

@@ -33,6 +33,11 @@ is an OpenHands V1 eval output's instance, whose ``history`` holds them and its 
 usage (:func:`read_history`, called by :mod:`.openhands`). A line of a warning is the event's
 place in the log: ``event-00014-…`` is line 15.
 
+The OpenHands app server's export of a conversation (``meta.json`` and
+``event_{i:06d}_<id>.json``, :func:`read_export`) is read from its zip (by :mod:`.openhands`)
+or unzipped into a folder (:func:`export_of`): ``load()`` of the folder, its ``meta.json`` or
+any of its event files. Its responses' usage is worked out from the running totals it holds.
+
 Mapping (record types are the events' ``kind``):
 
 - ``MessageEvent``: the user's prompt is a :class:`UserMessage` (its images kept; ``sender``,
@@ -94,7 +99,7 @@ import dataclasses
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -195,7 +200,8 @@ RECORDS = Records(
         "CondensationSummaryEvent": "a condensation's summary as the model reads it; the "
         "Condensation is shown",
         "ConversationStateUpdateEvent": "state sent to remote clients; base_state.json holds it "
-        "(an app server export, which has none, reads the last it was sent as its state)",
+        "(an app server export, which has none, reads the last it was sent as its state, and "
+        "each response's usage from the difference of two running totals where it is exact)",
         "SecurityAnalysisEvent": "the security analyzer's risk levels of pending actions",
         "TokenEvent": "the token ids of a response (vLLM), no text",
         "LLMCompletionLogEvent": "a raw completion log sent to a remote client",
@@ -266,6 +272,43 @@ def _holds_event_files(events: Path) -> bool:
         return any(EVENT_FILE.match(entry.name) for entry in os.scandir(events))
     except OSError:
         return False
+
+
+def export_of(path: Path) -> Path | None:
+    """The app server's export unzipped into a folder (:func:`read_export`) that ``path`` is, or
+    whose ``meta.json`` or event file it is; None for anything else. Told by the names of the
+    folder's files: a folder holding an event file named as :data:`EXPORT_EVENT_FILE` is one.
+
+    >>> export_of(Path("/nowhere/meta.json")) is None
+    True
+    """
+    folder = path.parent if _export_name(path.name) else path
+    try:
+        with os.scandir(folder) as entries:
+            found = exported_files(entry.name for entry in entries)
+    except OSError:  # no folder (a file's name alone), or one that cannot be listed
+        return None
+    return folder if found else None
+
+
+def _export_name(name: str) -> bool:
+    return name == META or EXPORT_EVENT_FILE.match(name) is not None
+
+
+def exported_files(names: Iterable[str]) -> list[str]:
+    """Of the names of a folder's files, those of an unzipped export: the file that stands for
+    it first (its ``meta.json``, else its first event file), then its event files; empty when
+    no name is an export's event file.
+
+    >>> exported_files(["a.txt", "event_000001_0a1b2c3d.json", "meta.json"])
+    ['meta.json', 'event_000001_0a1b2c3d.json']
+    """
+    named = list(names)
+    # The prefix first: a walk asks this of every folder's names.
+    events = sorted(n for n in named if n.startswith("event_") and EXPORT_EVENT_FILE.match(n))
+    if not events:
+        return []
+    return [META, *events] if META in named else events
 
 
 def holds_conversation(folder: SessionPath) -> bool:
@@ -393,10 +436,12 @@ def detect(source: Source) -> Evidence:
 
 
 def detect_path(path: Path) -> Evidence | None:
-    """A conversation folder or its ``events/``; None for files, which are read as JSON."""
+    """A conversation folder or its ``events/``; an unzipped export, or its ``meta.json`` or an
+    event file of it (:func:`export_of`); None for other files, which are read as JSON."""
     if path.is_file():
-        return None
-    return Evidence(share=1.0, marks=1) if conversation_of(path) is not None else None
+        return Evidence(share=1.0, marks=1) if export_of(path) is not None else None
+    found = conversation_of(path) or export_of(path)
+    return Evidence(share=1.0, marks=1) if found is not None else None
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -404,9 +449,13 @@ def detect_path(path: Path) -> Evidence | None:
 
 def read(source: Source) -> Transcript:
     """The conversation a ``base_state.json`` or an event file belongs to, read from its folder;
+    the unzipped export a ``meta.json`` or an event file of it belongs to (:func:`export_of`);
     else the events ``source`` holds."""
     document = source.document if source.is_document else None
     path = source.path
+    exported = export_of(path) if path is not None and _export_name(path.name) else None
+    if exported is not None:
+        return read_export(exported, source)
     folder = conversation_of(path) if path is not None else None
     if path is not None and folder is not None:
         given = document if _is_state(document) and path.name == BASE_STATE else None
@@ -439,10 +488,15 @@ def read(source: Source) -> Transcript:
 
 def read_path(path: Path) -> Transcript:
     """A conversation from its folder, its ``events/``, its ``base_state.json`` or an event
-    file; a file of events from its path (``load(path, format="openhands-sdk")``)."""
+    file; an unzipped export from its folder, its ``meta.json`` or an event file; a file of
+    events from its path (``load(path, format="openhands-sdk")``)."""
     folder = conversation_of(path)
     if folder is not None:
         return _conversation(folder, None, None, 0)
+    exported = export_of(path)
+    if exported is not None:
+        source = Source(str(path), iter(()), path=path)
+        return source.hand_over(read_export(exported, source))
     return read_file(path, read)
 
 
@@ -506,7 +560,12 @@ def read_export(folder: SessionPath, into: Source) -> Transcript:
     ``base_state.json``: the state is what the agent server sent as
     ``ConversationStateUpdateEvent``s (the last ``full_state``, then each later key), and the
     head of the active branch is unknown (the branch of the last event is read, as for events
-    read without their folder). Its sub-agents' conversations are not in it."""
+    read without their folder). Its sub-agents' conversations are not in it.
+
+    Its stats are running totals: each response's usage is worked out from them
+    (:func:`_exported_usages`) when that is exact for every response; else no response carries
+    any (a turn's header would show a part of its tokens as the whole, U-1), the session's total
+    counts them all, and a warning says how many responses could not be told apart."""
     said: list[str] = []
     records = _event_records(folder, said, EXPORT_EVENT_FILE, beside=META)
     source = Source(str(folder), iter(records), warnings=into.warnings,
@@ -519,8 +578,122 @@ def read_export(folder: SessionPath, into: Source) -> Transcript:
     reader.state(_sent_state(records))
     reader.branch = _last_event_branch(records, source)
     _feed_all(reader, source.records())
+    worked_out, untold = _exported_usages(records)
+    # A full_state sent again holds the responses' own token_usages so far: they win.
+    unknown = [r for r in reader.responses if r in untold and r not in reader.usages]
+    if not unknown:
+        for response, usage in worked_out.items():
+            reader.usages.setdefault(response, usage)
+    elif transcript.metadata.get("usage"):
+        reader.usages.clear()
+        source.warn(
+            f"{len(unknown)} of {len(reader.responses)} model responses not told apart by the "
+            "export's running totals (a stats update missing or shared): no response carries "
+            "its usage; the session's total counts them all"
+        )
     reader.finish()
     return transcript
+
+
+#: A ``TokenUsage``'s counts, which a response adds to its LLM's running totals.
+_COUNTS = (
+    "prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens",
+    "reasoning_tokens",
+)  # fmt: skip
+
+
+def _exported_usages(
+    records: list[tuple[int, Any]],
+) -> tuple[dict[str, tuple[Usage, str | None]], set[str]]:
+    """Each model response's usage in an export, worked out from its stats updates, by
+    response id; and the responses whose usage cannot be.
+
+    The agent server sends the conversation's ``stats`` after every response of its LLMs
+    (``Telemetry.on_response`` calls the callback of ``EventService._setup_stats_streaming``),
+    before the events that response makes (its ``llm_response_id``): each own use's
+    ``accumulated_token_usage``, a running total. Its difference from the update before is one
+    response's usage when exactly one use changed, by what one response adds (the total's
+    ``per_turn_token`` is the last response's prompt and completion tokens), and the events up
+    to the next update are one response's. Anything else (no totals before it, several uses
+    changed, updates lost or merged) leaves those responses' usage untold. A sub-agent's use
+    fires no update of this conversation: it is counted under its call, not here.
+    """
+    usages: dict[str, tuple[Usage, str | None]] = {}
+    untold: set[str] = set()
+    before: Mapping[str, Any] | None = None  # the own uses' totals last sent
+    spent: tuple[Usage, str | None] | None = None  # what the last update says one response used
+    exact = False  # whether the last update tells ``spent`` (None: nothing counted was used)
+    window: list[str] = []  # the responses whose events came since the last update
+
+    def close() -> None:
+        responses = set(window)
+        if exact and len(responses) == 1 and spent is not None:
+            (response,) = responses
+            usage, model = spent
+            usage.response_id = response
+            usages[response] = (usage, model)
+        elif not exact or len(responses) > 1:
+            untold.update(responses)
+
+    for event in _events_of(records):
+        if event.get("kind") == "ConversationStateUpdateEvent":
+            key, value = event.get("key"), _mapping(event.get("value"))
+            if key not in (_FULL_STATE, "stats"):
+                continue
+            close()
+            window = []
+            uses = (value.get("stats") if key == _FULL_STATE else value) or {}
+            now = _own_uses(uses)
+            exact, spent = _spent(before, now) if key == "stats" else (False, None)
+            before = now
+        elif isinstance(event.get("llm_response_id"), str) and event["llm_response_id"]:
+            window.append(event["llm_response_id"])
+    close()
+    return usages, untold
+
+
+def _own_uses(stats: Any) -> Mapping[str, Any] | None:
+    """The uses of the conversation's own LLMs in a ``ConversationStats`` (``usage_to_metrics``),
+    a sub-agent's left out; None for no stats."""
+    uses = _mapping(stats).get("usage_to_metrics")
+    if not isinstance(uses, MAPPINGS):
+        return None
+    return {
+        str(use): metrics
+        for use, metrics in uses.items()
+        if not str(use).startswith(_SUBAGENT_USES) and isinstance(metrics, MAPPINGS)
+    }
+
+
+def _totals(metrics: Any) -> dict[str, int]:
+    usage = _mapping(_mapping(metrics).get("accumulated_token_usage"))
+    return {name: as_int(usage.get(name)) or 0 for name in _COUNTS}
+
+
+def _spent(
+    before: Mapping[str, Any] | None, now: Mapping[str, Any] | None
+) -> tuple[bool, tuple[Usage, str | None] | None]:
+    """Whether what one response used is known from two stats updates' running totals, and
+    that usage and its model (None when it used nothing counted)."""
+    if before is None or now is None:
+        return False, None
+    changed = [use for use in before.keys() | now.keys()
+               if _totals(before.get(use)) != _totals(now.get(use))]  # fmt: skip
+    if not changed:
+        return True, None
+    if len(changed) > 1:
+        return False, None
+    (use,) = changed
+    then, total = _totals(before.get(use)), _totals(now.get(use))
+    delta = {name: total[name] - then[name] for name in _COUNTS}
+    last = as_int(_mapping(_mapping(now.get(use)).get("accumulated_token_usage")).get(
+        "per_turn_token"))  # fmt: skip
+    one = last is None or last == delta["prompt_tokens"] + delta["completion_tokens"]
+    if not one or min(delta.values()) < 0:
+        return False, None
+    usage = _usage(delta)
+    model = _str(_mapping(now.get(use)).get("model_name"))
+    return (True, (usage, model)) if usage is not None else (False, None)
 
 
 def _exported_info(path: SessionPath, reader: _Reader) -> None:
