@@ -33,7 +33,8 @@ with collector_paused():
     import re
     import shlex
     import sys
-    from collections.abc import Callable, Sequence
+    import warnings
+    from collections.abc import Callable, Iterator, Sequence
     from pathlib import Path
     from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO
 
@@ -94,14 +95,24 @@ link's #turn-N or #call-ID. ▸ marks a closed fold and ▾ an open one in the
 terminal outline, drawn in colour unless NO_COLOR is set."""
 
 
-def _add_common_options(parser: argparse.ArgumentParser, *, file_optional: bool = False) -> None:
+#: What FILE may be besides one transcript, for the command that writes sites (B-2).
+_SITE_FILE_HELP = (
+    "; a folder, an eval log or a file of runs with -o SITE/ (a folder's default: FOLDER-site/):"
+    " a site of every run in it"
+)
+
+
+def _add_common_options(
+    parser: argparse.ArgumentParser, *, file_optional: bool = False, site: bool = False
+) -> None:
     parser.add_argument(
         "file",
         type=Path,
         metavar="FILE",
         nargs="?" if file_optional else None,
         help="the transcript file to read ('-': standard input); FILE#ID is one run of a file "
-        "of many, as a scan keys it (an eval log's FILE#sample/epoch, a dataset's FILE#3)",
+        "of many, as a scan keys it (an eval log's FILE#sample/epoch, a dataset's FILE#3)"
+        + (_SITE_FILE_HELP if site else ""),
     )
     parser.add_argument(
         "--mode",
@@ -155,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _add_common_options(render, file_optional=True)
+    _add_common_options(render, file_optional=True, site=True)
     render.add_argument(
         "--compare",
         nargs=2,
@@ -618,11 +629,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     # returns for each refresh.
     quiet = progress.muted() if not sys.stderr.isatty() else contextlib.nullcontext()
     try:
-        with quiet:
+        with quiet, _warnings_said():
             return _command(options, options.usage)
     except KeyboardInterrupt:  # Ctrl-C: a person's choice, not a failure to explain
         print(_shown("turnfold: interrupted"), file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+@contextlib.contextmanager
+def _warnings_said() -> Iterator[None]:
+    """Warnings said as the command says everything else (``turnfold: warning: …``): Python's
+    own form names the line that called turnfold, which for the command is its entry point
+    (``__main__.py:8``), nothing of the reader's. Warning filters (``-W``) still apply."""
+    with warnings.catch_warnings():
+        warnings.showwarning = _say_warning
+        yield
+
+
+def _say_warning(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int,
+    file: TextIO | None = None, line: str | None = None,
+) -> None:  # fmt: skip
+    print(_shown(f"turnfold: warning: {message}"), file=file or sys.stderr)
 
 
 #: Options that shape one transcript's page or outline, and what no site or comparison reads.

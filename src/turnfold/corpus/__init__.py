@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from turnfold.corpus import runs
 from turnfold.corpus.discover import (
+    SESSION_DATABASES,
     Found,
     Item,
     discover,
@@ -323,18 +324,27 @@ class Corpus:
         return SessionBrowser(self)
 
 
+#: The formats of databases of sessions, whose rows a search reads each by its session's id.
+_DATABASE_FORMATS = frozenset(database.NAME for database in SESSION_DATABASES)
+
+
 def _add_search_item(items: list[Item], item: Item) -> None:
     """Append ``item`` to what a search reads; the samples of one eval log file (the instances
-    of one OpenHands eval output, the records of a file of runs), rows in a row, become that
-    file, read once (a ``.json`` log is parsed whole to reach any one sample; an output or a
-    file of runs is read to its instance or record; a Parquet file, to its row)."""
+    of one OpenHands eval output, the conversations of an OTLP file or chat store, the records
+    of a file of runs), rows in a row, become that file, read once (a ``.json`` log is parsed
+    whole to reach any one sample; an output or a file of runs is read to its instance or
+    record; a Parquet file, to its row). A database's session stays its own item: it is read
+    by its id, not by reading the whole database."""
+    from turnfold.corpus.search import reads_each
     from turnfold.formats.harnesses import inspect_log, openhands
 
-    if item.path is None or item.sample is None:
+    if item.path is None or item.sample is None or item.format in _DATABASE_FORMATS:
         items.append(item)
         return
-    # A row of a file with samples: an eval log's, an eval output's, else a dataset's record.
-    kind = item.format if item.format in (inspect_log.NAME, openhands.NAME) else runs.FILE
+    # A row of a file with samples: an eval log's, an eval output's, a file of conversations',
+    # else a dataset's record.
+    grouped = item.format in (inspect_log.NAME, openhands.NAME) or reads_each(item.format)
+    kind = item.format if grouped else runs.FILE
     log = replace(item, key=item.key[: -len(item.sample) - 1], sample=None, format=kind)
     if not items or items[-1] != log:
         items.append(log)

@@ -31,7 +31,8 @@ from turnfold.corpus.summarize import (
     runs_parts,
     table_file_parts,
 )
-from turnfold.formats import tables
+from turnfold.formats import FORMATS, tables
+from turnfold.formats import _module as _format_module
 from turnfold.formats.harnesses import inspect_log, openhands
 from turnfold.formats.source import open_source
 from turnfold.formats.wrappers import OneFormat
@@ -118,6 +119,8 @@ def search_item(item: Item, query: str, regex: bool, limit: int) -> Found:
             return found
     if item.path is not None and item.sample is None and item.format == runs.FILE:
         return _search_runs(item, pattern, limit)
+    if item.path is not None and item.sample is None and reads_each(item.format):
+        return Found(_search_conversations(item, pattern, limit))
     try:
         transcript = load_item(item, item.format)
     except Exception:  # the row already says why it cannot be read (C-7)
@@ -245,6 +248,37 @@ def _search_instances(item: Item, pattern: re.Pattern[str], limit: int) -> Found
     if len(ids) == 1 and item.part is None:  # a part's keys are the file's to settle
         return Found([SearchHit(item.key, h.turn, h.entry_id, h.snippet) for h in hits])
     return Found(hits, instances=tuple(ids))
+
+
+def reads_each(format: str | None) -> bool:
+    """Whether ``format`` keeps several conversations in one file, read in one pass by its
+    ``read_each`` (an OTLP file's, a LlamaIndex chat store's, a DSPy evaluation's examples),
+    each a row keyed ``path#<conversation id>``."""
+    return format in FORMATS and hasattr(_format_module(format), "read_each")
+
+
+def _search_conversations(item: Item, pattern: re.Pattern[str], limit: int) -> list[SearchHit]:
+    """The hits of every conversation of a file of several, the file read once, keyed as the
+    scan keys them (``path#<conversation id>``; the path alone for a file of one)."""
+    assert item.path is not None
+    assert item.format is not None
+    hits: list[SearchHit] = []
+    try:
+        source, stream = open_source(item.path)
+    except Exception:  # the row already says why it cannot be read (C-7)
+        return hits
+    try:
+        for conversation, transcript in _format_module(item.format).read_each(source):
+            key = item.key if conversation is None else f"{item.key}#{conversation}"
+            hits += _hits(key, transcript, pattern, limit - len(hits))
+            if len(hits) >= limit:
+                break
+    except Exception:  # the file cannot be read: its rows say so (C-7)
+        pass
+    finally:
+        if stream is not None:
+            stream.close()
+    return hits
 
 
 def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
