@@ -35,7 +35,7 @@ from turnfold import (
     UserMessage,
     load,
 )
-from turnfold.model import ACTIVE_STATUSES, ENTRY_TYPES, TOOL_STATUSES
+from turnfold.model import ACTIVE_STATUSES, ENTRY_TYPES, TOOL_STATUSES, Wording
 
 # --- sample data: every entry kind with every field set to a non-default value --------------------
 
@@ -153,7 +153,13 @@ def make_summary(tag: str = "summary") -> ToolUseSummary:
 
 
 def make_system(tag: str = "system") -> SystemNotice:
-    return SystemNotice(**_common(tag), text=f"hook ran {tag}", level="warning", subtype="hook")
+    return SystemNotice(
+        **_common(tag),
+        text=f"hook ran {tag}",
+        level="warning",
+        subtype="hook",
+        wording=Wording(key="reader.hook", params={"tag": tag}),
+    )
 
 
 def make_compaction(tag: str = "compaction") -> CompactionBoundary:
@@ -161,13 +167,18 @@ def make_compaction(tag: str = "compaction") -> CompactionBoundary:
 
 
 def make_abort(tag: str = "abort") -> AbortMarker:
-    return AbortMarker(**_common(tag), reason="[Request interrupted by user]")
+    return AbortMarker(
+        **_common(tag),
+        reason="Stopped: limits_exceeded",
+        wording=Wording(key="reader.stopped", params={"reason": "limits_exceeded"}),
+    )
 
 
 def make_error(tag: str = "error") -> AssistantError:
     return AssistantError(
         **_common(tag),
         message="API Error: 529 overloaded 😱",
+        wording=Wording(key="reader.api_error.status.said", params={"status": "529", "said": "😱"}),
         usage=Usage(
             input_tokens=7,
             output_tokens=1,
@@ -751,6 +762,7 @@ JSON_VALUES = st.recursive(
 META = st.dictionaries(TEXT, JSON_VALUES, max_size=3)
 IDS = st.sampled_from(["", "", "", "x", "e1", "toolu_1", "会话"])
 COMMON = {"id": IDS, "timestamp": OPT_TEXT, "meta": META}
+WORDINGS = st.none() | st.builds(Wording, key=TEXT, params=st.dictionaries(TEXT, TEXT, max_size=2))
 
 SIMPLE_ENTRIES = st.one_of(
     st.builds(UserMessage, **COMMON, text=TEXT, command=OPT_TEXT),
@@ -784,10 +796,11 @@ SIMPLE_ENTRIES = st.one_of(
         text=TEXT,
         level=st.sampled_from(["info", "warning", "error"]),
         subtype=OPT_TEXT,
+        wording=WORDINGS,
     ),
     st.builds(CompactionBoundary, **COMMON, summary=OPT_TEXT, trigger=OPT_TEXT, pre_tokens=OPT_INT),
-    st.builds(AbortMarker, **COMMON, reason=OPT_TEXT),
-    st.builds(AssistantError, **COMMON, message=TEXT),
+    st.builds(AbortMarker, **COMMON, reason=OPT_TEXT, wording=WORDINGS),
+    st.builds(AssistantError, **COMMON, message=TEXT, wording=WORDINGS),
     st.builds(
         PendingAction,
         **COMMON,

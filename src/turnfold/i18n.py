@@ -14,7 +14,7 @@ CLDR plural categories to text, so adding a locale means adding a file and its p
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -82,6 +82,26 @@ def _phrase(key: str, locale: str | None) -> str:
     if not isinstance(message, str):
         raise TypeError(f"message {key!r} is a plural phrase; use plural()")
     return message.format()
+
+
+def localized(text: str, key: str, params: Mapping[str, str], locale: str | None) -> str:
+    """What a reader wrote itself (a :class:`~turnfold.model.Wording`) said in ``locale``: the
+    message ``key`` with ``params`` where that locale's catalog has it, else ``text``, the
+    stored English, which is also what an English view shows, as the dump holds it.
+
+    >>> localized("Handed off to billing", "reader.handed_off", {"target": "billing"}, "zh")
+    '已移交给 billing'
+    >>> localized("Handed off to billing", "no.such.key", {}, "zh")
+    'Handed off to billing'
+    """
+    language = normalize_locale(locale)
+    message = catalog(language).get(key) if language != DEFAULT_LOCALE else None
+    if not isinstance(message, str):
+        return text
+    try:
+        return message.format_map(params)
+    except (KeyError, IndexError, ValueError, AttributeError):  # a dump's params that do not fit
+        return text
 
 
 def plural(key: str, count: int, locale: str | None = DEFAULT_LOCALE, **params: Any) -> str:

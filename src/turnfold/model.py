@@ -249,13 +249,30 @@ class ToolUseSummary(Entry):
 
 
 @dataclass(kw_only=True)
+class Wording:
+    """Text a reader wrote itself rather than found in the source, as a message of turnfold's
+    catalogs (:mod:`turnfold.i18n`), so a view in another locale can say it in its language.
+    The entry's own text keeps the English: it is the data, what every dump, search and old
+    reading holds. ``params`` are the source's values, inserted as they are, never translated.
+
+    >>> Wording(key="reader.handed_off", params={"target": "billing"})
+    Wording(key='reader.handed_off', params={'target': 'billing'})
+    """
+
+    key: str
+    params: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
 class SystemNotice(Entry):
-    """A message from the agent runtime rather than the model."""
+    """A message from the agent runtime rather than the model. ``wording`` is set when the
+    reader wrote ``text`` itself (:class:`Wording`)."""
 
     kind: ClassVar[str] = "system"
     text: str = ""
     level: Literal["info", "warning", "error"] = "info"
     subtype: str | None = None
+    wording: Wording | None = None
 
 
 @dataclass(kw_only=True)
@@ -274,6 +291,8 @@ class AbortMarker(Entry):
 
     kind: ClassVar[str] = "abort"
     reason: str | None = None
+    #: Set when the reader wrote ``reason`` itself (:class:`Wording`).
+    wording: Wording | None = None
 
 
 @dataclass(kw_only=True)
@@ -285,6 +304,8 @@ class AssistantError(Entry):
     #: The usage of the response that failed, when it wrote nothing else to carry it (a
     #: refusal with no text, a filtered or failed response): the prompt was still billed.
     usage: Usage | None = None
+    #: Set when the reader wrote ``message`` itself (:class:`Wording`).
+    wording: Wording | None = None
 
 
 @dataclass(kw_only=True)

@@ -57,6 +57,7 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import MessageBuilder, NameSet, parse_arguments, stream_cut_off
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.wording import failure, notice
 from turnfold.formats.wrappers import (
     Exchange,
     exchange,
@@ -69,7 +70,6 @@ from turnfold.model import (
     AssistantText,
     Entry,
     ImageData,
-    SystemNotice,
     ToolCall,
     ToolStatus,
     Transcript,
@@ -117,8 +117,8 @@ RECORDS = Records(
 
 #: Stop reasons that cut a response off, and the limit each names.
 _CUT_OFF = {
-    "max_tokens": "the max_tokens limit",
-    "model_context_window_exceeded": "the model's context window limit",
+    "max_tokens": "reader.cut_off_max_tokens",
+    "model_context_window_exceeded": "reader.cut_off_context_window",
 }
 # Message keys only OpenAI's Chat Completions uses (an SDK dump writes them even when null).
 _OPENAI_KEYS = ("tool_calls", "tool_call_id", "function_call", "refusal", "audio", "name")
@@ -356,14 +356,12 @@ class AnthropicBuilder(MessageBuilder):
         if not isinstance(reason, str):  # a value of another shape stops nothing it can name
             return
         if reason == "refusal":
-            self._append(AssistantError(message="The model declined to respond (refusal)."))
+            self._append(failure("reader.declined_refusal"))
         elif reason in _CUT_OFF:
-            text = f"The response was cut off at {_CUT_OFF[reason]}."
-            self._append(SystemNotice(text=text, level="warning", subtype=reason))
+            self._append(notice(_CUT_OFF[reason], level="warning", subtype=reason))
         elif reason == "pause_turn":
             # The API stopped a long server-tool turn midway; what precedes is not an answer.
-            text = "The API paused the turn before the model finished (pause_turn)."
-            self._append(SystemNotice(text=text, level="warning", subtype=reason))
+            self._append(notice("reader.paused_turn", level="warning", subtype=reason))
 
     # --- helpers ----------------------------------------------------------------------------
 

@@ -138,6 +138,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.protocol import read_through
 from turnfold.formats.source import Source, json_object_file, open_source, sibling_files
+from turnfold.formats.wording import failure, notice, worded
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -152,6 +153,7 @@ from turnfold.model import (
     ToolStatus,
     Transcript,
     UserMessage,
+    Wording,
     span_ms,
 )
 from turnfold.usage import USAGE_KINDS, count_tokens
@@ -1142,12 +1144,9 @@ class _Reader:
                 )
         elif text.strip():
             sender = _str(origin.get("from")) if isinstance(origin, dict) else None
-            head = f"Message from {sender}" if sender else f"Message ({origin_kind})"
-            node.entries.append(
-                SystemNotice(
-                    text=f"{head}: {text.strip()}", subtype="queued_command", timestamp=stamp
-                )
-            )
+            key = "reader.message_from" if sender else "reader.message_of_kind"
+            params = {"sender": sender, "kind": origin_kind, "said": text.strip()}
+            node.entries.append(notice(key, params, subtype="queued_command", timestamp=stamp))
 
     # --- assembling the transcript ------------------------------------------------------------
 
@@ -1879,16 +1878,17 @@ def _boundary(record: dict[str, Any]) -> CompactionBoundary:
     )
 
 
-def _error_text(error: Any) -> str:
-    """A readable message from the many shapes of ``error`` Claude Code records.
+def _error_text(error: Any) -> tuple[str, Wording | None]:
+    """A readable message from the many shapes of ``error`` Claude Code records, with its
+    wording where turnfold words it (a plain string is Claude Code's own).
 
     Claude Code 2.1.3xx keeps the API's raw reply in ``message`` (``529 {"type":"error",…}``)
     and the line it shows in ``formatted`` (``529 Overloaded``): the shown line is read, less
     the status it starts with (the prefix names it)."""
     if isinstance(error, str):
-        return error
+        return error, None
     if not isinstance(error, dict):
-        return "API error"
+        return worded("reader.api_error")
     status = error.get("status")
     status = status if isinstance(status, int) and not isinstance(status, bool) else None
     nested = error.get("error")
@@ -1903,8 +1903,8 @@ def _error_text(error: Any) -> str:
         message = _str(source.get("message")) or _str(source.get("type"))
     else:
         message = _str(error.get("message")) or _str(error.get("type"))
-    prefix = f"API error {status}" if status else "API error"
-    return f"{prefix}: {message}" if message else prefix
+    key = "reader.api_error" + (".status" if status else "") + (".said" if message else "")
+    return worded(key, {"status": status, "said": message} if status else {"said": message})
 
 
 def _api_error(record: dict[str, Any]) -> Entry:
@@ -1913,22 +1913,29 @@ def _api_error(record: dict[str, Any]) -> Entry:
     retrying = isinstance(record.get("retryInMs"), (int, float)) and record["retryInMs"] > 0
     if retrying or (isinstance(attempt, int) and isinstance(most, int) and attempt < most):
         return retry_notice(record.get("error"), attempt, most)
-    return AssistantError(message=_error_text(record.get("error")))
+    message, wording = _error_text(record.get("error"))
+    return AssistantError(message=message, wording=wording)
 
 
 def retry_notice(error: Any, attempt: Any, most: Any) -> SystemNotice:
     """The warning of a failed API request Claude Code retries: the session file's
     ``system/api_error`` while it still retries, and ``stream-json``'s ``system/api_retry``
     (which the CLI makes of that same record)."""
-    detail = f" (attempt {attempt} of {most}; retrying)" if isinstance(most, int) else ""
-    return SystemNotice(text=_error_text(error) + detail, level="warning", subtype="api_error")
+    text, wording = _error_text(error)
+    if isinstance(most, int):
+        tries = {"attempt": str(attempt), "most": most}
+        if wording is not None:
+            text, wording = worded(wording.key + ".retrying", {**wording.params, **tries})
+        else:  # Claude Code's own words for the error, turnfold's for the retry
+            text, wording = worded("reader.retrying", {"said": text, **tries})
+    return SystemNotice(text=text, wording=wording, level="warning", subtype="api_error")
 
 
 def _refusal(record: dict[str, Any]) -> AssistantError:
     category = _str(record.get("apiRefusalCategory"))
     explanation = _str(record.get("apiRefusalExplanation"))
-    head = f"Request refused ({category})" if category else "Request refused"
-    return AssistantError(message=f"{head}: {explanation}" if explanation else head)
+    key = "reader.refused" + (".category" if category else "") + (".said" if explanation else "")
+    return failure(key, {"category": category, "said": explanation})
 
 
 def _hook_errors(record: dict[str, Any]) -> SystemNotice | None:

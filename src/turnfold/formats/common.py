@@ -12,6 +12,7 @@ from turnfold import codec
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source, plain_value, type_of_record
+from turnfold.formats.wording import stop
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -440,7 +441,7 @@ def stream_cut_off(source: Source, transcript: Transcript, begun: int, end: str)
     # The CLI's own stop (Claude Code's [Request interrupted…]) or a failed request already
     # ends the turn: a second stop would say it twice.
     if not isinstance(last, (AbortMarker, AssistantError)):
-        transcript.append(AbortMarker(reason=UNFINISHED))
+        transcript.append(stop("reader.stream_unfinished"))  # UNFINISHED, in its words
 
 
 def approval_text(name: Any) -> str:

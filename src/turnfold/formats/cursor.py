@@ -61,6 +61,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.source import Source, open_source, sibling_files, type_of_record
+from turnfold.formats.wording import failure
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -296,7 +297,9 @@ class CursorReader:
         if text is not None and "abort" in text.lower():
             self.transcript.append(AbortMarker(reason=text))
         else:
-            self.transcript.append(AssistantError(message=text or "The turn ended with an error."))
+            self.transcript.append(
+                AssistantError(message=text) if text else failure("reader.turn_ended_with_error")
+            )
         return kind
 
     # --- helpers ------------------------------------------------------------------------------

@@ -92,9 +92,9 @@ from turnfold.formats.gemini_parts import (
     usage_meta,
 )
 from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.wording import failure, notice
 from turnfold.formats.wrappers import find_messages, keep_wrapper_keys, sample
 from turnfold.model import (
-    AssistantError,
     AssistantText,
     Entry,
     ImageData,
@@ -517,16 +517,18 @@ class GeminiContentsBuilder(MessageBuilder):
         """What a candidate's finish reason says of the answer, appended; None for a whole one."""
         if not isinstance(reason, str) or reason in _FINISHED:
             return None
-        said = f": {message}" if isinstance(message, str) and message else ""
+        said = message if isinstance(message, str) and message else None
+        params = {"reason": reason, "said": said}
+        tail = ".said" if said else ""
         entry: Entry
         if reason in _BLOCKED:
-            entry = AssistantError(message=f"The response was blocked ({reason}){said}.")
+            entry = failure("reader.blocked" + tail, params)
         elif reason == "MAX_TOKENS":
-            text = f"The response was cut off at the token limit (MAX_TOKENS){said}."
-            entry = SystemNotice(text=text, level="warning", subtype="finish_reason")
+            key = "reader.cut_off_max_tokens_gemini" + tail
+            entry = notice(key, params, level="warning", subtype="finish_reason")
         else:
-            text = f"The response stopped early ({reason}){said}."
-            entry = SystemNotice(text=text, level="warning", subtype="finish_reason")
+            key = "reader.stopped_early" + tail
+            entry = notice(key, params, level="warning", subtype="finish_reason")
         return self.transcript.append(entry)
 
     def _blocked_prompt(
@@ -537,8 +539,9 @@ class GeminiContentsBuilder(MessageBuilder):
             self.warn("a response without candidates", line)
             return
         said = feedback.get("blockReasonMessage")
-        said = f": {said}" if isinstance(said, str) and said else ""
-        error = AssistantError(message=f"The prompt was blocked ({reason}){said}.")
+        said = said if isinstance(said, str) and said else None
+        key = "reader.prompt_blocked.said" if said else "reader.prompt_blocked"
+        error = failure(key, {"reason": reason, "said": said})
         attach_usage([error], usage, model=model)  # the blocked prompt was still billed
         self.transcript.append(error)
 

@@ -20,6 +20,7 @@ from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, type_of_record
 from turnfold.model import (
     ENTRY_TYPES,
+    AbortMarker,
     AssistantError,
     AssistantText,
     Disposition,
@@ -27,12 +28,14 @@ from turnfold.model import (
     ImageData,
     LoadWarning,
     SubAgent,
+    SystemNotice,
     Thinking,
     ToolCall,
     ToolResult,
     Transcript,
     Usage,
     UserMessage,
+    Wording,
 )
 
 FORMAT_NAME = "turnfold"
@@ -129,12 +132,25 @@ def _subagent(data: dict[str, Any]) -> SubAgent:
     return agent
 
 
+def _wording(data: dict[str, Any]) -> Wording:
+    wording: Wording = _build(Wording, data, {})
+    # Its params are formatted into a catalog's message: a dump's other values are refused
+    # here, with the line named, rather than failing a render later.
+    if not isinstance(wording.key, str) or not isinstance(wording.params, dict):
+        raise ValueError("a wording needs a key and a mapping of params")
+    if not all(isinstance(v, str) for v in wording.params.values()):
+        raise ValueError(f"the params of wording {wording.key!r} must be text")
+    return wording
+
+
 _NESTED: dict[type[Entry], dict[str, Any]] = {
     UserMessage: {"images": _images},
     AssistantText: {"usage": lambda d: Usage(**d), "images": _images},
     Thinking: {"usage": lambda d: Usage(**d)},
     ToolCall: {"result": _tool_result, "subagent": _subagent, "usage": lambda d: Usage(**d)},
-    AssistantError: {"usage": lambda d: Usage(**d)},
+    SystemNotice: {"wording": _wording},
+    AbortMarker: {"wording": _wording},
+    AssistantError: {"usage": lambda d: Usage(**d), "wording": _wording},
 }
 
 

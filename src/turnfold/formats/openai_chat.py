@@ -132,6 +132,7 @@ from turnfold.formats.openai_responses import (
 )
 from turnfold.formats.source import Source, from_object, type_of_record
 from turnfold.formats.tables import MEDIA_COMPANIONS
+from turnfold.formats.wording import failure, notice
 from turnfold.formats.wrappers import (
     CHAT_URL,
     COMPLETIONS_URL,
@@ -148,7 +149,6 @@ from turnfold.model import (
     AssistantError,
     AssistantText,
     Entry,
-    SystemNotice,
     Thinking,
     ThinkingForm,
     ToolCall,
@@ -691,13 +691,11 @@ class OpenAIChatBuilder(MessageBuilder):
 
     def _finish_reason(self, reason: Any, timestamp: str | None) -> None:
         if reason == "length":
-            text = "The response was cut off at the token limit."
             self._append(
-                SystemNotice(text=text, level="warning", subtype="length", timestamp=timestamp)
+                notice("reader.cut_off", level="warning", subtype="length", timestamp=timestamp)
             )
         elif reason == "content_filter":
-            text = "The response was withheld by the content filter."
-            self._append(AssistantError(message=text, timestamp=timestamp))
+            self._append(failure("reader.withheld_content_filter", timestamp=timestamp))
 
     # --- helpers ---------------------------------------------------------------------------
 

@@ -102,6 +102,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.wording import failure
 from turnfold.formats.wrappers import (
     RESPONSES_URL,
     BatchLine,
@@ -777,8 +778,10 @@ class ResponsesBuilder(MessageBuilder):
         elif status == "failed":
             error = response.get("error")
             message = error.get("message") if isinstance(error, Mapping) else None
-            text = message if isinstance(message, str) and message else "The response failed."
-            self._append(AssistantError(message=text, timestamp=timestamp))
+            if isinstance(message, str) and message:
+                self._append(AssistantError(message=message, timestamp=timestamp))
+            else:
+                self._append(failure("reader.response_failed", timestamp=timestamp))
 
     # --- items -----------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from turnfold import keys
 from turnfold.batches import SummaryRow, ToolRow
 from turnfold.gcpause import collector_paused
-from turnfold.i18n import plural, translate
+from turnfold.i18n import localized, plural, translate
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -39,6 +39,7 @@ from turnfold.model import (
     ToolCall,
     Transcript,
     UserMessage,
+    Wording,
 )
 from turnfold.process import (
     ActivityGroup,
@@ -686,7 +687,7 @@ def _top_level(
     if isinstance(item, UserMessage):
         return _user(item, locale, prefix)
     if isinstance(item, SystemNotice):
-        notice, omitted = capped_prose(item.text)
+        notice, omitted = capped_prose(_worded(item.text, item.wording, locale))
         return {"kind": "system", "key": keys.entry(item.id, prefix), "level": item.level,
                 "html": escape(notice) + omitted_note_html(omitted, locale)}  # fmt: skip
     summary, omitted = capped_prose(item.summary or "")
@@ -698,6 +699,12 @@ def _top_level(
         if summary
         else None,
     }
+
+
+def _worded(text: str, wording: Wording | None, locale: str) -> str:
+    """An entry's text in the view's language where a reader wrote it (:class:`Wording`);
+    the source's own text, as it is."""
+    return text if wording is None else localized(text, wording.key, wording.params, locale)
 
 
 def _user(item: UserMessage, locale: str, prefix: str) -> UserNode:
@@ -799,10 +806,12 @@ def _outside(
 ) -> OutsideNode:
     key = _entry_key(turn_key, entry.id)
     if isinstance(entry, AssistantError):
-        return {"kind": "error", "key": key, "html": escape(entry.message)}
+        message = _worded(entry.message, entry.wording, locale)
+        return {"kind": "error", "key": key, "html": escape(message)}
     if isinstance(entry, AbortMarker):
         text = translate("turn.aborted", locale)
-        return {"kind": "abort", "key": key, "html": escape(entry.reason or text)}
+        reason = _worded(entry.reason, entry.wording, locale) if entry.reason else text
+        return {"kind": "abort", "key": key, "html": escape(reason)}
     return {
         "kind": "pending",
         "key": key,

@@ -134,6 +134,8 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source
+from turnfold.formats.wording import failure, stop
+from turnfold.formats.wording import notice as worded_notice
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -550,7 +552,7 @@ class StreamReader:
             source.mapped(kind)
         elif kind == "conversation_reset":
             main.transcript.append(
-                SystemNotice(text="The conversation was cleared.", subtype="conversation_reset")
+                worded_notice("reader.conversation_cleared", subtype="conversation_reset")
             )
             source.mapped(kind)
         elif kind == "result":
@@ -900,17 +902,20 @@ def _result(
     last = entries[-1] if entries else None
     if aborted:
         if not isinstance(last, AbortMarker):  # the CLI's [Request interrupted…] says it already
-            transcript.append(AbortMarker(reason="Interrupted by the user"))
+            transcript.append(stop("reader.interrupted_by_user"))
     elif failed or stopped:
         errors = record.get("errors")
         text = record.get("result")
         if isinstance(errors, list) and errors:
             text = "\n".join(str(e) for e in errors)
-        reason = text if isinstance(text, str) and text else f"The run ended: {subtype}."
+        if isinstance(text, str) and text:
+            error = AssistantError(message=text)
+        else:
+            error = failure("reader.run_ended", {"subtype": subtype})
         # A failed API request's result repeats the message the CLI wrote for it just before
         # (``API Error: 400 …``), already an error of the run: one error, not two.
-        if not (isinstance(last, AssistantError) and last.message.strip() == reason.strip()):
-            transcript.append(AssistantError(message=reason))
+        if not (isinstance(last, AssistantError) and last.message.strip() == error.message.strip()):
+            transcript.append(error)
     return uncounted and not qwen
 
 

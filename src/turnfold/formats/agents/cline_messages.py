@@ -110,6 +110,7 @@ from turnfold.formats.source import (
     open_source,
     sibling_files,
 )
+from turnfold.formats.wording import failure
 from turnfold.formats.wrappers import keep_wrapper_keys, sample
 from turnfold.model import (
     AssistantError,
@@ -440,7 +441,7 @@ class ClineMessagesBuilder(AnthropicBuilder):
             # The error that ended a run (``recordTerminalError``): shown, never sent to the
             # model, no answer of its.
             text = "\n\n".join(_texts(message.get("content"))).strip()
-            self._append(AssistantError(message=text or "The run failed."))
+            self._append(AssistantError(message=text) if text else failure("reader.run_failed"))
             return
         if isinstance(message, Mapping) and message.get("role") == "user":
             content = message.get("content")

@@ -89,6 +89,7 @@ from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
 from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source
+from turnfold.formats.wording import failure, stop
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -331,10 +332,10 @@ _KNOWN = frozenset(RECORDS.known())
 #: ships, 1.0.102) in the words the turn's stop is shown with. The schema gives ``user_abort``
 #: to an MCP server's ``user.abort``, but ``copilot -p`` 1.0.102 writes it for a SIGINT too.
 _ABORT_REASONS = {
-    "user_initiated": "Interrupted by the user",
-    "remote_command": "Stopped by a remote command",
-    "user_abort": "Stopped by the user",
-    "autopilot_credit_limit": "Autopilot stopped: the AI credits limit was reached",
+    "user_initiated": "reader.interrupted_by_user",
+    "remote_command": "reader.stopped_by_remote_command",
+    "user_abort": "reader.stopped_by_user",
+    "autopilot_credit_limit": "reader.autopilot_credit_limit",
 }
 
 
@@ -511,8 +512,12 @@ class _Reader:
                           line: int) -> None:  # fmt: skip
         self.shutdown = (line, data)
         if data.get("shutdownType") == "error":
-            reason = as_text(data.get("errorReason")) or "The session shut down on an error."
-            self._add(self.main, AssistantError(message=reason, timestamp=stamp))
+            reason = as_text(data.get("errorReason"))
+            if reason:
+                error = AssistantError(message=reason, timestamp=stamp)
+            else:
+                error = failure("reader.session_shut_down_on_error", timestamp=stamp)
+            self._add(self.main, error)
 
     def _result(self, record: Mapping[str, Any]) -> None:
         meta = self.main.transcript.metadata
@@ -718,8 +723,8 @@ class _Reader:
         thread.printed.clear()
         thread.so_far.clear()
         code = as_text(data.get("reason"))
-        marker = AbortMarker(reason=_ABORT_REASONS.get(code, code) if code else None,
-                             timestamp=stamp)  # fmt: skip
+        marker = (stop(_ABORT_REASONS[code], timestamp=stamp) if code in _ABORT_REASONS
+                  else AbortMarker(reason=code, timestamp=stamp))  # fmt: skip
         if code:
             marker.meta["reason"] = code
         self._add(thread, marker)

@@ -78,6 +78,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source
+from turnfold.formats.wording import failure, notice, stop
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -86,7 +87,6 @@ from turnfold.model import (
     Entry,
     ImageData,
     SubAgent,
-    SystemNotice,
     Thinking,
     ToolCall,
     ToolStatus,
@@ -564,16 +564,16 @@ class SessionReader:
         self, message: Message, kind: str, data: Mapping[str, Any], stamp: str | None
     ) -> None:
         if kind == "image_url":
-            url = as_text(data.get("url")) or "an image"
-            self.add(SystemNotice(text=f"Attached image {url}", subtype="attachment",
-                                  timestamp=stamp))  # fmt: skip
+            url = as_text(data.get("url"))
+            key = "reader.attached_image" if url else "reader.attached_image.unnamed"
+            self.add(notice(key, {"url": url}, subtype="attachment", timestamp=stamp))
             return
         if _image(data) is not None or _attached_text(data) is not None:
             return  # an image or text of the prompt, read by _prompt
         mime = as_text(data.get("MIMEType")) or "application/octet-stream"
-        name = as_text(data.get("Path")) or "a file"
-        self.add(SystemNotice(text=f"Attached {name} ({mime})", subtype="attachment",
-                              timestamp=stamp))  # fmt: skip
+        name = as_text(data.get("Path"))
+        key = "reader.attached" if name else "reader.attached.file"
+        self.add(notice(key, {"name": name, "mime": mime}, subtype="attachment", timestamp=stamp))
 
     def _finish(self, data: Mapping[str, Any], stamp: str | None) -> None:
         reason = as_text(data.get("reason"))
@@ -582,10 +582,14 @@ class SessionReader:
         )
         when = _iso(data.get("time")) or stamp
         if reason == "canceled":
-            self.add(AbortMarker(reason=said or "canceled", timestamp=when))
+            self.add(AbortMarker(reason=said, timestamp=when) if said
+                     else stop("reader.canceled", timestamp=when))  # fmt: skip
         elif reason in _FAILED:
-            text = said or ("The provider refused the request" if reason != "error" else "error")
-            error = AssistantError(message=text, timestamp=when)
+            if said:
+                error = AssistantError(message=said, timestamp=when)
+            else:
+                key = "reader.provider_refused" if reason != "error" else "reader.error"
+                error = failure(key, timestamp=when)
             error.meta["finish_reason"] = reason
             self.add(error)
         elif reason is not None:

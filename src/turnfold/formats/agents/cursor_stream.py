@@ -65,6 +65,8 @@ from turnfold.formats.cursor import prompt_of
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.wording import failure
+from turnfold.formats.wording import notice as worded_notice
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -354,42 +356,46 @@ class _Reader:
         if failed:
             text = record.get("result")
             said = text if isinstance(text, str) and text.strip() else None
-            self.transcript.append(AssistantError(message=said or "The run ended with an error."))
+            self.transcript.append(
+                AssistantError(message=said) if said else failure("reader.run_ended_with_error")
+            )
         self._run = []
 
 
-def _attempt(record: Mapping[str, Any]) -> str:
+def _attempted(key: str, record: Mapping[str, Any], subtype: str) -> SystemNotice:
+    """The notice ``key``, with ``.attempt`` where the record numbers its attempt."""
     attempt = as_int(record.get("attempt"))
-    return f" (attempt {attempt})" if attempt is not None else ""
+    return worded_notice(key + (".attempt" if attempt is not None else ""),
+                         {"attempt": attempt}, level="warning", subtype=subtype,
+                         timestamp=ms_to_iso(record.get("timestamp_ms")))  # fmt: skip
 
 
 def _retrying(record: Mapping[str, Any]) -> SystemNotice:
     resumed = record.get("subtype") == "resuming"
-    what = "Resuming the run from its checkpoint" if resumed else "Retrying the request"
-    return SystemNotice(text=what + _attempt(record), level="warning", subtype="retry",
-                        timestamp=ms_to_iso(record.get("timestamp_ms")))  # fmt: skip
+    return _attempted("reader.resuming" if resumed else "reader.retrying_request", record, "retry")
 
 
 def _reconnecting(record: Mapping[str, Any]) -> SystemNotice:
-    text = "Connection lost; reconnecting" + _attempt(record)
-    return SystemNotice(text=text, level="warning", subtype="connection",
-                        timestamp=ms_to_iso(record.get("timestamp_ms")))  # fmt: skip
+    return _attempted("reader.reconnecting", record, "connection")
 
 
 def _task_notification(record: Mapping[str, Any]) -> SystemNotice:
     said = [record.get(k) for k in ("title", "detail")]
     text = "\n".join(t for t in said if isinstance(t, str) and t.strip())
-    return SystemNotice(text=text or "A background task reported.", subtype="task_notification",
-                        timestamp=ms_to_iso(record.get("timestamp_ms")))  # fmt: skip
+    stamp = ms_to_iso(record.get("timestamp_ms"))
+    if not text:
+        return worded_notice("reader.task_reported", subtype="task_notification", timestamp=stamp)
+    return SystemNotice(text=text, subtype="task_notification", timestamp=stamp)
 
 
 def _shell_timeout(record: Mapping[str, Any]) -> SystemNotice:
     count, limit = as_int(record.get("aborted_count")), as_int(record.get("timeout_ms"))
-    text = f"{count if count is not None else 'Some'} background command(s) aborted"
-    if limit is not None:
-        text += f" after the {limit / 1000:g}s timeout"
-    return SystemNotice(text=text, level="warning", subtype="background_shell_timeout",
-                        timestamp=ms_to_iso(record.get("timestamp_ms")))  # fmt: skip
+    key = "reader.background_aborted" + (".count" if count is not None else "")
+    key += ".timeout" if limit is not None else ""
+    seconds = f"{limit / 1000:g}" if limit is not None else None
+    return worded_notice(key, {"count": count, "seconds": seconds}, level="warning",
+                         subtype="background_shell_timeout",
+                         timestamp=ms_to_iso(record.get("timestamp_ms")))  # fmt: skip
 
 
 #: The runtime's events shown as notices (the run was not the model's to say).

@@ -76,6 +76,7 @@ from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
 from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source, json_object_file, open_source, read_file
+from turnfold.formats.wording import failure, notice, stop
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -293,8 +294,8 @@ class _Reader:
                              line: int) -> None:  # fmt: skip
         mode = as_text(record.get("mode"))
         if mode is not None and self.mode is not None and mode != self.mode:
-            self._add(SystemNotice(text=f"Permission mode: {mode}", subtype="mode_change",
-                                   timestamp=stamp))  # fmt: skip
+            self._add(notice("reader.permission_mode", {"mode": mode}, subtype="mode_change",
+                             timestamp=stamp))  # fmt: skip
         if mode is not None:
             self.mode = mode
             self.meta.setdefault("permission_mode", mode)
@@ -500,9 +501,11 @@ class _Reader:
         that), so a warning, with the error and the attempt."""
         said = as_text(record.get("errorMessage")) or as_text(record.get("errorName"))
         attempt, most = as_int(record.get("nextAttempt")), as_int(record.get("maxAttempts"))
-        retry = f"retrying (attempt {attempt} of {most})" if attempt and most else "retrying"
-        text = f"{said}; {retry}" if said else f"The model request failed; {retry}"
-        self._add(SystemNotice(text=text, level="warning", subtype="api_retry", timestamp=stamp))
+        key = ("reader.model_retrying.said" if said else "reader.model_retrying") + (
+            ".attempt" if attempt and most else ""
+        )
+        params = {"said": said, "attempt": attempt, "most": most}
+        self._add(notice(key, params, level="warning", subtype="api_retry", timestamp=stamp))
         self.source.mapped("turn.step.retrying")
 
     def _turn_ended(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
@@ -510,13 +513,14 @@ class _Reader:
         error = record.get("error")
         if isinstance(error, MAPPINGS) or record.get("reason") == "failed":
             message = as_text(error.get("message")) if isinstance(error, MAPPINGS) else None
-            entry = AssistantError(message=message or "The turn failed.", timestamp=stamp)
+            entry = (AssistantError(message=message, timestamp=stamp) if message
+                     else failure("reader.turn_failed", timestamp=stamp))  # fmt: skip
             if isinstance(error, MAPPINGS) and as_text(error.get("code")):
                 entry.meta["error_code"] = error["code"]
             self._add(entry)
         elif record.get("reason") == "cancelled" and not self.cancelled:
             self._cancel_open()
-            self._add(AbortMarker(reason="cancelled", timestamp=stamp))
+            self._add(stop("reader.cancelled", timestamp=stamp))
         self.source.mapped("turn.ended")
 
     # --- sub-agents -------------------------------------------------------------------------

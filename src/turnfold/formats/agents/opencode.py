@@ -86,6 +86,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, read_file, sibling_files
+from turnfold.formats.wording import notice, stop
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -773,16 +774,18 @@ class SessionReader:
             return [SystemNotice(text=stringify(part.get("text", "")), subtype="synthetic")]
         if kind == "file":
             self.note(record_type)
-            name = as_text(part.get("filename")) or as_text(part.get("url")) or "a file"
-            return [SystemNotice(text=f"Attached {name} ({part.get('mime')})", subtype="file")]
+            name = as_text(part.get("filename")) or as_text(part.get("url"))
+            params = {"name": name, "mime": part.get("mime")}
+            return [notice("reader.attached" if name else "reader.attached.file", params,
+                           subtype="file")]  # fmt: skip
         if kind == "agent":
             self.note(record_type)
             return [SystemNotice(text=f"@{part.get('name')}", subtype="agent")]
         if kind == "subtask":
             self.note(record_type)
             what = as_text(part.get("description")) or as_text(part.get("prompt")) or ""
-            return [SystemNotice(text=f"Sub-task for @{part.get('agent')}: {what}",
-                                 subtype="subtask")]  # fmt: skip
+            params = {"agent": part.get("agent"), "what": what}
+            return [notice("reader.subtask", params, subtype="subtask")]
         if kind == "compaction":
             self.note(record_type)
             trigger = "auto" if part.get("auto") else "manual"
@@ -790,14 +793,15 @@ class SessionReader:
         if kind == "patch":
             self.note(record_type)
             files = [f for f in part.get("files") or [] if isinstance(f, str)]
-            return [SystemNotice(text="Files changed: " + ", ".join(files), subtype="patch")]
+            return [notice("reader.files_changed", {"files": ", ".join(files)}, subtype="patch")]
         if kind == "retry":
             self.note(record_type)
             error = _mapping(part.get("error"))
             said = as_text(_mapping(error.get("data")).get("message")) or as_text(error.get("name"))
-            text = f"Retry {part.get('attempt')}: {said or 'provider error'}"
+            key = "reader.retry_attempt.said" if said else "reader.retry_attempt"
             when = iso_time(_mapping(part.get("time")).get("created"))  # the retry's own moment
-            return [SystemNotice(text=text, level="warning", subtype="retry", timestamp=when)]
+            return [notice(key, {"attempt": part.get("attempt"), "said": said}, level="warning",
+                           subtype="retry", timestamp=when)]  # fmt: skip
         if kind in ("step-start", "snapshot"):
             self.note(record_type, "ignored")
             return []
@@ -848,7 +852,7 @@ class SessionReader:
             else:
                 self.add(AssistantError(message=said, timestamp=stamp))
         elif _unfinished(info):
-            self.add(AbortMarker(reason=UNFINISHED, timestamp=stamp))
+            self.add(stop("reader.response_unfinished", timestamp=stamp))  # UNFINISHED
 
     def _usage(self, entries: list[Entry], tokens: Any, cost: Any, model: str | None) -> None:
         usage = step_usage(tokens)

@@ -110,6 +110,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import unix_timestamp
 from turnfold.formats.source import Source, plain_each, plain_value, type_of_record
+from turnfold.formats.wording import failure, notice
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -698,8 +699,8 @@ class AdkBuilder(TranscriptBuilder):
         # tool alone does not fail a turn, a run it ended does).
         names = list(dict.fromkeys(call.name or "a tool" for call in failed))
         who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
-        ended = AssistantError(message=f"The run ended: {who} raised {text}", timestamp=ts,
-                               meta=meta)  # fmt: skip
+        ended = failure("reader.run_ended_raised", {"who": who, "said": text}, timestamp=ts,
+                        meta=meta)  # fmt: skip
         self.raised = (field(event, "invocation_id"), text, ended)
 
     def _place_held_error(self) -> None:
@@ -756,12 +757,9 @@ class AdkBuilder(TranscriptBuilder):
             return "actions"
         output = event.get("output")
         if output is not None:
-            who = agent or "node"
-            self._append(
-                scope,
-                SystemNotice(text=f"{who} output: {stringify(output)}", subtype="output",
-                             timestamp=ts),
-            )  # fmt: skip
+            key = "reader.output.of" if agent else "reader.output"
+            said = {"who": agent, "output": stringify(output)}
+            self._append(scope, notice(key, said, subtype="output", timestamp=ts))
             return "output"
         if field(actions, "agent_state") is not None or field(actions, "end_of_agent"):
             return "agent_state"
@@ -779,10 +777,8 @@ class AdkBuilder(TranscriptBuilder):
         if isinstance(target, str) and target:
             self._transfer(scope, target, agent, ts)
         if field(actions, "escalate") is True:
-            who = agent or "the agent"
-            self._append(
-                scope, SystemNotice(text=f"{who} escalated", subtype="escalate", timestamp=ts)
-            )
+            key = "reader.escalated.by" if agent else "reader.escalated"
+            self._append(scope, notice(key, {"who": agent}, subtype="escalate", timestamp=ts))
         compaction = field(actions, "compaction")
         if isinstance(compaction, Mapping):
             summary = field(compaction, "compacted_content")
@@ -816,10 +812,10 @@ class AdkBuilder(TranscriptBuilder):
         )
         task = f"handoff from {agent}" if agent else None
         if transfer is None:
+            said = {"target": target}
             self._append(
-                scope, SystemNotice(text=f"Transferred to {target}", subtype="transfer",
-                                    timestamp=ts),
-            )  # fmt: skip
+                scope, notice("reader.transferred", said, subtype="transfer", timestamp=ts)
+            )
             return
         owner = self.calls[transfer.call_id][1]
         chain = [name for name, _ in self.handoffs]

@@ -114,6 +114,8 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, plain_each, type_of_record
+from turnfold.formats.wording import failure
+from turnfold.formats.wording import notice as worded_notice
 from turnfold.formats.wrappers import listed_evidence, sample
 from turnfold.model import (
     AssistantError,
@@ -564,11 +566,12 @@ class AgentFrameworkBuilder(MessageBuilder):
         if isinstance(finish_reason, str):
             metadata["finish_reason"] = finish_reason
             if finish_reason == "length":
-                text = "The response was cut off at the max_tokens limit."
-                notice = SystemNotice(text=text, level="warning", subtype="max_tokens")
-                self.transcript.append(notice)
+                said = worded_notice(
+                    "reader.cut_off_max_tokens", level="warning", subtype="max_tokens"
+                )
+                self.transcript.append(said)
             elif finish_reason == "content_filter":
-                self.transcript.append(AssistantError(message="The response was filtered."))
+                self.transcript.append(failure("reader.filtered"))
 
 
 def thinking_of(content: Mapping[str, Any]) -> Thinking:
@@ -670,8 +673,10 @@ class WorkflowReader:
             if child is None:
                 self.running[executor] = call
         elif kind == "handoff_sent":
-            text = f"{record.get('source')} handed off to {record.get('target')}"
-            builder.transcript.append(SystemNotice(text=text, subtype="handoff"))
+            said = {"source": str(record.get("source")), "target": str(record.get("target"))}
+            builder.transcript.append(
+                worded_notice("reader.handed_off.by", said, subtype="handoff")
+            )
         elif kind == "request_info":
             action = builder.wait_on_user(None, "question", str(record.get("text")))
             builder.transcript.append(action)
@@ -681,11 +686,11 @@ class WorkflowReader:
             if call is not None:
                 builder.update(call, status="error", result=text_result(message))
             else:
-                builder.transcript.append(AssistantError(message=message))
+                said = {"executor": str(executor), "said": str(record.get("message"))}
+                builder.transcript.append(failure("reader.executor_failed", said))
         elif kind == "failed":
-            builder.transcript.append(
-                AssistantError(message=f"The workflow failed: {record.get('message')}")
-            )
+            said = {"said": str(record.get("message"))}
+            builder.transcript.append(failure("reader.workflow_failed", said))
         elif kind == "output":
             author = record.get("author")
             meta = {"author": author} if isinstance(author, str) else {}

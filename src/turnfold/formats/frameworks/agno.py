@@ -119,9 +119,9 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source, plain_each, plain_value
+from turnfold.formats.wording import failure, stop
 from turnfold.formats.wrappers import listed_evidence, sample
 from turnfold.model import (
-    AbortMarker,
     AssistantError,
     AssistantText,
     Entry,
@@ -477,10 +477,10 @@ class AgnoBuilder(MessageBuilder):
         status = run.get("status")
         status = str(getattr(status, "value", status)).lower()
         if status == "error":
-            text = as_text(_text(run.get("content"))) or "The run failed."
-            self._append(AssistantError(message=text))
+            text = as_text(_text(run.get("content")))
+            self._append(AssistantError(message=text) if text else failure("reader.run_failed"))
         elif status == "cancelled":
-            self._append(AbortMarker(reason="cancelled"))
+            self._append(stop("reader.cancelled"))
         elif status == "paused":
             self._paused(run)
         if not self.live:
@@ -1038,7 +1038,7 @@ class Follower:
         elif name == "RunError":
             self._show(AssistantError(message=str(getattr(event, "content", None) or "Error")))
         elif name == "RunCancelled":
-            self._show(AbortMarker(reason="cancelled"))
+            self._show(stop("reader.cancelled"))
         elif name in ("RunCompleted", "RunPaused", "ReasoningStep", "ReasoningContentDelta"):
             pass  # the run's end (settled from the run), and reasoning agents' steps
         elif name not in _QUIET:

@@ -100,6 +100,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.wording import notice
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     AssistantText,
@@ -543,7 +544,7 @@ class AutogenBuilder(MessageBuilder):
         if not source or source == USER or source == self.agent:
             return
         if self.agent is not None and source not in self._expected and not self._after_user():
-            self._append(SystemNotice(text=f"Agent: {source}", subtype="agent"))
+            self._append(notice("reader.agent", {"name": source}, subtype="agent"))
         self._expected.clear()
         self.agent = source
         if source not in self.agents:
@@ -832,8 +833,9 @@ class AutogenBuilder(MessageBuilder):
                 break
         # No call to nest under, or control goes back to the person: a notice tells it.
         self._append(
-            SystemNotice(
-                text=f"Handed off to {target}",
+            notice(
+                "reader.handed_off",
+                {"target": target},
                 subtype="handoff",
                 timestamp=ts,
                 meta={**meta, "message": content},
@@ -857,8 +859,9 @@ class AutogenBuilder(MessageBuilder):
         content = m.get("content")
         names = [n for n in (content if isinstance(content, list) else []) if isinstance(n, str)]
         if self.agent is not None and names and names != [self.agent] and not self._after_user():
-            text = "Next speaker: " + ", ".join(names)
-            self._append(SystemNotice(text=text, subtype="speaker", timestamp=ts, meta=meta))
+            said = {"names": ", ".join(names)}
+            self._append(notice("reader.next_speaker", said, subtype="speaker", timestamp=ts,
+                                meta=meta))  # fmt: skip
         self._expected = set(names)
 
     def _on_SelectorEvent(

@@ -150,6 +150,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_chat import OpenAIChatBuilder
 from turnfold.formats.source import Source, plain_each, plain_value
+from turnfold.formats.wording import notice as worded_notice
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -581,7 +582,7 @@ class _Run:
 
 def _agent_notice(agent: str) -> SystemNotice:
     """Whose work the turn is: the notice the AutoGen reader makes for a change of agent."""
-    return SystemNotice(text=f"Agent: {agent}", subtype="agent", meta={"agent": agent})
+    return worded_notice("reader.agent", {"name": agent}, subtype="agent", meta={"agent": agent})
 
 
 def _agent_of(meta: Mapping[str, Any]) -> dict[str, Any]:

@@ -86,14 +86,13 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source, plain_each, plain_value, type_of_record
+from turnfold.formats.wording import failure, notice
 from turnfold.formats.wrappers import listed_evidence
 from turnfold.model import (
-    AssistantError,
     AssistantText,
     Entry,
     ImageData,
     SubAgent,
-    SystemNotice,
     Thinking,
     ToolCall,
     Transcript,
@@ -373,11 +372,11 @@ class HaystackBuilder(MessageBuilder):
             self.transcript.metadata["model"] = model
         finish = meta.get("finish_reason")
         if finish == "length":
-            text = "The response was cut off at the length limit (finish_reason length)."
-            self.transcript.append(SystemNotice(text=text, level="warning", subtype="length"))
+            said = notice("reader.cut_off_length", level="warning", subtype="length")
+            self.transcript.append(said)
         elif finish == "content_filter":
             self.transcript.append(
-                AssistantError(message="The response was blocked (finish_reason content_filter).")
+                failure("reader.blocked", {"reason": "finish_reason content_filter"})
             )
 
     def _call(self, value: Mapping[str, Any], batch: str, line: int) -> ToolCall | None:
@@ -461,15 +460,17 @@ class HaystackBuilder(MessageBuilder):
         if isinstance(reason, str):
             self.transcript.metadata["exit_reason"] = reason
         if reason == "max_agent_steps":
-            text = "The agent stopped at its step budget (max_agent_steps) before an answer."
-            self.transcript.append(SystemNotice(text=text, level="warning", subtype="max_steps"))
+            said = notice("reader.step_budget", level="warning", subtype="max_steps")
+            self.transcript.append(said)
         elif (
             isinstance(reason, str)
             and reason not in ("text", "length", "content_filter")
             and reason not in {call.name for call in self._calls.values()}  # an exit tool
         ):
-            text = f"The run was stopped: {reason}."  # a hook's stop_run reason
-            self.transcript.append(SystemNotice(text=text, subtype="stopped"))
+            # a hook's stop_run reason
+            self.transcript.append(
+                notice("reader.run_stopped", {"reason": reason}, subtype="stopped")
+            )
         self.settle_open([*self._calls.values(), *(c for c, _ in self._unnamed)])
 
 

@@ -136,6 +136,7 @@ from turnfold.formats.source import (
     plain_value,
     type_of_record,
 )
+from turnfold.formats.wording import notice
 from turnfold.formats.wrappers import listed_evidence
 from turnfold.model import (
     AbortMarker,
@@ -144,7 +145,6 @@ from turnfold.model import (
     Entry,
     ImageData,
     SubAgent,
-    SystemNotice,
     Thinking,
     ToolCall,
     ToolStatus,
@@ -743,9 +743,7 @@ def _read_output(builder: LlamaBuilder, output: Mapping[str, Any]) -> None:
     """An ``AgentOutput`` alone: the run's calls with their results, then its response."""
     calls = as_list(output.get("tool_calls"))
     builder.outcomes.update(_outcomes(calls))
-    text = "An AgentOutput holds only the run's tool calls and its last response"
-    text += ": load the handler, or the memory's messages, for the whole run."
-    builder.transcript.append(SystemNotice(text=text, subtype="partial"))
+    builder.transcript.append(notice("reader.partial_agent_output", subtype="partial"))
     for position, call in enumerate(calls, start=1):
         if not isinstance(call, MAPPINGS):
             builder.warn("a tool call that is no object", None)
@@ -1387,9 +1385,8 @@ class Follower:
                 self.builder._append(_new_text(text))
         said = getattr(output.retry_messages[-1], "content", None)
         why = said.strip().splitlines()[0] if isinstance(said, str) and said.strip() else ""
-        notice = "The agent could not use this reply and asked the model again"
-        notice += f" ({why})" if why else ""
-        self.builder._append(SystemNotice(text=notice, level="warning", subtype="retry"))
+        key = "reader.asked_again.why" if why else "reader.asked_again"
+        self.builder._append(notice(key, {"why": why}, level="warning", subtype="retry"))
 
     def _result(self, event: Any) -> None:
         output = event.tool_output

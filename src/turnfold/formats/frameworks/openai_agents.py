@@ -125,6 +125,7 @@ from turnfold.formats.source import (
     plain_value,
     type_of_record,
 )
+from turnfold.formats.wording import notice
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     AssistantError,
@@ -133,7 +134,6 @@ from turnfold.model import (
     LoadWarning,
     PendingAction,
     SubAgent,
-    SystemNotice,
     ToolCall,
     ToolResult,
     ToolStatus,
@@ -401,7 +401,7 @@ class AgentsBuilder(ResponsesBuilder):
             self._close_to(ancestor)
         else:
             self.level.agent = name
-        self._append(SystemNotice(text=f"Agent: {name}", subtype="agent"))
+        self._append(notice("reader.agent", {"name": name}, subtype="agent"))
 
     def handoff_call(self, item: Mapping[str, Any], line: int) -> ToolCall | None:
         raw = item.get("raw_item")
@@ -428,7 +428,7 @@ class AgentsBuilder(ResponsesBuilder):
         if call is None:
             # No call to nest under: the change of agent is told as before (rule A-1.3).
             self.warn(f"handoff output for an unknown call id {call_id!r}", line)
-            self._append(SystemNotice(text=f"Handed off to {target}", subtype="handoff"))
+            self._append(notice("reader.handed_off", {"target": target}, subtype="handoff"))
             self.level.agent = target
             return True
         text, images = output_content(raw.get("output"))

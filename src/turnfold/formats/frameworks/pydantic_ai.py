@@ -122,6 +122,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, plain_each, plain_value, type_of_record
+from turnfold.formats.wording import notice
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     AssistantError,
@@ -725,8 +726,7 @@ class PydanticAIBuilder(MessageBuilder):
                 self.transcript.update(first, meta={**first.meta, **meta})
             attach_usage(entries, usage, self.transcript)
         if message.get("finish_reason") == "length":
-            text = "The response was cut off at the model's token limit."
-            self._append(SystemNotice(text=text, level="warning", subtype="length"))
+            self._append(notice("reader.cut_off_token_limit", level="warning", subtype="length"))
 
     # --- request parts -------------------------------------------------------------------
 
@@ -828,7 +828,9 @@ class PydanticAIBuilder(MessageBuilder):
                 break
         text = content if isinstance(content, str) else stringify(content)
         self._append(
-            SystemNotice(text=f"Retry: {text}", level="warning", subtype="retry", timestamp=stamp)
+            notice(
+                "reader.retry", {"said": text}, level="warning", subtype="retry", timestamp=stamp
+            )
         )
 
     def capability(self, part: Mapping[str, Any]) -> None:
@@ -1398,8 +1400,8 @@ class Follower:
         if getattr(reason, "part_kind", None) == "retry-feedback":
             self.builder.request_part(plain_part(reason, True), 0)
         else:
-            text = f"The response was rejected and replaced ({getattr(reason, 'kind', None)})."
-            self.builder._append(SystemNotice(text=text, level="warning", subtype="retry"))
+            said = {"kind": str(getattr(reason, "kind", None))}
+            self.builder._append(notice("reader.replaced", said, level="warning", subtype="retry"))
 
     def _response(self) -> list[Entry]:
         """The entries of the response being streamed (a new one after tool events)."""

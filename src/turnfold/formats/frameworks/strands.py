@@ -134,9 +134,9 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, plain_each, plain_value, type_of_record
+from turnfold.formats.wording import failure, notice
 from turnfold.formats.wrappers import listed_evidence, sample
 from turnfold.model import (
-    AssistantError,
     AssistantText,
     Entry,
     ImageData,
@@ -1042,9 +1042,10 @@ def _removed_notice(builder: ConverseBuilder, description: Mapping[str, Any]) ->
     40 by default): they are not in ``agent.messages``, and the view says so."""
     removed = as_int(description.get("removed_messages"))
     if removed:
-        manager = description.get("conversation_manager") or "its conversation manager"
-        text = f"{removed} earlier message(s) were removed from agent.messages by {manager}."
-        builder.transcript.append(SystemNotice(text=text, level="warning", subtype="removed"))
+        manager = description.get("conversation_manager")
+        key = "reader.messages_removed.by" if manager else "reader.messages_removed"
+        params = {"count": removed, "manager": manager}
+        builder.transcript.append(notice(key, params, level="warning", subtype="removed"))
 
 
 def _read_document(source: Source, builder: ConverseBuilder, document: Mapping[str, Any]) -> None:
@@ -1100,10 +1101,10 @@ def _read_document(source: Source, builder: ConverseBuilder, document: Mapping[s
 
 def _stop_notice(builder: ConverseBuilder, reason: Any) -> None:
     if reason == "max_tokens":
-        text = "The response was cut off at the max_tokens limit."
-        builder.transcript.append(SystemNotice(text=text, level="warning", subtype="max_tokens"))
+        builder.transcript.append(notice("reader.cut_off_max_tokens", level="warning",
+                                         subtype="max_tokens"))  # fmt: skip
     elif reason in ("guardrail_intervened", "content_filtered"):
-        builder.transcript.append(AssistantError(message=f"The response was blocked ({reason})."))
+        builder.transcript.append(failure("reader.blocked", {"reason": reason}))
 
 
 def _read_result(builder: ConverseBuilder, record: Mapping[str, Any]) -> None:
@@ -1189,7 +1190,7 @@ class Follower:
                 self.builder.interrupt(_interrupt(interrupt))
         elif event.get("force_stop"):
             reason = event.get("force_stop_reason")
-            self.transcript.append(AssistantError(message=f"Stopped: {reason}"))
+            self.transcript.append(failure("reader.stopped", {"reason": reason}))
         elif not any(key in _QUIET_EVENTS for key in event):
             self._warn_once(event)
 

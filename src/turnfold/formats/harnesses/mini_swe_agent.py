@@ -71,6 +71,7 @@ from turnfold.formats.harnesses.swe_agent import info_metadata
 from turnfold.formats.openai_chat import litellm_usage
 from turnfold.formats.openai_responses import responses_usage
 from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.wording import notice
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     AssistantError,
@@ -590,7 +591,8 @@ class _Reader:
             return
         self._cancel_pending()
         if status in _LIMITS:
-            self._append(SystemNotice(text=f"Stopped: {status}", level="warning", subtype="exit"))
+            self._append(notice("reader.stopped", {"reason": status}, level="warning",
+                                subtype="exit"))  # fmt: skip
         elif status:
             self._append(
                 AssistantError(
