@@ -53,6 +53,9 @@ FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "claude-agent
 SAVED = FIXTURES / "claude-agent-sdk_v0.2.189_asdict_subagent.json"
 CLI = FIXTURES / "claude-agent-sdk_v0.2.189_asdict_cli-subagent.json"
 CLI_PARTIAL = FIXTURES / "claude-agent-sdk_v0.2.189_asdict_cli-partial-messages.json"
+#: The same run of the CLI 2.1.337 that claude-agent-sdk 0.2.190 bundles (newer than the pin): its
+#: task events add ``written_at`` and its task list ``start_time``, which nothing here reads.
+CLI_NEWER = FIXTURES / "claude-agent-sdk_v0.2.190_asdict_cli-subagent.json"
 NAME = claude_agent_sdk.NAME
 
 
@@ -240,7 +243,9 @@ def test_A1_a_fresh_run_saved_with_asdict_reads_like_the_fixture() -> None:
     assert turnfold.load(fresh).dump() == turnfold.load(SAVED).dump()
 
 
-@pytest.mark.parametrize("path", [CLI, CLI_PARTIAL], ids=["whole", "partial"])
+@pytest.mark.parametrize(
+    "path", [CLI, CLI_PARTIAL, CLI_NEWER], ids=["whole", "partial", "whole-cli-2.1.337"]
+)
 def test_A1_the_real_cli_s_messages_read_with_the_failing_bash_and_the_sub_agent(
     path: Path,
 ) -> None:
