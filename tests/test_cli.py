@@ -139,17 +139,18 @@ def test_L4_a_file_of_many_runs_exits_2_and_render_names_the_site_that_reads_it(
     rows = tmp_path / "train.jsonl"
     messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     rows.write_text("".join(json.dumps({"messages": messages, "n": n}) + "\n" for n in range(3)))
-    for source, says in ((log, "holds 4 samples"), (rows, "a file of runs")):
+    # An eval log's hint names its first sample's key (a command that runs as written).
+    for source, says, one in ((log, "holds 4 samples", "1/1"), (rows, "a file of runs", "ID")):
         assert main(["show", str(source)]) == 2
         shown = capsys.readouterr().err
         assert says in shown
         assert "-o SITE/" not in shown
-        assert f"to show one: turnfold show '{source}#ID'" in shown  # not only Python's words
+        assert f"to show one: turnfold show '{source}#{one}'" in shown  # not only Python's words
         assert main(["render", str(source)]) == 2
         rendered = capsys.readouterr().err
         assert says in rendered
         assert f"turnfold render {source} -o SITE/" in rendered
-        assert f"turnfold render '{source}#ID'" in rendered
+        assert f"turnfold render '{source}#{one}'" in rendered
         assert main(["render", str(source), "-o", str(tmp_path / source.stem) + "/"]) == 0
         assert (tmp_path / source.stem / "index.html").is_file()
     assert "Traceback" not in run("show", str(log)).stderr

@@ -365,11 +365,33 @@ def _many_runs_hint(message: str, command: str, path: Path) -> str:
     user to scan it or to pick one with ``sample=``: here a site or ``FILE#ID`` does it."""
     if "turnfold.scan(" not in message and "pick one with" not in message:
         return ""
-    one = f"turnfold {command} {shlex.quote(f'{path}#ID')} (as a scan keys it)"
+    first = _first_sample(path)
+    if first is None:
+        one = f"turnfold {command} {shlex.quote(f'{path}#ID')} (as a scan keys it)"
+    else:  # a command that runs as it is written, and the shape of every other run's key
+        one = (f"turnfold {command} {shlex.quote(f'{path}#{first}')} (its first sample; "
+               "FILE#SAMPLE/EPOCH names any, as a scan keys it)")  # fmt: skip
     if command == "render":
         site = f"turnfold render {shlex.quote(str(path))} -o SITE/"
         return f"; to write a page for each run: {site}, or for one: {one}"
     return f"; to show one: {one}"
+
+
+def _first_sample(path: Path) -> str | None:
+    """The ``ID/EPOCH`` of an eval log's first sample (``crash/1``), as a scan keys it, read
+    from the log's listing; None for any other file, or a log that cannot be listed."""
+    from turnfold.formats.harnesses import inspect_log
+
+    if path == STDIN or inspect_log.detect_path(path) is None:
+        return None
+    try:
+        listed = inspect_log.samples(path)
+    except (OSError, ValueError):  # the load said what is wrong with the log
+        return None
+    if not listed:
+        return None
+    sample, epoch = listed[0]
+    return f"{sample}/{epoch}"
 
 
 def _say_warnings(path: Path, transcript: Transcript, stderr: TextIO) -> None:

@@ -666,8 +666,9 @@ class Transcript:
     __hash__ = None  # type: ignore[assignment]  # mutable, like a list
 
     def __repr__(self) -> str:
-        calls = len(self.tool_calls())
-        return f"<Transcript: {len(self.entries)} entries, {calls} tool calls>"
+        entries, calls = len(self.entries), len(self.tool_calls())
+        return (f"<Transcript: {entries} {'entry' if entries == 1 else 'entries'}, "
+                f"{calls} tool {'call' if calls == 1 else 'calls'}>")  # fmt: skip
 
     def _display_(self) -> Any:
         """marimo's display protocol: a transcript left as a cell's value shows as the widget

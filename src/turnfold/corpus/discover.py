@@ -88,6 +88,15 @@ AGENT_FOLDERS = frozenset({
     ".claude", ".codex", ".gemini", ".qwen", ".cline", ".openhands", ".cursor", ".aider",
     ".copilot", ".crush", ".continue", ".kimi-code", ".kimi",
 })  # fmt: skip
+#: A home folder's data folder (the XDG default of ``$XDG_DATA_HOME``), and the agents' folders
+#: in it a walk enters: OpenCode's ``opencode/`` (``opencode.db``, ``storage/`` before 1.2),
+#: Kilo Code's ``kilo/`` (``kilo.db``) and Crush's ``crush/`` (``crush server`` works in it:
+#: its ``.crush/crush.db``, charmbracelet/crush ``GlobalWorkspaceDir``). Nothing else of
+#: ``.local`` is walked or counted: it holds every installed program's and application's
+#: files, no agent's sessions.
+DATA_HOME = (".local", "share")
+DATA_FOLDERS = frozenset({"opencode", "kilo", "crush"})
+_HIDDEN_WALKED = AGENT_FOLDERS | {DATA_HOME[0]}
 
 
 @dataclass(frozen=True)
@@ -313,8 +322,13 @@ def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> No
             continue
         links.walked.add((real.st_dev, real.st_ino))
         # Sorted, so rows come in the same order on every machine; hidden folders (.git, caches)
-        # hold no sessions, but for the agents' own.
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") or d in AGENT_FOLDERS)
+        # hold no sessions, but for the agents' own and a home's data folder.
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") or d in _HIDDEN_WALKED)
+        entered = _data_home_step(folder, start)
+        if entered is not None:
+            # On the way to the agents' folders of ``.local/share``: no other folder or file.
+            dirs[:] = [d for d in dirs if d in entered]
+            files = []
         if openhands_sdk.BASE_STATE in files and openhands_sdk.EVENTS in dirs:
             # An OpenHands SDK conversation: one item, its state file, whose loader reads the
             # events and sub-agents' conversations beside it (one file each: never a row each).
@@ -392,6 +406,18 @@ def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> No
                     _add_file(path, format, found)
             elif found.first_time(path):
                 found.skipped += 1
+
+
+def _data_home_step(folder: str, start: str) -> frozenset[str] | None:
+    """The only folders a walk of ``start`` enters of ``folder`` when ``folder`` is a
+    ``.local`` or ``.local/share`` met inside it (:data:`DATA_HOME`); None for any other
+    folder. A ``.local`` scanned by name is walked as any folder is."""
+    parts = os.path.relpath(folder, start).split(os.sep)
+    if parts[-1:] == [DATA_HOME[0]]:
+        return frozenset({DATA_HOME[1]})
+    if parts[-2:] == list(DATA_HOME):
+        return DATA_FOLDERS
+    return None
 
 
 def _is_glob(text: str) -> bool:

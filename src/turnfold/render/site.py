@@ -75,8 +75,8 @@ _FORMAT = 2
 
 @dataclass(frozen=True)
 class SiteReport:
-    """What a build did: rows in the index, pages written and kept as they were, files that are
-    no run (unrecognised, or part of another run)."""
+    """What a build did: rows in the index, pages written and kept as they were, files skipped
+    (no loader recognises them: ``Corpus.skipped``)."""
 
     index: Path
     rows: int
@@ -363,9 +363,10 @@ def _forget(out: Path, before: dict[str, dict[str, Any]], files: dict[str, dict[
 def _counts(
     skipped: int, files: dict[str, dict[str, Any]], runs: list[dict[str, Any]], locale: str
 ) -> tuple[str, int]:
-    """The index's line of counts (runs, errors, files skipped: what a corpus counts), in the
-    reader's language, and the files that are no run."""
-    others = skipped + sum(1 for entry in files.values() if entry["kind"] != "rows")
+    """The index's line of counts (runs, errors, files skipped), in the reader's language, and
+    the files skipped: what the corpus counts (C-7), files no loader recognises; a sub-agent's
+    file or another part of a run's session is read with its run, not skipped."""
+    others = skipped + sum(1 for entry in files.values() if entry["kind"] == "skipped")
     errors = sum(1 for run in runs if run["row"]["error"] is not None)
     line = translate("site.counts", locale, runs=plural("browser.counts", len(runs), locale),
                      errors=plural("site.errors", errors, locale),
