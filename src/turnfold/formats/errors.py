@@ -1,5 +1,6 @@
 """What loaders report about bad input (spec L-4): one error for a source that is not a
-transcript at all, and a marker for a single unreadable line that is skipped with a warning.
+transcript at all, one for a source of many runs asked for none of them or for one it does not
+hold, and a marker for a single unreadable line that is skipped with a warning.
 """
 
 from __future__ import annotations
@@ -42,3 +43,9 @@ class TranscriptFormatError(ValueError):
         where = f"{source}, line {line}" if line is not None else source
         formats = ", ".join(self.tried) or "none"
         super().__init__(f"{where}: not a transcript ({reason}); formats tried: {formats}")
+
+
+class SampleSelectionError(ValueError):
+    """A source of many runs (an eval log's samples, a checkpointer's threads) holds several
+    and none was named, or not the one named: the message lists what it holds and how to
+    pick one."""

@@ -84,9 +84,12 @@ Live (:class:`Follower`): every event of ``graph.stream(...)`` / ``astream`` in 
 than once in its step), ``values`` (the whole state each step: only messages not yet seen are
 fed, by id), ``messages`` (``(message chunk, metadata)``: the chunks of one message, by its id,
 grow a streaming :class:`Thinking` / :class:`AssistantText` until the message is complete, which
-then takes those entries over), ``tasks`` / ``debug`` (which task ran which tool call), a list
-of modes (``(mode, chunk)``), ``subgraphs=True`` (``(namespace, mode, chunk)`` or ``(namespace,
-chunk)``), and ``version="v2"``'s ``{"type": mode, "ns": namespace, "data": chunk}`` parts; and
+then takes those entries over), ``tasks`` / ``debug`` (which task ran which tool call; a
+``debug`` checkpoint's state read as ``values``), a list of modes (``(mode, chunk)``),
+``subgraphs=True`` (``(namespace, mode, chunk)`` or ``(namespace, chunk)``), and
+``version="v2"``'s ``{"type": mode, "ns": namespace, "data": chunk}`` parts (the messages
+``stream`` was given, which only a state holds, read off its generator when no mode streams
+the state: :func:`run_of_generator`, :meth:`Follower.begin`); and
 ``astream_events``, whose graph's own ``on_chain_stream`` events carry its updates
 (:func:`_callback_event`; the prompt is in its first node's input), and an agent a tool
 ``invoke``s, which streams nothing of its own, is read from its nodes' inputs and outputs and
@@ -1336,6 +1339,20 @@ class Follower:
 
     # --- events ----------------------------------------------------------------------------
 
+    def begin(self, given: Any) -> None:
+        """The messages the followed graph was given (:func:`run_of_generator`), shown first
+        as the graph's state holds them: made messages by LangChain's own rule, the one
+        LangGraph's ``add_messages`` applies (a ``("user", text)`` pair, a string, a dict)."""
+        from langchain_core.messages import convert_to_messages
+
+        try:
+            messages = convert_to_messages(given if isinstance(given, list) else [given])
+        except (ValueError, TypeError, NotImplementedError) as exc:
+            self._warn(f"the messages the run was given are not shown: {exc}")
+            return
+        for message in messages:
+            self._message(self._root, message)
+
     def feed(self, event: Any, line: int | None = None) -> None:
         """Fold one event in; ``line`` is its place in a saved stream (warnings name it),
         else the events are counted."""
@@ -1351,6 +1368,12 @@ class Follower:
             mode = _mode_of(chunk)
         if mode in ("tasks", "debug"):
             self._task(namespace, chunk if mode == "tasks" else _debug_task(chunk))
+            state = _debug_state(chunk) if mode == "debug" else None
+            run = self._run(namespace) if state is not None else None
+            if run is not None:
+                # A debug stream's messages are in its checkpoints' states: alone, it is
+                # a values stream (its first state holds the prompt).
+                self._fold_run(run, "values", state, event)
             return
         run = self._run(namespace)
         if run is not None:
@@ -2226,14 +2249,68 @@ def _state_fields(state: Any) -> Mapping[str, Any] | None:
     return None
 
 
+#: The keys of every event of a lone ``debug`` stream (``langgraph.pregel.debug``'s
+#: ``DebugOutput``s: a task, a task's result or a checkpoint, in ``payload``).
+_DEBUG_KEYS = frozenset({"type", "step", "timestamp", "payload"})
+
+
 def _mode_of(chunk: Any) -> str | None:
     if isinstance(chunk, tuple) and len(chunk) == 2 and isinstance(chunk[1], Mapping):
         return "messages"
     if isinstance(chunk, Mapping):
         if isinstance(chunk.get("messages"), (list, tuple)):
             return "values"
+        if chunk.keys() == _DEBUG_KEYS:
+            return "debug"
         return "updates"
     return None
+
+
+#: Where ``graph.stream`` / ``astream`` are defined (``Pregel``'s, which every compiled graph
+#: and ``create_agent``'s agent streams with): the generators :func:`run_of_generator` reads.
+_STREAMS_MODULE = "langgraph.pregel.main"
+_STREAMS = frozenset({"stream", "astream"})
+#: The stream modes whose events hold the graph's whole state, its prompt in its place after
+#: the thread's history (a lone ``tasks`` stream too: read by its shape, a model task's
+#: input is the state).
+_STATE_MODES = NameSet({"values", "debug"})
+
+
+def run_of_generator(events: Any) -> Any:
+    """The messages ``graph.stream(input, ...)`` (or ``astream``), the generator to follow,
+    was given, read off the generator's arguments before it runs; None for any other
+    generator, an input without messages (a ``Command`` resuming a run, None), or a stream
+    whose events hold them (:data:`_STATE_MODES`). LangGraph writes the input to the state
+    before the first step and streams what the nodes write, so no ``updates`` or
+    ``messages`` event holds the prompt, which the load of the run's final state shows
+    (spec A-2); a thread's earlier turns are shown by neither."""
+    frame = getattr(events, "gi_frame", None) or getattr(events, "ag_frame", None)
+    if frame is None or frame.f_globals.get("__name__") != _STREAMS_MODULE:
+        return None
+    if frame.f_code.co_name not in _STREAMS:
+        return None
+    given = frame.f_locals
+    modes = given.get("stream_mode")
+    if modes is None:  # the graph's own (updates for create_agent's)
+        modes = getattr(given.get("self"), "stream_mode", None)
+    modes = [modes] if isinstance(modes, str) else modes
+    if not isinstance(modes, (list, tuple)) or list(modes) == ["tasks"]:
+        return None
+    if any(mode in _STATE_MODES for mode in modes):
+        return None
+    state = _state_fields(given.get("input"))
+    messages = state.get("messages") if state is not None else None
+    return messages if messages else None
+
+
+def _debug_state(event: Any) -> Mapping[str, Any] | None:
+    """A ``debug`` event's state, when it is a checkpoint's (``{"type": "checkpoint",
+    "payload": {"values": ...}}``: ``langgraph.pregel.debug.CheckpointPayload``)."""
+    if not (isinstance(event, Mapping) and event.get("type") == "checkpoint"):
+        return None
+    payload = event.get("payload")
+    values = payload.get("values") if isinstance(payload, Mapping) else None
+    return _state_fields(values) if values is not None else None
 
 
 def _debug_task(event: Any) -> Any:

@@ -113,6 +113,7 @@ from turnfold.formats.common import (
     usage_from,
 )
 from turnfold.formats.detection import Evidence
+from turnfold.formats.errors import SampleSelectionError as SampleSelectionError
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.harnesses import archive
 from turnfold.formats.source import Source
@@ -217,10 +218,6 @@ _ATTACHMENT = "attachment://"
 _CONTENT = "tc://"
 #: How Inspect counts letter grades (``value_to_float``).
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
-
-
-class SampleSelectionError(ValueError):
-    """The log holds several samples (or not the one asked for): say which to pick."""
 
 
 # --- reading logs --------------------------------------------------------------------------
