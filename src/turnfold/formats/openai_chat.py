@@ -898,7 +898,8 @@ def litellm_usage(usage: Any) -> Usage | None:
     litellm keep it (mini-swe-agent, OpenHands): a ChatCompletion usage, and an Anthropic
     model's cache writes, which Chat Completions does not name and litellm does
     (``cache_creation_input_tokens``; ``prompt_tokens_details.cache_creation_tokens`` in later
-    releases), with the prompt count they belong to (:func:`litellm_prompt_tokens`).
+    releases, with the one-hour part in its ``cache_creation_token_details``), with the prompt
+    count they belong to (:func:`litellm_prompt_tokens`).
 
     >>> litellm_usage({"prompt_tokens": 4, "completion_tokens": 9,
     ...                "cache_creation_input_tokens": 6553})  # doctest: +ELLIPSIS
@@ -917,6 +918,12 @@ def litellm_usage(usage: Any) -> Usage | None:
         counted.input_tokens = litellm_prompt_tokens(
             counted.input_tokens, counted.cache_read_tokens, written
         )
+        # The part of them kept for an hour, which costs more (litellm's
+        # ``CacheCreationTokenDetails``, from the Anthropic usage's ``cache_creation``).
+        split = details.get("cache_creation_token_details") if isinstance(details, Mapping) else {}
+        hour = as_int(split.get("ephemeral_1h_input_tokens")) if isinstance(split, Mapping) else 0
+        if hour is not None and 0 < hour <= written:
+            counted.cache_write_1h_tokens = hour
     return counted
 
 

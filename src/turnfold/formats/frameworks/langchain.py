@@ -58,7 +58,8 @@ Mapping (:class:`LangChainBuilder`, one builder for the static load and the live
   a block of an unknown type named on a line, the latter with a warning; a ``refusal`` block
   an :class:`AssistantText` of its own, ``meta["refusal"]``) (``model`` from ``response_metadata``'s
   ``model_name`` or ``model``; ``usage_metadata`` as its :class:`Usage`: input/output tokens,
-  ``input_token_details.cache_read`` / ``cache_creation``, ``output_token_details.reasoning``,
+  ``input_token_details.cache_read`` / ``cache_creation`` (an Anthropic model's by TTL:
+  ``ephemeral_5m_input_tokens``, ``ephemeral_1h_input_tokens``), ``output_token_details.reasoning``,
   put in the first entry's meta when the message has no text); a :class:`ToolCall` per
   ``tool_calls`` item (``{name, args, id}``; the message's calls are one batch, its ``id``);
   ``invalid_tool_calls`` (arguments the model garbled, never run) → a call with status
@@ -981,14 +982,26 @@ def lc_usage(raw: Any) -> Usage | None:
     cache_read, cache_write = (
         _counts(inputs, "cache_read", "cache_creation") if inputs else (None, None)
     )
+    hour = None
+    if inputs:
+        # langchain-anthropic splits an Anthropic model's writes by how long they are kept
+        # (``_create_usage_metadata``) and then zeroes ``cache_creation``, so as not to count
+        # them twice: the writes are the parts' sum, of which the one-hour ones cost more.
+        five, hour = _counts(inputs, "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
+        split = (five or 0) + (hour or 0)
+        if split > (cache_write or 0):
+            cache_write = split
     reasoning = _counts(outputs, "reasoning")[0] if outputs else None
-    return counted_usage(
+    usage = counted_usage(
         raw.get("input_tokens"),
         raw.get("output_tokens"),
         cache_read,
         cache_write,
         reasoning,
     )
+    if usage is not None and hour is not None and 0 < hour <= (cache_write or 0):
+        usage.cache_write_1h_tokens = hour
+    return usage
 
 
 def _counts(details: Any, *keys: str) -> tuple[int | None, ...]:

@@ -255,6 +255,7 @@ def _plain_usage(usage: Any) -> dict[str, Any] | None:
         "output_tokens",
         "cache_read_tokens",
         "cache_write_tokens",
+        "cache_write_1h_tokens",
         "output_reasoning_tokens",
     ):
         value = getattr(usage, name, None)
@@ -490,6 +491,13 @@ def _usage_of(raw: Any) -> tuple[Usage | None, dict[str, Any] | None]:
         reasoning_tokens=count("output_reasoning_tokens"),
     )
     details = raw.get("details")
+    # An Anthropic model's one-hour cache writes cost more than the rest: the field where the
+    # release has it, else the Anthropic count its ``details`` keep (``extract_usage_details``).
+    hour = count("cache_write_1h_tokens")
+    if hour is None and isinstance(details, Mapping):
+        hour = as_int(details.get("ephemeral_1h_input_tokens")) or None
+    if hour is not None and hour <= (usage.cache_write_tokens or 0):
+        usage.cache_write_1h_tokens = hour
     return (None if usage == Usage() else usage), (
         dict(details) if isinstance(details, Mapping) and details else None
     )
