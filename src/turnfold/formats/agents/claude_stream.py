@@ -92,8 +92,17 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   ``message_start`` began (``message.id``, the ``message.id`` of its ``assistant`` events;
   the CLI's ``api_message_id`` says the same, the SDK's ``StreamEvent`` drops it): one agent's
   responses do not overlap, and a sub-agent's events are its own thread;
-- the sub-agent task events (``system/task_*``), thinking-token estimates and the other
-  ``stream_event`` records are left out: the messages above hold what they announce.
+- the sub-agent task events (``system/task_*``, ``system/background_tasks_changed``) →
+  the duration of the sub-agent the ``Agent`` call with their ``tool_use_id`` started (F-7):
+  the call's own ``tool_use_result.totalDurationMs`` (a foreground agent's, as the session
+  file's line reads), else ``task_notification``'s ``usage.duration_ms``, else its end less
+  its start (CLI 2.1.337: the task list's ``start_time``, else ``task_started``'s
+  ``written_at``; ``task_updated``'s ``patch.end_time``, else the notification's
+  ``written_at``). A background agent's call, whose result only says it was launched, ran
+  as long. What else they announce (progress, a summary) the sub-agent's own messages and
+  its call's result hold;
+- thinking-token estimates and the other ``stream_event`` records are left out: the
+  messages above hold what they announce.
 
 :class:`StreamReader` reads the events one at a time, for :func:`read` and live (the Claude
 Agent SDK's follower): there calls are ``executing`` until their result arrives, a sub-agent
@@ -110,7 +119,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
 from turnfold.formats.anthropic import AnthropicBuilder
@@ -126,6 +135,7 @@ from turnfold.formats.common import (
     NameSet,
     calls_with_holders,
     checked_timestamp,
+    epoch_iso,
     prompt_not_recorded,
     stream_cut_off,
     usage_from,
@@ -149,6 +159,7 @@ from turnfold.model import (
     Transcript,
     Usage,
     UserMessage,
+    span_ms,
 )
 from turnfold.usage import (
     USAGE_KINDS,
@@ -179,15 +190,18 @@ RECORDS = Records(
         "system/notification": "a notice of the CLI (a hook that failed…): its text",
         "system/api_retry": "a failed API request the CLI retries: a warning notice (the "
         "error, the attempt), as the session file's api_error",
+        "system/task_started": "a sub-agent started: the time it was written (written_at, CLI "
+        "2.1.337) as its start; its events and its call's result hold the rest",
+        "system/task_updated": "a sub-agent's state change: its end_time as its end; its "
+        "call's result holds the outcome",
+        "system/task_notification": "a sub-agent finished: its recorded duration "
+        "(usage.duration_ms) on its call; its call's result holds the summary",
+        "system/background_tasks_changed": "the sub-agents running in the background: each "
+        "one's start_time (CLI 2.1.337) as its start; their own events hold their steps",
     },
     ignored={
         "system/thinking_tokens": "an estimate of thinking tokens while the model thinks",
-        "system/task_started": "a sub-agent started: its events and its call's result hold it",
         "system/task_progress": "a sub-agent's progress: its own events hold its steps",
-        "system/task_updated": "a sub-agent's state change: its call's result holds the outcome",
-        "system/task_notification": "a sub-agent's summary: its call's result holds the same",
-        "system/background_tasks_changed": "the list of sub-agents running in the background: "
-        "their own events hold their steps",
         "system/hook_started": "a hook run; hooks that fail or speak leave a user event",
         "system/hook_response": "a hook's output",
         "system/status": "a status line of the CLI",
@@ -485,6 +499,8 @@ class StreamReader:
         self.run_begun = 0
         #: Whether ``totals`` hold a run's input without its output (:meth:`_untotalled_run`).
         self.lower_bound = False
+        #: What the task events recorded of each sub-agent's run, by task id.
+        self.tasks: dict[str, _Task] = {}
 
     def feed(self, record: Any, line: int) -> None:
         """One record of the stream, accounted for in the source."""
@@ -550,6 +566,9 @@ class StreamReader:
             notice = retry_notice(error, record.get("attempt"), record.get("max_retries"))
             self._thread(record).transcript.append(notice)
             source.mapped(kind)
+        elif kind in _TASK_EVENTS:
+            source.mapped(kind)
+            self._task_event(record, kind, line)
         elif kind == "conversation_reset":
             main.transcript.append(
                 worded_notice("reader.conversation_cleared", subtype="conversation_reset")
@@ -633,7 +652,80 @@ class StreamReader:
             self._mark_lower_bound()
             stream_cut_off(self.source, self.main.transcript, self.open_run, "result")
         _nest(self.threads, self.source)
+        for task in self.tasks.values():
+            self._time(task)
         return self.main.transcript
+
+    def _task_event(self, record: Mapping[str, Any], kind: str, line: int) -> None:
+        """A task event's times (:class:`_Task`); live, a finished sub-agent's duration on
+        its call at once."""
+        if kind == "system/background_tasks_changed":
+            listed = record.get("tasks")
+            for item in listed if isinstance(listed, list) else ():
+                task = self._task(item)
+                if task is not None and task.start is None:
+                    task.start = epoch_iso(item.get("start_time"), per_second=1000)
+            return
+        task = self._task(record)
+        if task is None:
+            return
+        written = checked_timestamp(record.get("written_at"))
+        if kind == "system/task_started":
+            task.start = task.start or written
+        elif kind == "system/task_updated":
+            patch = record.get("patch")
+            end = patch.get("end_time") if isinstance(patch, Mapping) else None
+            task.end = epoch_iso(end, per_second=1000) or task.end
+        elif kind == "system/task_notification":
+            task.end = task.end or written
+            usage = record.get("usage")
+            given = usage.get("duration_ms") if isinstance(usage, Mapping) else None
+            task.duration_ms = _milliseconds(given)
+            if task.duration_ms is None and given is not None:
+                self.source.warn(
+                    "task_notification: usage.duration_ms is not a number of milliseconds: "
+                    f"{given!r:.40}",
+                    line,
+                )
+        if self.live and kind in ("system/task_updated", "system/task_notification"):
+            self._time(task)
+
+    def _task(self, record: Any) -> _Task | None:
+        """The task a record names (``task_id``), with its call (``tool_use_id``) when it
+        names one."""
+        task_id = record.get("task_id") if isinstance(record, Mapping) else None
+        if not isinstance(task_id, str) or not task_id:
+            return None
+        task = self.tasks.setdefault(task_id, _Task())
+        call_id = record.get("tool_use_id")
+        if isinstance(call_id, str) and call_id:
+            task.call_id = call_id
+        return task
+
+    def _time(self, task: _Task) -> None:
+        """The sub-agent's duration on its call, unless its call's result recorded one (a
+        foreground agent's ``totalDurationMs``): its run is its call's, which a background
+        agent's call, whose result only says it was launched, lasted too."""
+        duration = task.duration()
+        if duration is None or task.call_id is None:
+            return
+        # Live, the end's time may come before the notification's recorded duration: the
+        # duration this reader gave is its own to replace, the call's result's is not.
+        ours = (None, task.timed)
+        task.timed = duration
+        for owner in self.threads.values():
+            call = owner.builder._calls.get(task.call_id)
+            if call is None:
+                continue
+            changes: dict[str, Any] = {}
+            if call.duration_ms in ours:
+                changes["duration_ms"] = duration
+            agent = call.subagent
+            if agent is not None and agent.duration_ms in ours:
+                changes["subagent"] = replace(agent, duration_ms=duration)
+            if changes:
+                owner.transcript.update(call, **changes)
+            return
 
 
 def read(source: Source) -> Transcript:
@@ -965,4 +1057,45 @@ def _sub(thread: _Thread, call: ToolCall | None) -> SubAgent:
         task=task,
         transcript=thread.transcript,
         tool_count=len(thread.transcript.tool_calls()),
+        # A foreground agent's call lasts its whole run (``totalDurationMs``, :func:`_outcome`);
+        # a background one's is timed by its task events (:meth:`StreamReader._time`).
+        duration_ms=call.duration_ms if call is not None else None,
     )
+
+
+# --- sub-agents' durations (spec F-7) -------------------------------------------------------
+
+#: The events that time a sub-agent's run (:class:`_Task`).
+_TASK_EVENTS = NameSet(
+    {
+        "system/task_started",
+        "system/task_updated",
+        "system/task_notification",
+        "system/background_tasks_changed",
+    }
+)
+
+
+@dataclass
+class _Task:
+    """What the task events record of one sub-agent's run: its call, the duration the CLI
+    measured (``task_notification``'s ``usage.duration_ms``), its start and end (ISO 8601)."""
+
+    call_id: str | None = None
+    duration_ms: float | None = None
+    start: str | None = None
+    end: str | None = None
+    #: The duration last put on its call (:meth:`StreamReader._time`).
+    timed: float | None = None
+
+    def duration(self) -> float | None:
+        """The recorded duration, else the span from start to end; None when neither is
+        recorded (L-3)."""
+        return self.duration_ms if self.duration_ms is not None else span_ms(self.start, self.end)
+
+
+def _milliseconds(value: Any) -> float | None:
+    """``value`` as a duration: a finite number, not negative; else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None

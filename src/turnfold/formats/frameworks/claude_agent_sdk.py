@@ -25,9 +25,11 @@ Mapping (see ``claude-stream-json`` for the details):
   turn whose prompt is marked not recorded
   (:func:`~turnfold.formats.common.prompt_not_recorded`), unless the transcript followed
   already ends with the prompt; the task messages (``TaskStartedMessage``,
-  ``TaskProgressMessage``, ``TaskNotificationMessage``, ``TaskUpdatedMessage``), hook events
-  and rate-limit events are left out: the sub-agent's own messages and its call's result hold
-  what they announce; a
+  ``TaskNotificationMessage``, ``TaskUpdatedMessage``, ``background_tasks_changed``) time
+  the sub-agent their ``tool_use_id`` names: ``TaskNotificationMessage.usage.duration_ms``,
+  else its end less its start (below); ``TaskProgressMessage``, hook events and rate-limit
+  events are left out: the sub-agent's own messages and its call's result hold what they
+  announce; a
   ``MirrorErrorMessage`` (a session store's failed write, made by the SDK) is left out;
 - ``AssistantMessage`` → ``TextBlock`` an :class:`AssistantText` (``model`` kept),
   ``ThinkingBlock`` a :class:`Thinking`, ``ToolUseBlock`` / ``ServerToolUseBlock`` a
@@ -59,7 +61,14 @@ Mapping (see ``claude-stream-json`` for the details):
   events are left out of a load; followed live, their text and thinking deltas grow the entry
   that the block's ``AssistantMessage`` then settles.
 
-The messages record no timestamps and no tool durations, so neither is shown (L-3).
+The messages record no timestamps (CLI 2.1.337's system messages a ``written_at``, read only
+to time a task), and a tool's duration only where its ``tool_use_result`` does
+(``durationMs``; a foreground sub-agent's ``totalDurationMs``). A sub-agent's duration is
+that, else its task's: ``TaskNotificationMessage.usage.duration_ms``, else its end less its
+start (CLI 2.1.337: the task list's ``start_time`` or ``TaskStartedMessage``'s ``written_at``,
+to ``TaskUpdatedMessage``'s ``patch.end_time`` or the notification's ``written_at``); a
+background agent's call, whose result only says it was launched, lasted as long. No other
+time is recorded, so none is shown (L-3).
 :class:`Follower` takes the SDK's message objects, or the same messages as saved dicts.
 """
 
