@@ -15,6 +15,16 @@ The workflows: ``SequentialBuilder`` (``writer`` calls ``add`` then drafts, ``re
 answers) and ``HandoffBuilder`` (``triage`` hands off to ``billing``, which calls ``add`` and
 answers; the run ends by a termination condition).
 
+The compactions (``agent_framework._compaction``), each as users turn it on:
+``summarized`` is a ``CompactionProvider`` whose ``after_strategy`` is a
+``SummarizationStrategy`` (its summariser a scripted client of its own) over three runs of one
+session, each run's older messages summarised when it ends, a summary of the summary after the
+second; ``tool_results_compacted`` is one run whose client compacts in the run
+(``compaction_strategy=ToolResultCompactionStrategy``), its two older calls' results collapsed
+into the framework's ``[Tool results: …]`` messages; ``sliding_window`` is a
+``CompactionProvider`` with a ``SlidingWindowStrategy``, which leaves messages out of the
+context with no summary.
+
 ``python tests/formats/agent_framework_runs.py`` writes the fixtures under
 ``tests/fixtures/frameworks/agent-framework/``.
 """
@@ -286,19 +296,139 @@ def workflow_streamed(workflow: Any, prompt: str, feed: Any = None) -> tuple[lis
     return run_async(go())
 
 
+#: The prompts of the ``summarized`` and ``sliding_window`` sessions, one run each.
+SESSION_PROMPTS = ["add 1 and 2", "add 3 and 4", "what did we do?"]
+#: What the ``summarized`` session's summariser answers, one summary after each run.
+SUMMARIES = [
+    "The user asked to add 1 and 2; add returned 3.",
+    "Earlier: 1+2 is 3. The user asked to add 3 and 4; add returned 7.",
+    "1+2 is 3 and 3+4 is 7; the user asked what was done.",
+]
+
+
+def _session_turns() -> list[dict[str, Any]]:
+    from agent_framework import Content
+
+    return [
+        turn(1, Content.from_function_call("call_1", "add", arguments={"a": 1, "b": 2})),
+        turn(2, Content.from_text("1+2 is 3.")),
+        turn(3, Content.from_function_call("call_2", "add", arguments={"a": 3, "b": 4})),
+        turn(4, Content.from_text("3+4 is 7.")),
+        turn(5, Content.from_text("We added 1+2 and 3+4.")),
+    ]
+
+
+def _compacted_session(strategy: Any) -> tuple[Any, Any, list[Any]]:
+    """Three runs of the ``calc`` agent in one session, its history compacted by
+    ``strategy`` after each run: ``(agent, session, responses)``."""
+    from agent_framework import Agent, CompactionProvider, InMemoryHistoryProvider
+
+    _quiet()
+    add, _ = tools()
+    history = InMemoryHistoryProvider()
+    compaction = CompactionProvider(after_strategy=strategy, history_source_id=history.source_id)
+    agent = Agent(
+        client=client_class()(_session_turns()),
+        name="calc",
+        tools=[add],
+        context_providers=[history, compaction],
+    )
+    session = agent.create_session()
+    responses = [run_async(agent.run(p, session=session)) for p in SESSION_PROMPTS]
+    return agent, session, responses
+
+
+#: The summariser's usage of each summary it writes (the framework keeps none of it).
+SUMMARIZER_USAGE = {"input_token_count": 500, "output_token_count": 50}
+
+
+def summarized() -> tuple[Any, Any, list[Any]]:
+    """The session summarised after each run (``SummarizationStrategy``, one message kept)."""
+    from agent_framework import Content, SummarizationStrategy
+
+    summarizer = client_class()([
+        turn(9, Content.from_text(text), usage=SUMMARIZER_USAGE) for text in SUMMARIES
+    ])  # fmt: skip
+    return _compacted_session(SummarizationStrategy(client=summarizer, target_count=1, threshold=0))
+
+
+def sliding_window() -> tuple[Any, Any, list[Any]]:
+    """The session's older groups left out after each run (``SlidingWindowStrategy``)."""
+    from agent_framework import SlidingWindowStrategy
+
+    return _compacted_session(SlidingWindowStrategy(keep_last_groups=2))
+
+
+def tool_results_compacted(stream: bool = False, feed: Any = None) -> tuple[Any, Any, Any]:
+    """One run of three ``add`` calls, compacted in the run before each model call (the
+    client's ``ToolResultCompactionStrategy``, the newest call group kept): ``(agent,
+    session, response)``; ``stream``: run streamed, ``feed`` given each update, the response
+    its final one."""
+    from agent_framework import Agent, Content, ToolResultCompactionStrategy
+
+    _quiet()
+    add, _ = tools()
+    turns = [
+        turn(1, Content.from_function_call("call_1", "add", arguments={"a": 1, "b": 2})),
+        turn(2, Content.from_function_call("call_2", "add", arguments={"a": 3, "b": 4})),
+        turn(3, Content.from_function_call("call_3", "add", arguments={"a": 5, "b": 6})),
+        turn(4, Content.from_text("3, 7 and 11.")),
+    ]
+    agent = Agent(
+        client=client_class()(turns),
+        name="calc",
+        tools=[add],
+        compaction_strategy=ToolResultCompactionStrategy(keep_last_tool_call_groups=1),
+    )
+    session = agent.create_session()
+
+    async def go() -> Any:
+        if not stream:
+            return await agent.run("add 1+2, 3+4 and 5+6", session=session)
+        updates = agent.run("add 1+2, 3+4 and 5+6", session=session, stream=True)
+        async for update in updates:
+            if feed is not None:
+                feed(update)
+        return await updates.get_final_response()
+
+    return agent, session, run_async(go())
+
+
+def _write(name: str, document: Any) -> Path:
+    path = FIXTURES / name
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
 def write_fixtures() -> list[Path]:
     """The saved JSON forms users write: ``response.to_json()`` and ``session.to_dict()``."""
     FIXTURES.mkdir(parents=True, exist_ok=True)
     _, session, response = run()
-    written = []
-    for name, document in (
-        ("agent-framework_v1.23.0_response_calc.json", json.loads(response.to_json())),
-        ("agent-framework_v1.23.0_session_calc.json", session.to_dict()),
-    ):
-        path = FIXTURES / name
-        path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-        written.append(path)
-    return written
+    written = [
+        _write("agent-framework_v1.23.0_response_calc.json", json.loads(response.to_json())),
+        _write("agent-framework_v1.23.0_session_calc.json", session.to_dict()),
+    ]
+    return written + write_compaction_fixtures()
+
+
+def write_compaction_fixtures() -> list[Path]:
+    """The sessions and the response of the compacted runs, as users save them."""
+    FIXTURES.mkdir(parents=True, exist_ok=True)
+    _, summarized_session, _ = summarized()
+    _, window_session, _ = sliding_window()
+    _, tools_session, tools_response = tool_results_compacted()
+    return [
+        _write("agent-framework_v1.23.0_session_summarized.json", summarized_session.to_dict()),
+        _write("agent-framework_v1.23.0_session_sliding-window.json", window_session.to_dict()),
+        _write(
+            "agent-framework_v1.23.0_response_tool-results-compacted.json",
+            json.loads(tools_response.to_json()),
+        ),
+        _write(
+            "agent-framework_v1.23.0_session_tool-results-compacted.json",
+            tools_session.to_dict(),
+        ),
+    ]
 
 
 if __name__ == "__main__":

@@ -55,6 +55,34 @@ Mapping, content by content (``Content.type``):
 - hosted tools' contents (code interpreter, search, MCP, image generation, shell…) and other
   content types are said once each in a warning, not shown.
 
+Compaction (``agent_framework/_compaction.py``: a ``CompactionProvider``'s ``after_strategy``
+rewrites the session's stored history; a client's or agent's ``compaction_strategy`` compacts
+in the run, and the function-invocation loop puts its summaries in the response). The
+strategies keep every message and mark it in ``additional_properties``; what they mark is
+read so (:class:`Compaction`):
+
+- a summary (``SummarizationStrategy``'s, the summariser's text; ``ToolResultCompactionStrategy``'s
+  ``[Tool results: …]``), an assistant message whose ``_group`` names the messages it stands
+  for (``_summary_of_message_ids``) → a :class:`CompactionBoundary` of its text, never an
+  answer. The framework stores it before those messages and records no time of it: it is
+  shown where what it summarised ends, before the first prompt after the last message it
+  names (a ``CompactionProvider`` listed after the history provider compacts, when a run
+  ends, the runs before it); summaries due at one place are one boundary. A summary that a
+  later one stands for (its ``_summarized_by_summary_id``) keeps its own boundary;
+- a message left out of the context (``_excluded`` true, its ``_exclude_reason``:
+  ``summarized``, ``tool_result_compaction``, ``sliding_window``, ``truncation``,
+  ``tool_call_compaction``, ``token_budget_fallback``…) still happened: its entries are shown
+  where they were, before the boundary, with ``meta["excluded"]`` the reason; messages left out
+  with no summary (a sliding window, a truncation) → a :class:`CompactionBoundary` with no
+  summary before the next prompt still in the context (or at the end), ``trigger`` the
+  reason;
+- the boundary's ``trigger`` is the reasons of the messages it stands for, its
+  ``meta["summary_ids"]`` the summaries' ids and ``meta["excluded_messages"]`` how many;
+- the summariser's response is not recorded (the strategy keeps its text only, not its usage
+  or model), so it counts in no total (L-3); a ``before_strategy`` compacts only what one
+  model call is sent and marks nothing in the session, nor does a streamed run (its updates
+  carry no summary): not shown.
+
 Not recorded, so not shown (L-3): the messages hold no timestamps of their own and no
 durations; the prompt is not part of an ``AgentResponse`` (load the session for it); an agent
 used as a tool (``agent.as_tool()``) runs its own conversation that the parent's messages do
@@ -120,6 +148,7 @@ from turnfold.formats.wrappers import listed_evidence, sample
 from turnfold.model import (
     AssistantError,
     AssistantText,
+    CompactionBoundary,
     Entry,
     ImageData,
     SubAgent,
@@ -287,6 +316,144 @@ def _text_of(content: Mapping[str, Any]) -> str:
     return text if isinstance(text, str) else ""
 
 
+# --- compaction ------------------------------------------------------------------------------
+
+#: Where the compaction strategies mark a message (``additional_properties``), and the marks
+#: (``agent_framework/_compaction.py``'s ``GROUP_ANNOTATION_KEY``, ``EXCLUDED_KEY``…).
+_GROUP_KEY = "_group"
+_EXCLUDED_KEY = "_excluded"
+_EXCLUDE_REASON_KEY = "_exclude_reason"
+_SUMMARY_OF_KEY = "_summary_of_message_ids"
+_SUMMARIZED_BY_KEY = "_summarized_by_summary_id"
+#: The contents that make a user message a prompt (a new turn), not an answer to an approval.
+_PROMPT_CONTENTS = NameSet({"text", "data", "uri"})
+
+
+def _marks(message: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+    """A message's ``additional_properties`` and the ``_group`` annotation in it."""
+    extra = message.get("additional_properties")
+    extra = extra if isinstance(extra, Mapping) else {}
+    group = extra.get(_GROUP_KEY)
+    return extra, group if isinstance(group, Mapping) else {}
+
+
+def summarized_ids(message: Mapping[str, Any]) -> list[str] | None:
+    """The ids of the messages a compaction summary stands for; None for another message."""
+    _, group = _marks(message)
+    ids = group.get(_SUMMARY_OF_KEY)
+    if message.get("role") != "assistant" or not isinstance(ids, list) or not ids:
+        return None
+    return [i for i in ids if isinstance(i, str)] or None
+
+
+def _message_id(message: Mapping[str, Any]) -> str | None:
+    own = message.get("message_id")
+    return own if isinstance(own, str) and own else None
+
+
+@dataclasses.dataclass
+class _Summary:
+    """A summary read and not shown yet: it waits for the messages it names."""
+
+    id: str
+    text: str
+    names: list[str]
+    line: int
+    missing: set[str]  # the messages it names not read yet
+    reasons: list[str] = dataclasses.field(default_factory=list)
+    excluded: int = 0
+
+
+class Compaction:
+    """The compaction marks of the messages read, in order, and the boundaries they make (see
+    the module's docstring): a summary waits until the messages it names have been read and is
+    shown before the next prompt; messages left out with no summary are shown as one boundary
+    before the next prompt still in the context."""
+
+    def __init__(self) -> None:
+        self.read: set[str] = set()  # the ids of the messages read
+        self.known: dict[str, _Summary] = {}  # every summary read, by id
+        #: The summaries waiting for a message, by its id; those whose messages are all read.
+        self.wanting: dict[str, list[_Summary]] = {}
+        self.ready: list[_Summary] = []
+        #: The reasons of the messages left out with no summary since the last boundary.
+        self.dropped: list[str] = []
+
+    def note(self, message: Mapping[str, Any], line: int) -> bool:
+        """Read ``message``'s marks; True when it is a summary (shown later, as a boundary)."""
+        own = _message_id(message)
+        if own is not None:
+            self.read.add(own)
+            for summary in self.wanting.pop(own, ()):
+                summary.missing.discard(own)
+                if not summary.missing:
+                    self.ready.append(summary)
+        names = summarized_ids(message)
+        if names is None:
+            return False
+        self.excluded(message)  # a summary a later summary stands for
+        contents = as_list(message.get("contents"))
+        text = "\n".join(_text_of(c) for c in contents if isinstance(c, Mapping)).strip()
+        missing = set(names) - self.read
+        summary = _Summary(id=own or f"#{line}", text=text, names=names, line=line, missing=missing)
+        self.known[summary.id] = summary
+        for name in missing:
+            self.wanting.setdefault(name, []).append(summary)
+        if not missing:
+            self.ready.append(summary)
+        return True
+
+    def excluded(self, message: Mapping[str, Any]) -> str | None:
+        """Why ``message`` was left out of the context (None: it was not); one no summary
+        stands for is owed a boundary of its own."""
+        extra, group = _marks(message)
+        if extra.get(_EXCLUDED_KEY) is not True:
+            return None
+        reason = extra.get(_EXCLUDE_REASON_KEY)
+        reason = reason if isinstance(reason, str) and reason else "excluded"
+        summary = self.known.get(str(group.get(_SUMMARIZED_BY_KEY)))
+        if summary is None:
+            self.dropped.append(reason)
+        else:
+            summary.reasons.append(reason)
+            summary.excluded += 1
+        return reason
+
+    def before_prompt(self, message: Mapping[str, Any]) -> CompactionBoundary | None:
+        """The boundary due before the prompt ``message``: the summaries whose messages have
+        all been read, and, when the prompt is in the context, what was left out unsummarised."""
+        due, self.ready = self.ready, []
+        extra, _ = _marks(message)
+        return self._boundary(due, dropped=extra.get(_EXCLUDED_KEY) is not True)
+
+    def at_end(self) -> tuple[CompactionBoundary | None, list[_Summary]]:
+        """The boundary of everything still owed, and the summaries naming messages never read."""
+        unread = list({id(s): s for waiting in self.wanting.values() for s in waiting}.values())
+        self.wanting = {}
+        due, self.ready = self.ready + unread, []
+        return self._boundary(due, dropped=True), sorted(unread, key=lambda s: s.line)
+
+    def _boundary(self, due: list[_Summary], *, dropped: bool) -> CompactionBoundary | None:
+        due = sorted(due, key=lambda s: s.line)  # in the order the history holds them
+        reasons = [r for s in due for r in s.reasons]
+        excluded = sum(s.excluded for s in due)
+        if dropped:
+            reasons += self.dropped
+            excluded += len(self.dropped)
+            self.dropped = []
+        if not due and not excluded:
+            return None
+        texts = [s.text for s in due if s.text]
+        meta: dict[str, Any] = {"excluded_messages": excluded}
+        if due:
+            meta["summary_ids"] = [s.id for s in due]
+        return CompactionBoundary(
+            summary="\n\n".join(texts) or None,
+            trigger=", ".join(dict.fromkeys(reasons)) or None,
+            meta=meta,
+        )
+
+
 #: The text the function-invocation loop writes as the assistant's message when its
 #: ``max_iterations`` ran out before the model answered (``agent_framework/_tools.py``'s
 #: ``_FUNCTION_INVOCATION_LIMIT_FALLBACK_TEXT``; the model's last calls are dropped unrun):
@@ -322,6 +489,7 @@ class AgentFrameworkBuilder(MessageBuilder):
         #: the tool's name). The user's answer is a later message, so whether the run still
         #: waits is known at its end (:meth:`settle_open`); followed live, it waits at once.
         self.asked: dict[str, tuple[ToolCall, Any]] = {}
+        self.compaction = Compaction()
 
     def feed(self, message: Mapping[str, Any], line: int) -> None:
         self.feed_message(message, line)
@@ -337,9 +505,33 @@ class AgentFrameworkBuilder(MessageBuilder):
             self.warn(f"not an agent-framework message (role {role!r})", line)
             return []
         self.recognized += 1
+        compaction = self.compaction
+        if compaction.note(message, line):
+            return []  # a compaction summary: a boundary, where what it summarised ends
         if not any(isinstance(c, Mapping) and c.get("type") != "usage" for c in contents):
             return []
+        if role == "user" and any(
+            isinstance(c, Mapping) and c.get("type") in _PROMPT_CONTENTS for c in contents
+        ):
+            boundary = compaction.before_prompt(message)
+            if boundary is not None:
+                self.transcript.append(boundary)
         self.messages += 1
+        excluded = compaction.excluded(message)
+        first = len(self.transcript.entries)
+        entries = self._message(message, role, contents, line, model=model)
+        if excluded is not None:
+            # Left out of the model's context later, but said: shown where it was, marked.
+            written = self.transcript.entries
+            for index in range(first, len(written)):
+                entry = written[index]
+                self.update(entry, meta={**entry.meta, "excluded": excluded})
+        return entries
+
+    def _message(
+        self, message: Mapping[str, Any], role: Any, contents: list[Any], line: int,
+        *, model: str | None,
+    ) -> list[Entry]:  # fmt: skip
         author = message.get("author_name")
         if role == "assistant" and isinstance(author, str) and author:
             self.transcript.metadata.setdefault("agent", author)
@@ -517,6 +709,16 @@ class AgentFrameworkBuilder(MessageBuilder):
         """The run ended: an approval nothing answered is what it waits for (a
         :class:`PendingAction` after its last entries); every other call still running has no
         recorded outcome."""
+        boundary, unread = self.compaction.at_end()
+        for summary in unread:
+            missing = ", ".join(n for n in summary.names if n in summary.missing)
+            self.warn(
+                f"compaction summary {summary.id!r} names messages the history does not hold "
+                f"({missing}): shown at the end",
+                summary.line,
+            )
+        if boundary is not None:
+            self.transcript.append(boundary)
         for call, name in self.asked.values():
             self.transcript.append(self.wait_on_user(call, "permission", approval_text(name)))
         self.asked.clear()
@@ -982,6 +1184,8 @@ def agent_tools(agent: Any) -> dict[str, str | None]:
 
 def _message_type(record: Any) -> str:
     role = record.get("role") if isinstance(record, Mapping) else None
+    if role == "assistant" and summarized_ids(record) is not None:
+        return "message/summary"
     return f"message/{role}" if role in ROLES else type_of_record(record)
 
 
@@ -1251,6 +1455,9 @@ RECORDS = Records(
         "approval requests in order",
         "message/tool": "function_result settling its call: exception → error, else success",
         "message/system": 'metadata["system"]',
+        "message/summary": "a compaction's summary (_summary_of_message_ids): CompactionBoundary "
+        "of its text, before the first prompt after the messages it names; the messages left "
+        'out of the context (_excluded) shown where they were, meta["excluded"] their reason',
         "session/message": "the messages of each history provider of an AgentSession",
         "workflow/prompt": "the workflow's input: UserMessage",
         "workflow/agent_run": "an agent executor's run: a ToolCall named by the executor, its "
