@@ -668,6 +668,7 @@ def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summar
             try:
                 transcript = read(cell)
             except Exception as exc:
+                exc = table_runs.row_error(exc, item.path, place)
                 found.extend(_one(_error_row(each, _reason(exc), named)))
             else:
                 format = as_text(transcript.metadata.get("source_format"))
@@ -952,9 +953,11 @@ def load_item(item: Item, format: str | None) -> Transcript:
     if isinstance(item.transcript, Transcript):
         return item.transcript
     if item.column is not None and item.path is not None and item.sample is not None:
-        return table_runs.read_messages(
-            table_runs.cell(item.path, item.column, int(item.sample)), format
-        )
+        row = int(item.sample)
+        try:
+            return table_runs.read_messages(table_runs.cell(item.path, item.column, row), format)
+        except TranscriptFormatError as exc:
+            raise table_runs.row_error(exc, item.path, row) from None
     if item.path is not None and item.sample is not None:
         if format in (openhands.NAME, otlp.NAME):  # an instance, a conversation: by its id
             return load(item.path, format=format, sample=item.sample)
@@ -964,9 +967,14 @@ def load_item(item: Item, format: str | None) -> Transcript:
         return load(item.path, format=format or inspect_log.NAME, sample=sample, epoch=epoch)
     if item.path is not None:
         return load(item.path, format=format)
-    if item.format_guessed:  # the table's first trajectory's: a row it does not fit is detected
-        return OneFormat(table_runs.read_messages, guess=format)(item.messages)
-    return table_runs.read_messages(item.messages, format)
+    try:
+        if item.format_guessed:  # the table's first trajectory's: a row it does not fit is detected
+            return OneFormat(table_runs.read_messages, guess=format)(item.messages)
+        return table_runs.read_messages(item.messages, format)
+    except TranscriptFormatError as exc:
+        if item.sample is None or not item.sample.isdigit():
+            raise
+        raise table_runs.row_error(exc, table_runs.IN_MEMORY, int(item.sample)) from None
 
 
 def _error_row(item: Item, error: str, format: str | None = None) -> dict[str, Any]:

@@ -41,6 +41,11 @@ type, so its messages are a column of JSON text. Its reader trusts the file's me
 one that points past the file crashes the process: the metadata is checked first
 (:func:`_feather_v1`). Arrow's readers check a batch's buffers' sizes, not what its offsets
 point at: what is converted to Python values is checked whole first (:func:`_checked`).
+
+``datasets`` 5 types a field whose values differ from row to row (a run's messages, some with
+``tool_calls``; a ``content`` that is text or parts) as ``Json``: each value the text of one
+JSON value. Such values, and only those (:func:`json_places`), are read as the JSON they
+hold, in a ``Dataset``, its Parquet file and its saved shards alike (:class:`JsonText`).
 """
 
 from __future__ import annotations
@@ -52,11 +57,11 @@ import struct
 import warnings
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from turnfold import codec
 from turnfold.formats import compressed
-from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.errors import KEPT_TEXT_CHARS, MalformedLine, TranscriptFormatError
 from turnfold.formats.source import json_object_file, record_limit
 from turnfold.formats.wrappers import (
     ANSWERS,
@@ -729,12 +734,19 @@ def read_columns(column: str, names: Collection[str] = ()) -> list[str]:
 def batch_cells(batch: pa.RecordBatch) -> list[Any]:
     """The cells of a batch of a messages column (:func:`read_columns`) as Python values: a
     virtual column's as the rows of its columns, ``{"prompt": ..., "completion": ...}``; a
-    column of messages held as a list per field (:func:`is_columnar`) as its messages."""
+    column of messages held as a list per field (:func:`is_columnar`) as its messages; the
+    values ``datasets`` typed ``Json`` as :class:`JsonText` (:func:`json_places`)."""
     columnar = [f.name for f in batch.schema if is_columnar(f.type)]
+    places = json_places(batch.schema)
     if batch.num_columns == 1:
         cells = batch.column(0).to_pylist()
+        place = places.get(batch.schema.names[0])
+        if place is not None:
+            cells = [_marked(cell, place) for cell in cells]
         return [Columnar.messages(cell) for cell in cells] if columnar else cells
     rows = batch.to_pylist()
+    for row in rows if places else ():
+        row.update((name, _marked(row[name], place)) for name, place in places.items())
     for row in rows if columnar else ():
         row.update((name, Columnar.messages(row[name])) for name in columnar)
     return rows
@@ -791,6 +803,135 @@ class Columnar(list):  # type: ignore[type-arg]
         return found
 
 
+# --- the columns ``datasets`` types ``Json`` ---------------------------------------------------
+
+#: The Arrow type ``datasets`` stores a ``Json`` feature as (``datasets.Json.pa_type``): Arrow's
+#: canonical JSON extension type (``pa.json_()``), each value the text of one JSON value. Its
+#: ``json`` loader types so a field whose values differ in kind or keys from row to row (a
+#: run's messages, one with ``tool_calls`` and one without: ``List(Json())``; a ``content``
+#: that is text in one message and parts in another; a call's ``arguments``), and a Parquet
+#: file it writes keeps the type (its ``JSON`` logical type, and the schema's metadata).
+JSON_EXTENSION = "arrow.json"
+#: Where a pyarrow that does not know an extension type names it, its column read as its
+#: storage (text).
+_EXTENSION_NAME = b"ARROW:extension:name"
+#: The schema metadata ``datasets`` keeps a dataset's features in, Arrow shard and Parquet
+#: file alike: ``{"info": {"features": {"messages": {"_type": "List", "feature":
+#: {"_type": "Json"}}}}}`` (``datasets.features.Features.to_dict``), as ``dataset_info.json``
+#: holds them beside a saved dataset's shards.
+_HF_METADATA = b"huggingface"
+#: The features of a list (``List``, ``LargeList``, and ``Sequence`` before ``datasets`` 4).
+_LIST_FEATURES = frozenset({"List", "LargeList", "Sequence"})
+
+#: Where a column's ``Json`` values are: True, the value itself; ``[places]``, in each item of
+#: a list; ``{field: places}``, in those fields of a struct.
+JsonPlaces: TypeAlias = "bool | list[JsonPlaces] | dict[str, JsonPlaces]"
+#: The kind (:func:`column_kinds`) of a column whose every value is typed ``Json``.
+JSON_KIND = "json"
+
+
+class JsonText(str):
+    """A value ``datasets`` typed ``Json``: the text of one JSON value, decoded as the run is
+    read (:func:`read_messages`, in the worker that reads it), as ``datasets`` decodes it.
+    Text of any other column is never guessed to be JSON."""
+
+    __slots__ = ()
+
+
+def json_places(schema: pa.Schema) -> dict[str, JsonPlaces]:
+    """Where the values of each column of ``schema`` are that ``datasets`` typed ``Json``: by
+    their Arrow type (:data:`JSON_EXTENSION`), or where their type is text by the features the
+    schema's metadata holds (:data:`_HF_METADATA`), as ``datasets`` reads them back; the
+    columns that hold none are left out."""
+    features = _features(schema.metadata)
+    found: dict[str, JsonPlaces] = {}
+    for field in schema:
+        place = _json_place(field, features.get(field.name))
+        if place is not None:
+            found[field.name] = place
+    return found
+
+
+def _features(metadata: Mapping[bytes, bytes] | None) -> dict[str, Any]:
+    """The features of a ``datasets`` dataset, by column, that a schema's metadata holds; none
+    where it holds none, or more than a saved dataset's own JSON would (it is read, not
+    trusted)."""
+    raw = (metadata or {}).get(_HF_METADATA)
+    if raw is None or len(raw) > _SAVED_JSON_BYTES:
+        return {}
+    try:
+        held = codec.loads(raw)
+    except ValueError:
+        return {}
+    info = held.get("info") if isinstance(held, dict) else None
+    features = info.get("features") if isinstance(info, dict) else None
+    return features if isinstance(features, dict) else {}
+
+
+def _json_place(field: pa.Field[Any], feature: Any) -> JsonPlaces | None:
+    """Where the ``Json`` values of a column (or of a field of one) are, by its Arrow type and
+    its ``datasets`` feature (:func:`json_places`); None for none."""
+    import pyarrow as pa
+
+    kind = field.type
+    if getattr(kind, "extension_name", None) == JSON_EXTENSION:
+        return True
+    text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+    named = (field.metadata or {}).get(_EXTENSION_NAME) == JSON_EXTENSION.encode()
+    if text and (named or _feature_type(feature) == "Json"):
+        return True
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        inner = _json_place(kind.value_field, _item_feature(feature))
+        return None if inner is None else [inner]
+    if pa.types.is_struct(kind):
+        fields: dict[str, JsonPlaces] = {}
+        for child in (kind.field(i) for i in range(kind.num_fields)):
+            place = _json_place(child, _field_feature(feature, child.name))
+            if place is not None:
+                fields[child.name] = place
+        return fields or None
+    return None
+
+
+def _feature_type(feature: Any) -> Any:
+    """A ``datasets`` feature's ``_type`` (``"Json"``, ``"List"``, ``"Value"``...); None for a
+    dict of features (a struct) and for what is no feature."""
+    return feature.get("_type") if isinstance(feature, dict) else None
+
+
+def _item_feature(feature: Any) -> Any:
+    """The feature of the items of a list feature (``[feature]`` is its short form)."""
+    if isinstance(feature, list) and len(feature) == 1:
+        return feature[0]
+    return feature.get("feature") if _feature_type(feature) in _LIST_FEATURES else None
+
+
+def _field_feature(feature: Any, name: str) -> Any:
+    """The feature of the field ``name`` of a struct: a dict of features' own, or, for a
+    ``Sequence`` of a dict (stored as a struct of lists, :func:`is_columnar`), a list of its
+    field's."""
+    if isinstance(feature, dict) and "_type" not in feature:
+        return feature.get(name)
+    inner = _item_feature(feature)
+    if _feature_type(feature) == "Sequence" and isinstance(inner, dict) and "_type" not in inner:
+        return {"_type": "Sequence", "feature": inner.get(name)}
+    return None
+
+
+def _marked(value: Any, place: JsonPlaces) -> Any:
+    """A cell (or a part of one) converted to Python values, each of its texts ``datasets``
+    typed ``Json`` (at ``place``) a :class:`JsonText`."""
+    if value is None:
+        return None
+    if place is True:
+        return JsonText(value) if isinstance(value, str) else value
+    if isinstance(place, list):
+        return [_marked(item, place[0]) for item in value]
+    if isinstance(place, dict) and isinstance(value, dict):
+        return {k: _marked(v, place[k]) if k in place else v for k, v in value.items()}
+    return value
+
+
 def messages_column(names: list[str], messages: str | None, types: dict[str, Any]) -> str:
     """The column of a table of trajectories that holds their messages: ``messages`` when the
     user named it (a virtual column, ``prompt+completion``, when each of its columns is the
@@ -834,7 +975,7 @@ def _row_run(names: list[str], types: dict[str, Any]) -> str | None:
     """The first run of :data:`ROW_RUNS` the table's columns hold, as a virtual column of the
     columns it needs and those it also takes that the table has; None for none."""
     for needed, taken in ROW_RUNS:
-        if all(types.get(name) in kinds for name, kinds in needed.items()):
+        if all(_fits(types.get(name), kinds) for name, kinds in needed.items()):
             return JOIN.join([*needed, *(name for name in taken if name in names)])
     return None
 
@@ -843,18 +984,29 @@ def _holds(
     columns: list[str], ways: tuple[tuple[frozenset[str], ...], ...], types: dict[str, Any]
 ) -> bool:
     """Whether ``columns`` hold cells of the kinds one of ``ways`` takes."""
-    return any(all(types.get(n) in k for n, k in zip(columns, kinds, strict=True))
+    return any(all(_fits(types.get(n), k) for n, k in zip(columns, kinds, strict=True))
                for kinds in ways)  # fmt: skip
+
+
+def _fits(kind: Any, kinds: frozenset[str]) -> bool:
+    """Whether a column of ``kind`` holds cells of one of ``kinds``: a column ``datasets``
+    typed ``Json`` may hold any (it does so because its values differ in kind: a completion
+    that is text in one row and messages in another)."""
+    return kind in kinds or kind == JSON_KIND
 
 
 def column_kinds(schema: pa.Schema) -> dict[str, Any]:
     """The kind of each column of an Arrow schema that holds lists, text or objects, as
-    :func:`messages_column` takes them."""
+    :func:`messages_column` takes them; :data:`JSON_KIND` for a column ``datasets`` typed
+    ``Json`` (:func:`json_places`)."""
     import pyarrow as pa
 
     kinds: dict[str, Any] = {}
+    whole = [name for name, place in json_places(schema).items() if place is True]
     for f in schema:
-        if pa.types.is_list(f.type) or pa.types.is_large_list(f.type):
+        if f.name in whole:
+            kinds[f.name] = JSON_KIND
+        elif pa.types.is_list(f.type) or pa.types.is_large_list(f.type):
             kinds[f.name] = "list"
         elif pa.types.is_string(f.type) or pa.types.is_large_string(f.type):
             kinds[f.name] = "text"
@@ -867,9 +1019,11 @@ def column_kinds(schema: pa.Schema) -> dict[str, Any]:
 
 def read_messages(cell: Any, format: str | None = None) -> Transcript:
     """The run a table's cell of messages holds, as ``load(messages, format)`` reads it: JSON
-    text parsed; Arrow's null struct fields dropped (Arrow gives every struct in a column every
-    field of the column's type, so a message without ``tool_calls`` comes back with
-    ``tool_calls: None``, which loaders expect absent).
+    text parsed, as are the values ``datasets`` typed ``Json`` (:class:`JsonText`), each up to
+    the record limit; Arrow's null struct fields dropped (Arrow gives every struct in a column
+    every field of the column's type, so a message without ``tool_calls`` comes back with
+    ``tool_calls: None``, which loaders expect absent). An error names :data:`ROW`, whose file
+    and place the caller knows (:func:`row_error`).
 
     The messages are copied as the nulls are dropped, so a cell of plain values only (Arrow's,
     or parsed text) is read as it is, with neither a second copy nor a search for a
@@ -879,51 +1033,136 @@ def read_messages(cell: Any, format: str | None = None) -> Transcript:
     from turnfold.model import LoadWarning
 
     if _null(cell):
-        raise TranscriptFormatError("a table's row", [], None, "its messages are null")
+        raise TranscriptFormatError(ROW, [], None, "its messages are null")
     if isinstance(cell, Unread):
-        raise TranscriptFormatError("a table's row", [], None, cell.reason)
+        raise TranscriptFormatError(ROW, [], None, cell.reason)
     if isinstance(cell, (str, bytes)):
-        try:
-            parsed = codec.loads(cell)
-        except ValueError:
-            text = cell if isinstance(cell, str) else cell.decode(errors="replace")
-            shown = text if len(text) <= 60 else text[:59] + "…"
-            raise TranscriptFormatError(
-                "a table's row", [], None, f"its messages are text that is no JSON: {shown!r}"
-            ) from None
-        return read_record(parsed, format)
+        parsed = _parsed(cell)
+        return _as_row(lambda: read_record(parsed, format), parsed)
     if hasattr(cell, "tolist") and not isinstance(cell, (list, dict)):
         cell = cell.tolist()  # a numpy array out of pandas
     others: list[Any] = []
-    messages = _drop_nulls(cell, others)
-    read = load(messages, format=format) if others else read_record(messages, format)
+    said: list[str] = []
+    messages = _drop_nulls(cell, others, said)
+    if others:
+        read = _as_row(lambda: load(messages, format=format), messages)
+    else:
+        read = _as_row(lambda: read_record(messages, format), messages)
     held = cell.values() if type(cell) is dict else [cell]  # a virtual column's row: its cells
-    read.warnings += [LoadWarning(reason=said) for c in held if (said := getattr(c, "said", None))]
+    said += [text for c in held if (text := getattr(c, "said", None))]
+    read.warnings += [LoadWarning(reason=text) for text in said]
     return read
+
+
+#: What the error of a run held in a table names, where :func:`read_messages` reads it; its
+#: reader names its file (or the kind of object) and its row (:func:`row_error`).
+ROW = "a table's row"
+#: What names a table that is an object, not a file (a ``Dataset``, a ``pyarrow.Table``, a
+#: DataFrame), in the error of one of its rows, as ``<object>`` names an object's run.
+IN_MEMORY = "<table>"
+
+
+def row_error(exc: Exception, name: str, row: int) -> Exception:
+    """``exc``, the error of reading the run in row ``row`` (from 0, as a scan keys it
+    ``#n``) of the table ``name`` (its file, or :data:`IN_MEMORY`), naming both (L-4):
+    ``runs.parquet, row 3: not a transcript (...)``. Any other error as it is."""
+    if not isinstance(exc, TranscriptFormatError):
+        return exc
+    return TranscriptFormatError(f"{name}, row {row}", exc.tried, None, exc.reason)
+
+
+def _as_row(read: Callable[[], Transcript], messages: Any) -> Transcript:
+    """``read()``, the run of a table's cell of ``messages``, its error naming :data:`ROW`, not
+    the object it was read as (``<object>, line 1``): the line of a list of messages is the
+    message's place in it."""
+    try:
+        return read()
+    except TranscriptFormatError as exc:
+        if exc.source == ROW:
+            raise
+        reason = exc.reason
+        if isinstance(messages, list) and exc.line is not None:
+            reason = f"its message {exc.line}: {reason}"
+        raise TranscriptFormatError(ROW, exc.tried, None, reason) from None
+
+
+def _parsed(cell: str | bytes) -> Any:
+    """The value of a cell of JSON text, up to the record limit (as a line of JSON is)."""
+    limit = record_limit()
+    size = _text_bytes(cell, limit)
+    if size > limit:
+        raise TranscriptFormatError(
+            ROW, [], None, f"its messages are {size:,} bytes of text, {_over(limit)}; not read"
+        )
+    try:
+        return codec.loads(str(cell) if type(cell) is JsonText else cell)  # msgspec takes a str
+    except ValueError:
+        text = cell if isinstance(cell, str) else cell.decode(errors="replace")
+        shown = text if len(text) <= 60 else text[:59] + "…"
+        raise TranscriptFormatError(
+            ROW, [], None, f"its messages are text that is no JSON: {shown!r}"
+        ) from None
+
+
+def _text_bytes(text: str | bytes, limit: int) -> int:
+    """The bytes of ``text`` in UTF-8, counted exactly only where that can pass ``limit``."""
+    if isinstance(text, bytes) or len(text) > limit or len(text) * 4 <= limit:
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _over(limit: int) -> str:
+    return f"over the limit of {limit:,} bytes (TURNFOLD_MAX_RECORD_BYTES)"
 
 
 #: The values that are plain JSON as they are.
 _ATOMS = frozenset({str, int, float, bool})
 
 
-def _drop_nulls(value: Any, others: list[Any]) -> Any:
-    """``value`` with the null fields of its mappings dropped, copied; each value that is no
+def _drop_nulls(value: Any, others: list[Any], said: list[str], listed: bool = False) -> Any:
+    """``value`` with the null fields of its mappings dropped, copied, its :class:`JsonText`
+    decoded (:func:`_decoded`; ``listed``: it is an item of a list); each value that is no
     plain JSON (a framework's object, a date) kept as it is, and listed in ``others``."""
     kind = type(value)
     if kind is dict:
-        return {k: _drop_nulls(v, others) for k, v in value.items() if not _null(v)}
+        return {k: _drop_nulls(v, others, said) for k, v in value.items() if not _null(v)}
     if kind is list or kind is tuple:
-        return [_drop_nulls(v, others) for v in value]
+        return [_drop_nulls(v, others, said, True) for v in value]
     if kind in _ATOMS or value is None:
         return value
+    if kind is JsonText:
+        return _decoded(value, said, listed)
     if isinstance(value, Mapping):
-        return {k: _drop_nulls(v, others) for k, v in value.items() if not _null(v)}
+        return {k: _drop_nulls(v, others, said) for k, v in value.items() if not _null(v)}
     if isinstance(value, (list, tuple)):
-        return [_drop_nulls(v, others) for v in value]
+        return [_drop_nulls(v, others, said, True) for v in value]
     if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        return _drop_nulls(value.tolist(), others)
+        return _drop_nulls(value.tolist(), others, said)
     others.append(value)
     return value
+
+
+def _decoded(text: JsonText, said: list[str], listed: bool) -> Any:
+    """The value a :class:`JsonText` holds, as ``datasets`` decodes it (its own nulls kept: they
+    are the source's, not Arrow's). One over the record limit, or that is no JSON, is not
+    decoded: an item of a list (a run's message) is a
+    :class:`~turnfold.formats.errors.MalformedLine` its loader warns of, as it does of a line
+    that is no JSON; any other is kept as its text, said in a warning (X-2)."""
+    limit = record_limit()
+    size = _text_bytes(text, limit)
+    kept = str(text)  # msgspec decodes a str, not a subclass of one
+    if size > limit:
+        reason = f"a value typed Json of {size:,} bytes, {_over(limit)}; not decoded"
+    else:
+        try:
+            return codec.loads(kept)
+        except ValueError as exc:
+            reason = f"a value typed Json that is no JSON ({exc})"
+    if listed:
+        return MalformedLine(reason[:500], text=kept[:KEPT_TEXT_CHARS])
+    shown = kept if len(kept) <= 60 else kept[:59] + "…"
+    said.append(f"{reason}: {shown!r}, kept as text")
+    return kept
 
 
 def _null(value: Any) -> bool:
@@ -1058,11 +1297,11 @@ def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Tr
         row -= rows
     else:
         raise no_such_run(name, count, place)
-    if format is not None:
-        transcript = read_messages(cell(file, column, row), format)
-    else:  # the dataset's format, its first row's, as a scan reads it
-        guess = first_format(files[0], column) if place else UNKNOWN
-        transcript = OneFormat(read_messages, guess=guess)(cell(file, column, row))
+    guess = first_format(files[0], column) if place and format is None else UNKNOWN
+    try:  # the dataset's format, its first row's, as a scan reads it, unless one is named
+        transcript = OneFormat(read_messages, format, guess)(cell(file, column, row))
+    except TranscriptFormatError as exc:
+        raise row_error(exc, name, place) from None
     others = other_cells(file, column, row)
     keep_wrapper_keys(
         transcript, {key: value for key, value in others.items() if value is not None}
