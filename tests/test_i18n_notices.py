@@ -13,6 +13,7 @@ import re
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,6 +76,56 @@ SAID = [
         "opencode/interrupt/export.json",
         "the response never finished",
         "响应未完成（其进程已被停止）",
+    ),
+    (
+        "cline/cline-cli-2.18.0_tasks/mistake-limit",
+        "too many consecutive mistakes: Cline uses complex prompts",
+        "连续出错次数过多：Cline uses complex prompts",
+    ),
+    (
+        "cline/cline-cli-2.18.0_json/api-error.jsonl",
+        "request failed (attempt 3 of 3, no retry left): 500 TF-SERVER-DOWN",
+        "请求失败（第 3 次尝试，共 3 次，已无重试机会）：500 TF-SERVER-DOWN",
+    ),
+    (
+        "codex/review-mode.jsonl",
+        "Code review of current changes (uncommitted changes)",
+        "代码审查：current changes（未提交的更改）",
+    ),
+    (
+        "harnesses/atif/terminus-2/trial/agent/trajectory.json",
+        "Continued in trajectory.cont-1.json.",
+        "在 trajectory.cont-1.json 中继续。",
+    ),
+    (
+        "crewai/crewai_v1.15.30_stream-frames_guardrail.jsonl",
+        "Guardrail rejected the answer: The answer must contain a digit.",
+        "护栏拒绝了该回答：The answer must contain a digit.",
+    ),
+    (
+        "crewai/crewai_v1.15.30_stream-frames_async-max-iter.jsonl",
+        "Iteration limit reached (max_iter = 1): CrewAI stopped",
+        "已达到迭代上限（max_iter = 1）：CrewAI 停止了代理的工具调用",
+    ),
+    (
+        "crewai/crewai_v1.15.30_crew-output_max-iter.json",
+        "Iteration limit reached (max_iter): the task",
+        "已达到迭代上限（max_iter）：该任务的消息以模型从未回应的工具结果结束",
+    ),
+    (
+        "harnesses/inspect/inspect_retry-2-then-success_legacy.eval",
+        "The model call failed, and the run went on: _Transient",
+        "模型调用失败，运行继续进行：_Transient",
+    ),
+    (
+        "harnesses/openhands/openhands_output-jsonl_hand-made_delegate-and-errors.jsonl",
+        "Context added by the runtime (workspace_context): python",
+        "运行时添加的上下文（workspace_context）：python",
+    ),
+    (
+        "aider/aider_handmade_ask-architect-editor.md",
+        "to the editor model (openai/fake-editor) to make its edits",
+        "发给编辑模型（openai/fake-editor），由它完成修改",
     ),
 ]
 
@@ -237,3 +288,64 @@ def test_every_reader_wording_the_code_names_is_in_both_catalogs() -> None:
     assert len(named) > 50
     for locale in ("en", "zh"):
         assert named - set(catalog(locale)) == set(), locale
+
+
+def test_a_dspy_run_that_never_called_finish_says_so_in_chinese() -> None:
+    """A real ``dspy.ReAct`` run (a scripted ``DummyLM``) whose one iteration was a tool call."""
+    from tests.formats.dspy_runs import scripted, solo_agent
+
+    agent = solo_agent(max_iters=1)  # dspy imported after dspy_runs kept litellm offline
+    import dspy  # type: ignore[import-untyped]
+
+    script: list[dict[str, Any]] = [
+        {"next_thought": "add", "next_tool_name": "add", "next_tool_args": {"a": 1, "b": 2}},
+        {"reasoning": "1+2=3", "answer": "3"},
+    ]
+    with dspy.context(lm=scripted(script)):
+        prediction = agent(question="add 1 and 2")
+    transcript = turnfold.load(prediction)
+    assert [w.key for w in _wordings(transcript)] == ["reader.trajectory_unfinished"]
+    plain = _bundle(transcript, "zh")["text/plain"]
+    assert "轨迹结束时没有调用 finish 工具：要么达到了 max_iters" in plain
+    assert "without the finish tool" not in plain
+    assert "The trajectory ends without the finish tool" in _bundle(transcript, "en")["text/plain"]
+
+
+@pytest.mark.parametrize(
+    ("names", "key", "english", "chinese"),
+    [
+        (["explode"], "reader.run_ended_raised", "explode raised", "explode 抛出了"),
+        ([None], "reader.run_ended_raised.a_tool", "a tool raised", "某个工具抛出了"),
+        (["a", "b", "c"], "reader.run_ended_raised.either", "a, b or c raised", "a, b 或 c 抛出了"),
+    ],
+)  # fmt: skip
+def test_an_adk_run_a_tool_ended_names_it_with_the_message_s_own_or(
+    names: list[str | None], key: str, english: str, chinese: str
+) -> None:
+    """The tools the exception may have come from are joined by the message, not an English
+    value: the real ADK run in which ``explode`` raised, its model's one call made several."""
+    raised = FIXTURES / "frameworks/adk/adk_v2.13.0_events_tool-raises.json"
+    events: list[dict[str, Any]] = json.loads(raised.read_text(encoding="utf-8"))
+    (calling, call) = next(
+        (e, p["function_call"])
+        for e in events
+        for p in _parts(e)
+        if (p.get("function_call") or {}).get("name") == "explode"
+    )
+    calling["content"]["parts"] = [
+        {"function_call": {**call, "id": f"{call['id']}-{index}", "name": name}}
+        for index, name in enumerate(names)
+    ]
+    transcript = turnfold.load(events)
+    (error,) = [e for e in transcript if isinstance(e, AssistantError)]
+    assert error.wording is not None
+    assert error.wording.key == key
+    assert error.message == f"The run ended: {english} ValueError: boom: z"
+    plain = _bundle(transcript, "zh")["text/plain"]
+    assert f"运行已结束：{chinese} ValueError: boom: z" in plain
+    assert f"The run ended: {english}" not in plain
+
+
+def _parts(event: dict[str, Any]) -> list[dict[str, Any]]:
+    content = event.get("content") or {}
+    return [p for p in content.get("parts") or [] if isinstance(p, dict)]

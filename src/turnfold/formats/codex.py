@@ -190,6 +190,7 @@ from turnfold.formats.openai_responses import (
 )
 from turnfold.formats.protocol import read_through
 from turnfold.formats.source import Source, open_source, sibling_files, type_of_record
+from turnfold.formats.wording import failure, worded
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -206,6 +207,7 @@ from turnfold.model import (
     Transcript,
     Usage,
     UserMessage,
+    Wording,
 )
 from turnfold.usage import TOKEN_FIELDS, carries, counts_of
 
@@ -1231,7 +1233,7 @@ class CodexBuilder(ResponsesBuilder):
         error = payload.get("error")
         message = error.get("message") if isinstance(error, Mapping) else None
         if isinstance(message, str) and message:
-            self._add_error(message, timestamp)
+            self._add_error(AssistantError(message=message, timestamp=timestamp))
         changes: dict[str, Any] = {}
         duration = payload.get("duration_ms")
         if isinstance(duration, (int, float)) and not isinstance(duration, bool) and duration > 0:
@@ -1503,13 +1505,16 @@ class CodexBuilder(ResponsesBuilder):
 
     def _error_event(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         message = payload.get("message")
-        self._add_error(message if isinstance(message, str) and message else "Error", timestamp)
+        if isinstance(message, str) and message:
+            self._add_error(AssistantError(message=message, timestamp=timestamp))
+        else:
+            self._add_error(failure("reader.error_event", timestamp=timestamp))
 
-    def _add_error(self, message: str, timestamp: str | None) -> None:
+    def _add_error(self, error: AssistantError) -> None:
         last = self.transcript.entries[-1] if self.transcript.entries else None
-        if isinstance(last, AssistantError) and last.message == message:
+        if isinstance(last, AssistantError) and last.message == error.message:
             return  # task_complete repeats the error event that ended the turn
-        self._append(AssistantError(message=message, timestamp=timestamp))
+        self._append(error)
 
     def _notice_event(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         kind = str(payload.get("type"))
@@ -1519,15 +1524,17 @@ class CodexBuilder(ResponsesBuilder):
 
     def _notice(
         self,
-        text: str,
+        text: str | tuple[str, Wording],
         subtype: str,
         timestamp: str | None,
         level: Literal["info", "warning"] = "info",
         **meta: Any,
     ) -> None:
-        self._append(
-            SystemNotice(text=text, level=level, subtype=subtype, timestamp=timestamp, meta=meta)
-        )
+        """A notice of the source's ``text``, or of the reader's words (:func:`worded`)."""
+        text, wording = text if isinstance(text, tuple) else (text, None)
+        notice = SystemNotice(text=text, level=level, subtype=subtype, timestamp=timestamp,
+                              meta=meta, wording=wording)  # fmt: skip
+        self._append(notice)
 
     def _thread_name(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         _put(self.transcript.metadata, "title", payload.get("thread_name"))
@@ -1548,22 +1555,26 @@ class CodexBuilder(ResponsesBuilder):
             return
         self._goal = (objective, status)
         state = _CAMEL_BREAK.sub(" ", status).lower() if status and status != "active" else None
-        self._notice(
-            f"Goal {state}: {objective}" if state else f"Goal: {objective}", "goal", timestamp
-        )
+        key = "reader.goal.state" if state else "reader.goal"
+        self._notice(worded(key, {"state": state, "objective": objective}), "goal", timestamp)
 
     def _review_started(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         """One notice that says a review ran, and on what (issue 21.9)."""
         request = payload.get("review_request")
         request = request if isinstance(request, Mapping) else payload
-        what = review_target(request.get("target"))
+        target = review_target(request.get("target"))
         hint = _first_str(request, ("user_facing_hint",)) or _first_str(
             payload, ("user_facing_hint",)
         )
-        if hint and what and _echo_key(hint).lower() != _echo_key(what).lower():
-            what = f"{hint} ({what})"
-        what = what or hint
-        self._notice(f"Code review of {what}" if what else "Code review", "review", timestamp)
+        said: dict[str, str | None] = {"said": hint, "hint": hint}
+        if target is None:
+            key = "reader.code_review.said" if hint else "reader.code_review"
+        else:
+            what, key, hinted, values = target
+            said = {**values, "hint": hint}
+            if hint and _echo_key(hint).lower() != _echo_key(what).lower():
+                key = hinted
+        self._notice(worded(key, said), "review", timestamp)
 
     def _review_ended(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         """The review's answer: kept until the turn ends, and dropped when the assistant text
@@ -1595,8 +1606,11 @@ class CodexBuilder(ResponsesBuilder):
 
     def _rolled_back(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         turns = as_int(payload.get("num_turns"))
-        text = f"Rolled back {turns} turn{'s' if turns != 1 else ''}" if turns else "Rolled back"
-        self._notice(text, "rollback", timestamp)
+        key = (
+            "reader.rolled_back" if not turns
+            else "reader.rolled_back.one" if turns == 1 else "reader.rolled_back.other"
+        )  # fmt: skip
+        self._notice(worded(key, {"turns": turns}), "rollback", timestamp)
 
     def _undo_completed(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         success = payload.get("success") is not False
@@ -1604,7 +1618,7 @@ class CodexBuilder(ResponsesBuilder):
         text = (
             message
             if isinstance(message, str) and message
-            else ("Undo completed" if success else "Undo failed")
+            else worded("reader.undo_completed" if success else "reader.undo_failed")
         )
         self._notice(text, "undo", timestamp, "info" if success else "warning")
 
@@ -2220,28 +2234,35 @@ class CodexBuilder(ResponsesBuilder):
         return entry
 
 
-_REVIEW_TARGETS = {
-    "uncommittedChanges": "uncommitted changes",
-    "uncommitted_changes": "uncommitted changes",
-}
+_UNCOMMITTED = frozenset({"uncommittedChanges", "uncommitted_changes"})
 
 
-def review_target(target: Any) -> str | None:
+def review_target(target: Any) -> tuple[str, str, str, dict[str, str]] | None:
     """What a review covers, from its ``target`` (uncommitted changes, a base branch, a commit,
-    custom instructions)."""
+    custom instructions): its English, as Codex's hint may say it too, and the notice's
+    message keys (alone, and after the review's hint) with their values."""
     if not isinstance(target, Mapping):
         return None
-    kind = str(target.get("type"))
-    if kind in _REVIEW_TARGETS:
-        return _REVIEW_TARGETS[kind]
+    if str(target.get("type")) in _UNCOMMITTED:
+        return ("uncommitted changes", "reader.code_review.uncommitted",
+                "reader.code_review.hint.uncommitted", {})  # fmt: skip
     branch = _first_str(target, ("branch",))
     if branch:
-        return f"changes against {branch}"
+        return (f"changes against {branch}", "reader.code_review.branch",
+                "reader.code_review.hint.branch", {"branch": branch})  # fmt: skip
     sha = _first_str(target, ("sha", "commit"))
     if sha:
-        title = _first_str(target, ("title",))
-        return f"commit {sha[:12]}" + (f" ({title})" if title else "")
-    return _first_str(target, ("instructions",))
+        sha, title = sha[:12], _first_str(target, ("title",))
+        if title:
+            return (f"commit {sha} ({title})", "reader.code_review.commit.title",
+                    "reader.code_review.hint.commit.title",
+                    {"sha": sha, "title": title})  # fmt: skip
+        return (f"commit {sha}", "reader.code_review.commit", "reader.code_review.hint.commit",
+                {"sha": sha})  # fmt: skip
+    said = _first_str(target, ("instructions",))
+    if said is None:
+        return None
+    return said, "reader.code_review.said", "reader.code_review.hint.said", {"said": said}
 
 
 def mail_envelope(text: str) -> tuple[dict[str, str], str]:

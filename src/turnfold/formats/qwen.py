@@ -104,6 +104,7 @@ from turnfold.formats.gemini_parts import (
 )
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source, json_object_file, open_source, sibling_files
+from turnfold.formats.wording import notice, stop
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -584,7 +585,7 @@ def _mark_stopped_turns(entries: list[Entry]) -> list[Entry]:
             and entry.status == "cancelled"
             and (after is None or isinstance(after, UserMessage))
         ):
-            out.append(AbortMarker(reason="cancelled", timestamp=entry.ended_at))
+            out.append(stop("reader.cancelled", timestamp=entry.ended_at))
     return out
 
 
@@ -600,10 +601,11 @@ def _settle_api_errors(entries: list[Entry]) -> list[Entry]:
         for index in pending[:-1] if ended else pending:
             cast(SystemNotice, out[index]).level = "warning"
         if ended and pending:
-            notice = cast(SystemNotice, out[pending[-1]])
+            last = cast(SystemNotice, out[pending[-1]])
             out[pending[-1]] = AssistantError(
-                message=notice.text, timestamp=notice.timestamp, meta=dict(notice.meta)
-            )
+                message=last.text, timestamp=last.timestamp, meta=dict(last.meta),
+                wording=last.wording,
+            )  # fmt: skip
         pending.clear()
 
     for index, entry in enumerate(entries):
@@ -803,20 +805,24 @@ def _slash_command(payload: dict[str, Any], stamp: str | None) -> list[Entry]:
 
 def _api_error(payload: dict[str, Any]) -> str | None:
     """The error message of a ``qwen-code.api_error`` telemetry event (a model request that
-    failed after the SDK's own retries), else None."""
+    failed after the SDK's own retries), "" when it says none, else None."""
     event = payload.get("uiEvent")
     if not isinstance(event, dict) or event.get("event.name") != "qwen-code.api_error":
         return None
-    return _text(event.get("error_message")) or "The model request failed."
+    return _text(event.get("error_message")) or ""
 
 
 def _api_error_notice(payload: dict[str, Any], stamp: str | None) -> SystemNotice:
     """An error notice for now: whether Qwen Code retried the request (its own retry layer) or
     it ended the turn is told by what follows it (:func:`_settle_api_errors`)."""
     event = payload["uiEvent"]
-    entry = SystemNotice(
-        text=_api_error(payload) or "", level="error", subtype="api_error", timestamp=stamp
-    )
+    said = _api_error(payload)
+    entry = (
+        SystemNotice(text=said, level="error", subtype="api_error", timestamp=stamp)
+        if said
+        else notice("reader.model_request_failed", level="error", subtype="api_error",
+                    timestamp=stamp)
+    )  # fmt: skip
     status = event.get("status_code")
     if isinstance(status, int) and not isinstance(status, bool):
         entry.meta["status_code"] = status

@@ -92,6 +92,7 @@ from turnfold.formats.common import text_result
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source
+from turnfold.formats.wording import notice as worded_notice
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -527,11 +528,8 @@ class _Reader:
         """The architect's reply, sent to the editor: a notice in the same turn; the replies
         after it are the editor model's."""
         model = self._sessions[-1].editor_model if self._sessions else None
-        editor = f"the editor model ({model})" if model else "the editor model"
-        notice = SystemNotice(
-            text=f"aider sent the architect's reply above to {editor} to make its edits",
-            subtype="editor_input",
-        )
+        key = "reader.sent_to_editor.model" if model else "reader.sent_to_editor"
+        notice = worded_notice(key, {"model": model}, subtype="editor_input")
         notice.meta["editor_input"] = prompt
         self._add(notice)
         self._replies.clear()

@@ -217,6 +217,8 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.openai_responses import data_url_image
 from turnfold.formats.source import Source, read_file
+from turnfold.formats.wording import failure, stop
+from turnfold.formats.wording import notice as worded_notice
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -1372,17 +1374,27 @@ def _cli_line(value: Any) -> str | None:
 
 
 _PANEL_IGNORED = frozenset(RECORDS.ignored)
-#: The panel's warnings, each with what it says before its text: the ignore file kept a tool
-#: from a path (its text; the call's result says so too), the terminal's shell integration is
-#: off, Roo Code waits before retrying a failed request.
+#: The panel's warnings, each with the words it says alone and before its text: the ignore
+#: file kept a tool from a path (its text; the call's result says so too), the terminal's shell
+#: integration is off, Roo Code waits before retrying a failed request.
 _PANEL_WARNINGS = {
-    "say/clineignore_error": "blocked by .clineignore",
-    "say/rooignore_error": "blocked by .rooignore",
-    "say/shell_integration_warning": "shell integration unavailable",
-    "say/api_req_retry_delayed": "request failed, retrying",
-    "say/command_permission_denied": "command not permitted",
-    "say/condense_context_error": "condensing the context failed",
-}
+    "say/clineignore_error": (
+        "reader.blocked_by_clineignore", "reader.blocked_by_clineignore.said"
+    ),
+    "say/rooignore_error": ("reader.blocked_by_rooignore", "reader.blocked_by_rooignore.said"),
+    "say/shell_integration_warning": (
+        "reader.shell_integration_unavailable", "reader.shell_integration_unavailable.said"
+    ),
+    "say/api_req_retry_delayed": (
+        "reader.request_failed_retrying", "reader.request_failed_retrying.said"
+    ),
+    "say/command_permission_denied": (
+        "reader.command_not_permitted", "reader.command_not_permitted.said"
+    ),
+    "say/condense_context_error": (
+        "reader.condensing_context_failed", "reader.condensing_context_failed.said"
+    ),
+}  # fmt: skip
 #: The calls the panel shows as kinds of their own (their handlers' ``ask``/``say``): the tool
 #: called.
 _PANEL_CALLS = {
@@ -1541,11 +1553,8 @@ def _deleted_requests(
     counts = _count_deleted(info, provider, totals, costs)
     spent = ", ".join(f"{n:,} {name.removesuffix('_tokens').replace('_', ' ')}"
                       for name, n in counts.items() if n)  # fmt: skip
-    return SystemNotice(
-        text="a checkpoint restore deleted the messages after it; their requests' tokens"
-        + (f" ({spent})" if spent else "") + " and cost stay in the session's totals",
-        subtype="deleted_api_reqs", timestamp=stamp,
-    )  # fmt: skip
+    key = "reader.restore_deleted_requests.spent" if spent else "reader.restore_deleted_requests"
+    return worded_notice(key, {"spent": spent}, subtype="deleted_api_reqs", timestamp=stamp)
 
 
 def _found_text(found: Any) -> str | None:
@@ -1690,16 +1699,15 @@ def read_panel(
             info = _json_of(text)
             info = info if isinstance(info, Mapping) else {}
             error = _error_message(str(info.get("errorMessage") or text))
-            tries = f"attempt {info.get('attempt')} of {info.get('maxAttempts')}"
+            tries = {"attempt": info.get("attempt"), "most": info.get("maxAttempts"), "said": error}
             # The last one (``failed``) says the retries are spent: api_req_failed follows.
-            tries += ", no retry left" if info.get("failed") else ""
-            said = f"request failed ({tries}): {error}"
-            entry = SystemNotice(text=said, level="warning", subtype="error_retry", timestamp=stamp)
+            key = "reader.request_failed_attempt" + (".last" if info.get("failed") else "")
+            entry = worded_notice(
+                key, tries, level="warning", subtype="error_retry", timestamp=stamp
+            )
         elif kind == "ask/mistake_limit_reached":
-            entry = SystemNotice(
-                text=f"too many consecutive mistakes: {text}", level="warning",
-                subtype="mistake_limit_reached", timestamp=stamp,
-            )  # fmt: skip
+            entry = worded_notice("reader.mistake_limit", {"said": text}, level="warning",
+                           subtype="mistake_limit_reached", timestamp=stamp)  # fmt: skip
         elif kind == "say/info":
             entry = SystemNotice(text=text, subtype="info", timestamp=stamp)
         elif kind in ("say/command", "ask/command"):
@@ -1819,21 +1827,23 @@ def read_panel(
             said = " ".join(
                 str(hook[k]) for k in ("hookName", "toolName", "status") if hook.get(k)
             )  # fmt: skip
-            entry = SystemNotice(text=f"hook {said or text}", subtype="hook", timestamp=stamp)
+            entry = worded_notice(
+                "reader.hook", {"said": said or text}, subtype="hook", timestamp=stamp
+            )
         elif kind in ("say/hook_output_stream", "say/conditional_rules_applied"):
             entry = SystemNotice(text=text, subtype=kind.partition("/")[2], timestamp=stamp)
         elif kind in _PANEL_WARNINGS:
-            entry = SystemNotice(
-                text=f"{_PANEL_WARNINGS[kind]}: {text}" if text else _PANEL_WARNINGS[kind],
-                level="warning", subtype=kind.partition("/")[2], timestamp=stamp,
-            )  # fmt: skip
+            alone, before = _PANEL_WARNINGS[kind]
+            entry = worded_notice(before if text else alone, {"said": text}, level="warning",
+                           subtype=kind.partition("/")[2], timestamp=stamp)  # fmt: skip
         elif kind == "say/user_feedback_diff":
             # The user changed the edit Cline proposed before approving it ({tool, path, diff}).
             changed = _json_of(text)
             changed = changed if isinstance(changed, Mapping) else {}
-            edited = f"the user edited {changed.get('path') or 'the file'}:"
-            edited += f"\n{changed.get('diff') or text}"
-            entry = SystemNotice(text=edited, subtype="user_feedback_diff", timestamp=stamp)
+            path, diff = changed.get("path"), changed.get("diff") or text
+            key = "reader.user_edited.path" if path else "reader.user_edited"
+            said = {"path": path, "diff": diff}
+            entry = worded_notice(key, said, subtype="user_feedback_diff", timestamp=stamp)
         elif kind in ("say/subagent", "say/subagent_usage"):
             delegating = last_call if last_call and last_call.name == "use_subagents" else None
             reported = _json_of(text)
@@ -1858,14 +1868,11 @@ def read_panel(
             # Roo Code's Task.startTask: {toolCount, serverCount, threshold}.
             many = _json_of(text)
             many = many if isinstance(many, Mapping) else {}
-            said = (
-                f"too many tools enabled: {many.get('toolCount')} tools from "
-                f"{many.get('serverCount')} MCP servers (keep below {many.get('threshold')})"
-                if many else f"too many tools enabled: {text}"
-            )  # fmt: skip
-            entry = SystemNotice(
-                text=said, level="warning", subtype="too_many_tools_warning", timestamp=stamp
-            )
+            counts = {"tools": many.get("toolCount"), "servers": many.get("serverCount"),
+                      "threshold": many.get("threshold"), "said": text}  # fmt: skip
+            key = "reader.too_many_tools.counts" if many else "reader.too_many_tools"
+            entry = worded_notice(key, counts, level="warning", subtype="too_many_tools_warning",
+                           timestamp=stamp)  # fmt: skip
         elif kind in ("say/codebase_search_result", "say/image"):
             # Roo Code: what codebase_search found ({tool, content: {query, results}}), the
             # image generate_image saved ({imageUri, imagePath}): the call's result.
@@ -1882,10 +1889,8 @@ def read_panel(
             edited = _json_of(text)
             todos = edited.get("todos") if isinstance(edited, Mapping) else None
             listed = _todo_lines(todos) if isinstance(todos, list) else text
-            entry = SystemNotice(
-                text=f"the user edited the todo list:\n{listed}", subtype="user_edit_todos",
-                timestamp=stamp,
-            )  # fmt: skip
+            entry = worded_notice("reader.user_edited_todos", {"todos": listed},
+                           subtype="user_edit_todos", timestamp=stamp)  # fmt: skip
         elif kind == "say/api_req_started":
             requests += 1
             info = _json_of(text)
@@ -1954,16 +1959,16 @@ _RESPONSE_ENDS = frozenset({"say/api_req_started", "say/user_feedback", "say/tas
 def _cancelled(info: Mapping[str, Any]) -> Entry | None:
     """How Cline cut a request's stream short, as its ``api_req_started`` records it
     (``cancelReason``, ``streamingFailedMessage``: ``abortStream``), in the words it adds to the
-    history (:func:`interruption`); None for a request it did not stop."""
+    history (:func:`interruption`), here the reader's own; None for a request it did not stop."""
     reason = info.get("cancelReason")
     if reason == "user_cancelled":
-        return interruption("Response interrupted by user", "user")
+        return stop("reader.response_interrupted_by_user")
     if reason != "streaming_failed":
         return None
     said = info.get("streamingFailedMessage")
     if isinstance(said, str) and said:
         return AssistantError(message=_error_message(said))
-    return interruption("Response interrupted by API Error", "API Error")
+    return failure("reader.response_interrupted_by_api_error")
 
 
 def _stopped(transcript: Transcript, stop: Entry, errors: set[str]) -> None:

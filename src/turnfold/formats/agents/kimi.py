@@ -84,7 +84,6 @@ from turnfold.model import (
     CompactionBoundary,
     Entry,
     SubAgent,
-    SystemNotice,
     Thinking,
     ToolCall,
     Transcript,
@@ -483,8 +482,8 @@ class _Reader:
 
     def _context_undo(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
         count = as_int(record.get("count"))
-        text = f"Undid the last {count} messages" if count is not None else "Undo"
-        self._add(SystemNotice(text=text, subtype="undo", timestamp=stamp))
+        key = "reader.undid_messages" if count is not None else "reader.undo"
+        self._add(notice(key, {"count": count}, subtype="undo", timestamp=stamp))
         self.source.mapped("context.undo")
 
     # --- the end of a turn ------------------------------------------------------------------

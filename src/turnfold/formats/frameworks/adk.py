@@ -698,9 +698,13 @@ class AdkBuilder(TranscriptBuilder):
         # invocation follow), the run ended on it, and the turn failed (spec P-7: a failed
         # tool alone does not fail a turn, a run it ended does).
         names = list(dict.fromkeys(call.name or "a tool" for call in failed))
-        who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
-        ended = failure("reader.run_ended_raised", {"who": who, "said": text}, timestamp=ts,
-                        meta=meta)  # fmt: skip
+        if len(names) > 1:  # the tools the exception may have come from, in the message's words
+            key, who = "reader.run_ended_raised.either", {"names": ", ".join(names[:-1])}
+        else:
+            key = "reader.run_ended_raised" if failed[0].name else "reader.run_ended_raised.a_tool"
+            who = {"who": names[0]}
+        said = {**who, "last": names[-1], "said": text}
+        ended = failure(key, said, timestamp=ts, meta=meta)
         self.raised = (field(event, "invocation_id"), text, ended)
 
     def _place_held_error(self) -> None:
@@ -944,9 +948,19 @@ def _data_notice(part: Mapping[str, Any], ts: str | None, meta: dict[str, Any]) 
     data = field(part, "inline_data") or field(part, "file_data") or {}
     mime = field(data, "mime_type") if isinstance(data, Mapping) else None
     uri = field(data, "file_uri") if isinstance(data, Mapping) else None
-    what = f"{mime} data" if isinstance(mime, str) and mime else "data"
-    text = f"The model returned {what}" + (f": {uri}" if isinstance(uri, str) and uri else "")
-    return SystemNotice(text=text, subtype="attachment", timestamp=ts, meta=dict(meta))
+    typed, cited = isinstance(mime, str) and bool(mime), isinstance(uri, str) and bool(uri)
+    key = _RETURNED_DATA[typed, cited]
+    said = {"mime": mime, "uri": uri}
+    return notice(key, said, subtype="attachment", timestamp=ts, meta=dict(meta))
+
+
+#: The notice of data the model returned, by whether it says its type and where it is.
+_RETURNED_DATA = {
+    (False, False): "reader.model_returned_data",
+    (True, False): "reader.model_returned_data.mime",
+    (False, True): "reader.model_returned_data.uri",
+    (True, True): "reader.model_returned_data.mime.uri",
+}
 
 
 def _response_text(response: Any) -> tuple[str | None, bool]:

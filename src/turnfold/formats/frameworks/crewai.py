@@ -494,12 +494,11 @@ class _Run:
                 calls.remove(call)
                 self.transcript.update(call, status="error")
             else:
-                text = f"Tool {name!s} failed: {message or 'no message'}"
+                key = "reader.tool_failed.said" if message else "reader.tool_failed"
                 self.transcript.append(
-                    SystemNotice(
-                        text=text, level="warning", subtype="tool_failure", meta=_agent_of(meta)
-                    )
-                )
+                    worded_notice(key, {"name": name, "said": message}, level="warning",
+                                  subtype="tool_failure", meta=_agent_of(meta))
+                )  # fmt: skip
 
     def _limit(self, messages: list[Any], raw: Any, meta: Mapping[str, Any]) -> None:
         """The agent reached its ``max_iter``, said after the answer CrewAI then asked for.
@@ -517,7 +516,7 @@ class _Run:
         last = messages[-1] if messages else None
         answer = as_text(raw)
         if _role(last) == "tool" and answer and answer.strip() != _text(last).strip():
-            self.transcript.append(_limit_notice(None, _agent_of(meta), _LIMIT_TOLD))
+            self.transcript.append(_limit_notice(None, _agent_of(meta), told=True))
 
     def _answer(self, raw: Any, written: list[Entry], meta: Mapping[str, Any]) -> None:
         text = as_text(raw)
@@ -567,14 +566,12 @@ class _Run:
     def finish(self) -> Transcript:
         self._turns.show_all()
         for prompt in self._open.values():
-            text = "the log records this task's start but not its end"
+            unfinished = worded_notice("reader.task_unfinished", level="warning",
+                                       subtype="unfinished", meta=dict(prompt.meta))  # fmt: skip
             if self.transcript.entries[-1] is prompt or self._announced(prompt):
-                meta = dict(prompt.meta)
-                self.transcript.append(
-                    SystemNotice(text=text, level="warning", subtype="unfinished", meta=meta)
-                )
+                self.transcript.append(unfinished)
             else:  # other tasks ran after it: said where the run's warnings are
-                self.source.warn(f"task {prompt.text[:60]!r}: {text}")
+                self.source.warn(f"task {prompt.text[:60]!r}: {unfinished.text}")
         if self.agents:
             self.transcript.metadata["agents"] = list(self.agents)
         return self.transcript
@@ -603,33 +600,22 @@ _FORCE_FINAL_ANSWER = (
     "Now it's time you MUST give your absolute best final answer. You'll ignore all previous "
     "instructions, stop using any tools, and just return your absolute BEST Final answer."
 )
-#: The notice of an agent that reached its iteration limit, as its run's frames (or an older
-#: CrewAI's messages, which kept the demand) say it, and as a task's messages let it be told.
-_LIMIT_TEXT = (
-    "Iteration limit reached ({limit}): CrewAI stopped the agent's tool calls and asked for "
-    "its final answer."
-)
-_LIMIT_TOLD = (
-    "Iteration limit reached (max_iter): the task's messages end with tool results the "
-    "model never answered; its answer is the one CrewAI asks for at the limit."
-)
 
 
 def _is_forced(text: str) -> bool:
     return text.strip() == _FORCE_FINAL_ANSWER
 
 
-def _limit_notice(
-    limit: int | None, meta: Mapping[str, Any], text: str | None = None
-) -> SystemNotice:
-    """A warning that the agent reached its ``max_iter`` (``limit``, when known)."""
-    said = f"max_iter = {limit}" if limit is not None else "max_iter"
-    notice = SystemNotice(
-        text=text or _LIMIT_TEXT.format(limit=said),
-        level="warning",
-        subtype="max_iterations",
-        meta=dict(meta),
-    )
+def _limit_notice(limit: int | None, meta: Mapping[str, Any], told: bool = False) -> SystemNotice:
+    """A warning that the agent reached its ``max_iter`` (``limit``, when known), as its run's
+    frames (or an older CrewAI's messages, which kept the demand) say it, or as a task's
+    messages let it be ``told``."""
+    key = (
+        "reader.iteration_limit_told" if told
+        else "reader.iteration_limit" if limit is None else "reader.iteration_limit.max_iter"
+    )  # fmt: skip
+    notice = worded_notice(key, {"limit": limit}, level="warning", subtype="max_iterations",
+                           meta=dict(meta))  # fmt: skip
     if limit is not None:
         notice.meta["max_iter"] = limit
     return notice
@@ -1109,9 +1095,11 @@ class Follower:
             self._task_ended()
         elif kind == _GUARDRAIL_COMPLETED and data.get("success") is False:
             # CrewAI runs the task again with this feedback: the rejected answer stays shown.
-            text = f"Guardrail rejected the answer: {as_text(data.get('error')) or 'no reason'}"
+            said = as_text(data.get("error"))
+            key = "reader.guardrail_rejected.said" if said else "reader.guardrail_rejected"
             meta = {**self._agent_meta(data), "retry_count": data.get("retry_count")}
-            self._add(SystemNotice(text=text, level="warning", subtype="guardrail", meta=meta))
+            self._add(worded_notice(key, {"said": said}, level="warning", subtype="guardrail",
+                                    meta=meta))  # fmt: skip
         elif kind in _FAILED:
             message = as_text(data.get("error")) or kind
             self._add(AssistantError(message=message, meta=self._agent_meta(data)))

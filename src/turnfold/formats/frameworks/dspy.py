@@ -88,11 +88,11 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source
+from turnfold.formats.wording import notice
 from turnfold.model import (
     AssistantText,
     Entry,
     SubAgent,
-    SystemNotice,
     Thinking,
     ToolCall,
     ToolStatus,
@@ -525,9 +525,9 @@ class DspyBuilder(TranscriptBuilder):
         made: list[Entry] = []
         first = _first_step(trajectory)
         if first:
-            text = f"The trajectory starts at step {first}: DSPy cut its first steps off to fit "
-            text += "the model's context window (truncate_trajectory), and kept no record of them."
-            made.append(SystemNotice(text=text, level="warning", subtype="truncated"))
+            said = {"first": first}
+            made.append(notice("reader.trajectory_truncated", said, level="warning",
+                               subtype="truncated"))  # fmt: skip
         for position, step in enumerate(steps, start=first):
             start = len(made)
             self._step(position, step, made, calls.during.get(position - first, []))
@@ -535,9 +535,8 @@ class DspyBuilder(TranscriptBuilder):
             if found is not None:
                 self._settle_call(made[start:], found)
         if steps and steps[-1].get("tool_name") != FINISH and "code" not in steps[-1]:
-            text = "The trajectory ends without the finish tool: max_iters was reached, or the "
-            text += "model named no valid tool (DSPy logs which)."
-            made.append(SystemNotice(text=text, level="warning", subtype="no_finish"))
+            made.append(notice("reader.trajectory_unfinished", level="warning",
+                               subtype="no_finish"))  # fmt: skip
         start = len(made)
         if isinstance(reasoning, str) and reasoning:
             made.append(_new_thinking(reasoning))

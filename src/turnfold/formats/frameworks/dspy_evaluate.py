@@ -74,8 +74,9 @@ from turnfold.formats.frameworks.dspy import (
 )
 from turnfold.formats.harnesses.inspect_log import score_outcome
 from turnfold.formats.source import HEAD_SIZE, Source, plain_value
+from turnfold.formats.wording import failure
 from turnfold.formats.wrappers import no_such_run, run_place
-from turnfold.model import AssistantError, Transcript, UserMessage
+from turnfold.model import Transcript, UserMessage
 
 NAME = "dspy-evaluate"
 #: A file holds one run per example: ``sample=`` picks one by its place.
@@ -345,12 +346,7 @@ def _example_run(
     if prediction:
         DspyBuilder(transcript, source.name).build(prediction)
     else:
-        transcript.append(
-            AssistantError(
-                message=f"No prediction: the program raised on this example, and Evaluate "
-                f"scored it its failure_score ({stringify(score)})"
-            )
-        )
+        transcript.append(failure("reader.no_prediction", {"score": stringify(score)}))
     _scored(transcript, metric, score, failed=not prediction)
     return transcript
 

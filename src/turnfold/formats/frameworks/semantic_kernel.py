@@ -85,8 +85,8 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, plain_each
+from turnfold.formats.wording import failure, notice
 from turnfold.model import (
-    AssistantError,
     AssistantText,
     CompactionBoundary,
     Entry,
@@ -395,11 +395,10 @@ class _Builder(TranscriptBuilder):
 
     def _finish(self, reason: Any, meta: dict[str, Any]) -> None:
         if reason == "length":
-            text = "the response was cut off at the model's token limit"
-            self.transcript.append(SystemNotice(text=text, level="warning", meta=dict(meta)))
+            cut = notice("reader.cut_off_at_token_limit", level="warning", meta=dict(meta))
+            self.transcript.append(cut)
         elif reason == "content_filter":
-            message = "the response was stopped by the provider's content filter"
-            self.transcript.append(AssistantError(message=message, meta=dict(meta)))
+            self.transcript.append(failure("reader.stopped_by_content_filter", meta=dict(meta)))
 
     def _call(self, item: Mapping[str, Any], batch: str, line: Any) -> ToolCall:
         arguments = item.get("arguments")

@@ -127,6 +127,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, plain_each, type_of_record
+from turnfold.formats.wording import failure, notice
 from turnfold.model import (
     Accounting,
     AssistantError,
@@ -159,8 +160,13 @@ MAX_STEPS_ERROR = "AgentMaxStepsError"
 #: The opening of the ``AgentError`` a failed ``final_answer_checks`` function raises
 #: (``_validate_final_answer``): the step's calls ran, and its answer was refused.
 CHECK_FAILED = "Check "
-#: The message of the error smolagents records when a run hits ``max_steps``.
-MAX_STEPS_NOTICE = "Reached max steps."
+
+
+def max_steps_notice(timestamp: str | None = None) -> SystemNotice:
+    """The warning of a run that hit ``max_steps`` where no step records it, in the words of
+    the error smolagents records then (``AgentMaxStepsError("Reached max steps.")``)."""
+    return notice("reader.max_steps", level="warning", subtype="max_steps", timestamp=timestamp)
+
 
 STEP_TYPES = ("SystemPromptStep", "TaskStep", "PlanningStep", "ActionStep", "FinalAnswerStep")
 #: Events of ``run(stream=True)`` that a load of a list of them passes over: the steps that
@@ -789,12 +795,10 @@ class StepsBuilder(TranscriptBuilder):
         number, ended = self._empty_step
         if error is not None:
             text = f"{error.get('type')}: {error.get('message')}"
+            self.transcript.append(AssistantError(message=text, timestamp=ended))
         else:
-            text = (
-                f"Step {number} has no model output: its model call failed (smolagents raises "
-                "AgentGenerationError, stopping the run, and records no error for it)"
-            )
-        self.transcript.append(AssistantError(message=text, timestamp=ended))
+            said = {"number": number}
+            self.transcript.append(failure("reader.step_without_output", said, timestamp=ended))
 
     def _settle_all(self, calls: list[ToolCall], observations: str | None, final: Any) -> None:
         """A step without an error: every call returned; each gets its observation."""
@@ -986,7 +990,7 @@ class StepsBuilder(TranscriptBuilder):
         if self.answered:
             return
         self._end_step()
-        self._append(SystemNotice(text=MAX_STEPS_NOTICE, level="warning", subtype="max_steps"))
+        self._append(max_steps_notice())
         self.answer(_text(output) or "")
         self._end_step()
 

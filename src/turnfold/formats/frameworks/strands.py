@@ -141,7 +141,6 @@ from turnfold.model import (
     Entry,
     ImageData,
     SubAgent,
-    SystemNotice,
     Thinking,
     ToolCall,
     ToolStatus,
@@ -400,8 +399,9 @@ def detect(source: Source) -> Evidence:
 
 
 def converse_usage(raw: Any) -> Usage | None:
-    """Converse ``usage`` as :class:`Usage`."""
-    return usage_from(
+    """Converse ``usage`` as :class:`Usage`; the cache writes kept for an hour, which cost
+    more, from its ``cacheDetails`` (``[{"ttl": "1h", "inputTokens": n}, …]``)."""
+    usage = usage_from(
         raw,
         cache_apart=True,
         input_tokens="inputTokens",
@@ -409,6 +409,15 @@ def converse_usage(raw: Any) -> Usage | None:
         cache_read_tokens="cacheReadInputTokens",
         cache_write_tokens="cacheWriteInputTokens",
     )
+    if usage is not None and isinstance(details := raw.get("cacheDetails"), list):
+        hour = sum(
+            as_int(d.get("inputTokens")) or 0
+            for d in details
+            if isinstance(d, Mapping) and d.get("ttl") == "1h"
+        )
+        if 0 < hour <= (usage.cache_write_tokens or 0):
+            usage.cache_write_1h_tokens = hour
+    return usage
 
 
 def _status(value: Any) -> ToolStatus:
@@ -1122,12 +1131,8 @@ def _read_result(builder: ConverseBuilder, record: Mapping[str, Any]) -> None:
         metadata["usage"] = counts_of(usage)
     if record.get("stop_reason") is not None:
         metadata["stop_reason"] = record["stop_reason"]
-    text = (
-        "An AgentResult holds only the run's last message"
-        + (f" ({calls} tool call(s) counted in its metrics, none of them here)" if calls else "")
-        + ": load agent.messages, or the agent, for the whole run."
-    )
-    builder.transcript.append(SystemNotice(text=text, subtype="partial"))
+    key = "reader.partial_agent_result.calls" if calls else "reader.partial_agent_result"
+    builder.transcript.append(notice(key, {"calls": calls}, subtype="partial"))
     builder.feed_message(record.get("message"), 1)
     builder.interrupted(record.get("interrupts"))
     # Its message is the call of the structured output tool, without the result that says

@@ -73,6 +73,7 @@ from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.harnesses.inspect_log import score_outcome
 from turnfold.formats.source import Source, json_object_file, open_source, record_limit
+from turnfold.formats.wording import notice
 from turnfold.model import (
     AssistantText,
     Entry,
@@ -501,12 +502,10 @@ class _Reader:
         while isinstance(ref, str) and ref:
             following = self.file(ref, "continuation")
             if following is None:
-                transcript.append(SystemNotice(
-                    text=f"The trajectory continues in {ref}, which was not read.",
-                    level="warning", subtype="continuation",
-                ))  # fmt: skip
+                transcript.append(notice("reader.continues_unread", {"ref": ref},
+                                         level="warning", subtype="continuation"))  # fmt: skip
                 return
-            transcript.append(SystemNotice(text=f"Continued in {ref}.", subtype="continuation"))
+            transcript.append(notice("reader.continued_in", {"ref": ref}, subtype="continuation"))
             measured |= self.steps(following, transcript, runs, copied=False)
             if measured:  # the steps' own usage counts: no file's totals stand in for it
                 transcript.metadata.pop("usage", None)

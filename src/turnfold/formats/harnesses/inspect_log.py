@@ -117,6 +117,7 @@ from turnfold.formats.errors import SampleSelectionError as SampleSelectionError
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.harnesses import archive
 from turnfold.formats.source import Source
+from turnfold.formats.wording import failure, notice, stop
 from turnfold.formats.wrappers import sample as detection_sample
 from turnfold.model import (
     AbortMarker,
@@ -799,8 +800,8 @@ def _transcript(source: Source, header: Mapping[str, Any], record: Any) -> Trans
     conversation = _Conversation(context, transcript)
     for attempt, said in enumerate(_retries(record), start=1):
         # The sample's own record is the attempt that ran last; those before it failed.
-        text = f"Attempt {attempt} failed and the sample was retried: {said}"
-        transcript.append(SystemNotice(text=text, level="warning", subtype="retry"))
+        tried = {"attempt": attempt, "said": said}
+        transcript.append(notice("reader.sample_retried", tried, level="warning", subtype="retry"))
     events = _events_of(record)
     if isinstance(events, list) and events:
         if record.get("messages"):
@@ -1597,10 +1598,10 @@ def _model_event(events: _Events, conversation: _Conversation, event: Mapping[st
     error = event.get("error")
     if isinstance(error, str) and error:
         if id(event) in events.survived:
-            text = f"The model call failed, and the run went on: {error}"
             conversation.append(
-                SystemNotice(text=text, level="warning", subtype="model_error", timestamp=answered)
-            )
+                notice("reader.model_call_failed_went_on", {"said": error}, level="warning",
+                       subtype="model_error", timestamp=answered)
+            )  # fmt: skip
         else:
             conversation.append(AssistantError(message=error, timestamp=answered))
 
@@ -1746,25 +1747,30 @@ def _sample_init(events: _Events, conversation: _Conversation, event: Mapping[st
 
 def _limit_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
     said = _string(event.get("message"), None)
-    reason = said or f"{event.get('type')} limit reached"
-    conversation.cancel_open_calls(_times(event)[0])
-    conversation.append(AbortMarker(reason=reason, timestamp=_times(event)[0]))
+    at = _times(event)[0]
+    conversation.cancel_open_calls(at)
+    conversation.append(
+        AbortMarker(reason=said, timestamp=at) if said
+        else stop("reader.limit_reached", {"limit": event.get("type")}, timestamp=at)
+    )  # fmt: skip
 
 
 def _error_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
     error = event.get("error")
     said = error.get("message") if isinstance(error, Mapping) else None
     conversation.cancel_open_calls(_times(event)[0])
+    at = _times(event)[0]
     if _is_cancellation(said):
-        conversation.append(AbortMarker(reason=_CANCELLED, timestamp=_times(event)[0]))
+        conversation.append(stop(_CANCELLED, timestamp=at))
     else:
         conversation.append(
-            AssistantError(message=str(said or "the sample failed"), timestamp=_times(event)[0])
-        )
+            AssistantError(message=str(said), timestamp=at) if said
+            else failure("reader.sample_failed", timestamp=at)
+        )  # fmt: skip
     conversation.errored = True
 
 
-_CANCELLED = "The sample was cancelled"
+_CANCELLED = "reader.sample_cancelled"
 
 
 def _is_cancellation(message: Any) -> bool:
@@ -1777,9 +1783,9 @@ def _is_cancellation(message: Any) -> bool:
 def _interrupt_event(
     events: _Events, conversation: _Conversation, event: Mapping[str, Any]
 ) -> None:
-    reason = f"interrupted ({event.get('source')}, during {event.get('interrupted')})"
+    said = {"source": event.get("source"), "during": event.get("interrupted")}
     conversation.cancel_open_calls(_times(event)[0])
-    conversation.append(AbortMarker(reason=reason, timestamp=_times(event)[0]))
+    conversation.append(stop("reader.interrupted_during", said, timestamp=_times(event)[0]))
 
 
 def _compaction_event(
@@ -1938,7 +1944,7 @@ def _sample_metadata(
     if isinstance(error, Mapping) and _is_cancellation(error.get("message")):
         metadata["cancelled"] = error["message"]
         if not conversation.errored:
-            transcript.append(AbortMarker(reason=_CANCELLED))
+            transcript.append(stop(_CANCELLED))
     elif isinstance(error, Mapping):
         said = error.get("message")
         metadata["error"] = said if isinstance(said, str) else stringify(error)

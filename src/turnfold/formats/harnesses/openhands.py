@@ -115,6 +115,7 @@ from turnfold.formats.harnesses.archive import (
 from turnfold.formats.harnesses.openhands_sdk import event_file_value
 from turnfold.formats.openai_chat import litellm_prompt_tokens, litellm_usage
 from turnfold.formats.source import Source, read_file
+from turnfold.formats.wording import failure, notice, stop
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     AbortMarker,
@@ -635,18 +636,21 @@ class _Reader:
             return
         transcript = self.context.transcript
         if kind == "error":
-            transcript.append(AssistantError(message=_content(event) or "error", timestamp=stamp))
-        elif kind == "recall":
+            said = _content(event)
             transcript.append(
-                SystemNotice(text=_recall_text(extras), subtype="recall", timestamp=stamp)
-            )
+                AssistantError(message=said, timestamp=stamp) if said
+                else failure("reader.error", timestamp=stamp)
+            )  # fmt: skip
+        elif kind == "recall":
+            transcript.append(_recall_notice(extras, stamp))
         elif kind == "condense":
             transcript.append(CompactionBoundary(summary=_content(event) or None, timestamp=stamp))
         elif kind == "loop_detection":
-            text = _content(event) or "The agent was stuck in a loop."
+            said = _content(event)
             transcript.append(
-                SystemNotice(text=text, level="warning", subtype=kind, timestamp=stamp)
-            )
+                SystemNotice(text=said, level="warning", subtype=kind, timestamp=stamp) if said
+                else notice("reader.stuck_in_loop", level="warning", subtype=kind, timestamp=stamp)
+            )  # fmt: skip
         elif RECORDS.disposition(record) == "ignored":
             self.source.ignored(record)
             return
@@ -692,20 +696,24 @@ class _Reader:
             for context, call in [*self.by_event.values(), *self.by_call_id.values()]:
                 if call.status == "unknown" and call.result is None:
                     context.transcript.update(call, status="cancelled", ended_at=stamp)
-            transcript.append(AbortMarker(reason=reason or "stopped", timestamp=stamp))
+            transcript.append(
+                AbortMarker(reason=reason, timestamp=stamp) if reason
+                else stop("reader.stopped_state", timestamp=stamp)
+            )  # fmt: skip
             self.source.mapped("observation/agent_state_changed/stopped")
         elif state == "error":
             transcript.append(
-                AssistantError(
-                    message=reason or "The agent stopped with an error.", timestamp=stamp
-                )
-            )
+                AssistantError(message=reason, timestamp=stamp) if reason
+                else failure("reader.agent_stopped_on_error", timestamp=stamp)
+            )  # fmt: skip
             self.source.mapped("observation/agent_state_changed/error")
         elif state == "rate_limited":
-            text = reason or "The model's rate limit was reached; the agent is waiting."
             transcript.append(
-                SystemNotice(text=text, level="warning", subtype="rate_limited", timestamp=stamp)
-            )
+                SystemNotice(text=reason, level="warning", subtype="rate_limited", timestamp=stamp)
+                if reason
+                else notice("reader.rate_limited", level="warning", subtype="rate_limited",
+                            timestamp=stamp)
+            )  # fmt: skip
             self.source.mapped("observation/agent_state_changed/rate_limited")
         else:
             self.source.ignored("observation/agent_state_changed")
@@ -869,7 +877,7 @@ def _mcp_result(call: Mapping[str, Any] | None, raw: str) -> ToolResult:
     return result
 
 
-def _recall_text(extras: Mapping[str, Any]) -> str:
+def _recall_notice(extras: Mapping[str, Any], stamp: str | None) -> SystemNotice:
     what = extras.get("recall_type")
     knowledge = extras.get("microagent_knowledge")
     names = (
@@ -877,13 +885,13 @@ def _recall_text(extras: Mapping[str, Any]) -> str:
         if isinstance(knowledge, list)
         else []
     )
-    text = (
-        f"Context added by the runtime ({what})"
-        if isinstance(what, str)
-        else "Context added by the runtime"
-    )
     shown = [n for n in names if isinstance(n, str)]
-    return f"{text}: {', '.join(shown)}" if shown else text
+    if isinstance(what, str):
+        key = "reader.runtime_context.kind.names" if shown else "reader.runtime_context.kind"
+    else:
+        key = "reader.runtime_context.names" if shown else "reader.runtime_context"
+    said = {"kind": what, "names": ", ".join(shown)}
+    return notice(key, said, subtype="recall", timestamp=stamp)
 
 
 # --- whole sources -----------------------------------------------------------------------

@@ -124,8 +124,8 @@ from turnfold.formats.harnesses.archive import SessionPath
 from turnfold.formats.openai_chat import litellm_prompt_tokens
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source, read_file, record_limit
+from turnfold.formats.wording import failure, notice, stop
 from turnfold.model import (
-    AbortMarker,
     AssistantError,
     AssistantText,
     CompactionBoundary,
@@ -148,6 +148,30 @@ NAME = "openhands-sdk"
 BASE_STATE = "base_state.json"
 EVENTS = "events"
 SUBAGENTS = "subagents"
+
+#: A hook's notice that it blocked an action or failed, by whether the event names the hook,
+#: the tool and a reason.
+_HOOK_BLOCKED = {
+    (True, False, False): "reader.hook_blocked",
+    (True, False, True): "reader.hook_blocked.said",
+    (True, True, False): "reader.hook_blocked.tool",
+    (True, True, True): "reader.hook_blocked.tool.said",
+    (False, False, False): "reader.hook_blocked.unnamed",
+    (False, False, True): "reader.hook_blocked.unnamed.said",
+    (False, True, False): "reader.hook_blocked.unnamed.tool",
+    (False, True, True): "reader.hook_blocked.unnamed.tool.said",
+}
+_HOOK_FAILED = {
+    (True, False, False): "reader.hook_failed",
+    (True, False, True): "reader.hook_failed.said",
+    (True, True, False): "reader.hook_failed.tool",
+    (True, True, True): "reader.hook_failed.tool.said",
+    (False, False, False): "reader.hook_failed.unnamed",
+    (False, False, True): "reader.hook_failed.unnamed.said",
+    (False, True, False): "reader.hook_failed.unnamed.tool",
+    (False, True, True): "reader.hook_failed.unnamed.tool.said",
+}
+
 #: The agent server's ``StoredConversation``: the conversation's title.
 META = "meta.json"
 #: ``EVENT_NAME_RE`` of ``persistence_const.py``: the writer pads the index to five digits.
@@ -1221,11 +1245,15 @@ class _Reader:
         self.source.mapped("UserRejectObservation")
 
     def _agent_error(self, event: Mapping[str, Any], line: int) -> None:
-        error = _str(event.get("error")) or "error"
+        said = _str(event.get("error"))
+        error = said or "error"
         stamp = checked_timestamp(event.get("timestamp"))
         call = self._call_of(event)
         if call is None:
-            self.transcript.append(AssistantError(message=error, timestamp=stamp))
+            self.transcript.append(
+                AssistantError(message=said, timestamp=stamp) if said
+                else failure("reader.error", timestamp=stamp)
+            )  # fmt: skip
         else:
             self.transcript.update(call, status="error", result=text_result(error), ended_at=stamp)
         self.source.mapped("AgentErrorEvent")
@@ -1244,21 +1272,19 @@ class _Reader:
 
     def _conversation_error(self, event: Mapping[str, Any], line: int) -> None:
         code = _str(event.get("code"))
+        said = _str(event.get("detail")) or code
+        stamp = checked_timestamp(event.get("timestamp"))
+        meta = {"code": code} if code else {}
         self.transcript.append(
-            AssistantError(
-                message=_str(event.get("detail"))
-                or code
-                or "The conversation stopped on an error.",
-                timestamp=checked_timestamp(event.get("timestamp")),
-                meta={"code": code} if code else {},
-            )
-        )
+            AssistantError(message=said, timestamp=stamp, meta=meta) if said
+            else failure("reader.conversation_stopped_on_error", timestamp=stamp, meta=meta)
+        )  # fmt: skip
         self.source.mapped("ConversationErrorEvent")
 
     def _pause(self, event: Mapping[str, Any], line: int) -> None:
         self.transcript.append(
-            SystemNotice(
-                text="The user paused the agent.",
+            notice(
+                "reader.user_paused_agent",
                 subtype="pause",
                 timestamp=checked_timestamp(event.get("timestamp")),
             )
@@ -1270,25 +1296,23 @@ class _Reader:
         for call in self.calls.values():
             if call.result is None and call.status == "unknown":
                 self.transcript.update(call, status="cancelled", ended_at=stamp)
-        self.transcript.append(AbortMarker(reason="interrupted", timestamp=stamp))
+        self.transcript.append(stop("reader.interrupted", timestamp=stamp))
         self.source.mapped("InterruptEvent")
 
     def _hook(self, event: Mapping[str, Any], line: int) -> None:
-        hook = _str(event.get("hook_event_type")) or "a"
+        hook = _str(event.get("hook_event_type"))
         tool = _str(event.get("tool_name"))
-        what = f"The {hook} hook" + (f" ({tool})" if tool else "")
         if event.get("blocked") is True:
-            reason = _str(event.get("reason"))
-            text = f"{what} blocked it" + (f": {reason}" if reason else ".")
+            said, keys = _str(event.get("reason")), _HOOK_BLOCKED
         elif event.get("success") is False:
-            error = _str(event.get("error")) or _str(event.get("stderr"))
-            text = f"{what} failed" + (f": {error}" if error else ".")
+            said, keys = _str(event.get("error")) or _str(event.get("stderr")), _HOOK_FAILED
         else:
             self.source.ignored("HookExecutionEvent/success")
             return
         self.transcript.append(
-            SystemNotice(
-                text=text,
+            notice(
+                keys[bool(hook), bool(tool), bool(said)],
+                {"hook": hook, "tool": tool, "said": said},
                 level="warning",
                 subtype="hook",
                 timestamp=checked_timestamp(event.get("timestamp")),

@@ -183,8 +183,8 @@ from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.frameworks.smolagents import (
     CODE_TOOL,
     CODE_TOOL_SHOWN,
-    MAX_STEPS_NOTICE,
     answer_text,
+    max_steps_notice,
 )
 from turnfold.formats.frameworks.strands import thinking_of
 from turnfold.formats.gemini_parts import corrected_status
@@ -235,6 +235,7 @@ from turnfold.formats.traces.spans import (
     jaeger_traces,
     raw_spans,
 )
+from turnfold.formats.wording import failure
 from turnfold.model import (
     Accounting,
     AssistantError,
@@ -963,16 +964,18 @@ class _Rebuild:
             self._stamp(builder, len(fed), span.started_at if before else span.ended_at)
         if before or not span.failed:
             return
-        text = span.status_message or _exception_text(span) or "The agent run failed."
+        told = span.status_message or _exception_text(span)
+        failed = (AssistantError(message=told, timestamp=span.ended_at) if told
+                  else failure("reader.agent_run_failed", timestamp=span.ended_at))  # fmt: skip
         entries = builder.transcript.entries
         last = entries[-1] if entries else None
         # Said already: a stand-in's run by its error, or the exception a span inside the
         # agent's raised, which OpenTelemetry records again on every span it passes through.
         said = isinstance(last, AssistantError) and (
-            span.missing or last.message == text or last.message in _error_texts(span)
+            span.missing or last.message == failed.message or last.message in _error_texts(span)
         )
         if not said:
-            builder.transcript.append(AssistantError(message=text, timestamp=span.ended_at))
+            builder.transcript.append(failed)
 
     def _system(self, builder: _Builder, span: Span) -> None:
         """``gen_ai.system_instructions`` of a model or agent span (a span attribute, or on
@@ -1009,8 +1012,7 @@ class _Rebuild:
         before = len(builder.transcript.entries)
         builder.add_new(inputs, span.line, builder.history)
         if forced:  # as the loader shows the step smolagents records for it
-            notice = SystemNotice(text=MAX_STEPS_NOTICE, level="warning", subtype="max_steps")
-            builder.transcript.append(notice)
+            builder.transcript.append(max_steps_notice())
             builder.hit_max_steps = True
         for entry in builder.transcript.entries[before:]:
             entry.timestamp = entry.timestamp or span.started_at
@@ -1060,8 +1062,11 @@ class _Rebuild:
             builder.answered = True
         step = self._step_of(span) if builder.smolagents else None
         if span.failed and not (step is not None and _is_generation_error(_step_error(step))):
-            text = span.status_message or _exception_text(span) or "The model call failed."
-            builder.transcript.append(AssistantError(message=text, timestamp=span.ended_at))
+            told = span.status_message or _exception_text(span)
+            builder.transcript.append(
+                AssistantError(message=told, timestamp=span.ended_at) if told
+                else failure("reader.model_call_failed", timestamp=span.ended_at)
+            )  # fmt: skip
 
     def _counted_above(self, span: Span) -> bool:
         """Whether a model span above ``span`` in its agent's tree recorded usage (one that
@@ -1323,14 +1328,7 @@ class _Rebuild:
         allowed = as_int(arguments.get("max_steps")) if isinstance(arguments, _MAPS) else None
         allowed = allowed if allowed is not None else as_int(span.attributes.get(_MAX_STEPS))
         if allowed is not None and steps >= allowed:
-            builder.transcript.append(
-                SystemNotice(
-                    text=MAX_STEPS_NOTICE,
-                    level="warning",
-                    subtype="max_steps",
-                    timestamp=span.ended_at,
-                )
-            )
+            builder.transcript.append(max_steps_notice(span.ended_at))
 
     def _tool_answer(self, builder: _Builder, span: Span, step: Span | None) -> None:
         """The ``final_answer`` tool's run: its output is the run's answer, unless a model
