@@ -40,7 +40,9 @@ FILES = sorted(
     and "/storage/message/" not in str(p)
     and "/storage/part/" not in str(p)
     and "/workflows/" not in str(p)  # a Claude Code Workflow run's snapshot, read with its session
-    and not p.name.startswith("agent-")
+    # Claude Code's sub-agent transcripts of before 2.x, read with their session (not the
+    # Agent Framework's agent-framework_*.json, which are sessions of their own).
+    and not (p.name.startswith("agent-") and p.suffix == ".jsonl")
     and not p.name.endswith(".meta.json")
     and p.name not in ("ui_messages.json", "task_metadata.json")  # beside a Cline history
     and p.name != "sessions.json"  # Continue's index of the sessions beside it
