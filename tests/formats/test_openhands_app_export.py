@@ -5,7 +5,7 @@
 1.11.0) writes: ``meta.json`` (the ``AppConversationInfo``) and ``event_{i:06d}_{id}.json``
 for each event the agent server sent the app server, at the zip's top. The fixture was written
 by that code, on the events of a real ``openhands-sdk`` 1.58.2 conversation, and the same run's
-persisted folder is kept beside it (``make_export.py`` in the fixture's folder).
+persisted folder is kept beside it (``export_recipe.py`` in the fixture's folder).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ loose in the folder the zip was in: both read as the zip reads, and a scan makes
 them. The export has no per-response usage, only the running totals the agent server sends
 after each response (``ConversationStateUpdateEvent`` ``stats``): each response's usage is
 their difference where that is exact, checked against the same run's SDK folder. The fixture
-is the real export of ``test_openhands_app_export.py`` (``make_export.py`` beside it).
+is the real export of ``test_openhands_app_export.py`` (``export_recipe.py`` beside it).
 """
 
 from __future__ import annotations
