@@ -120,7 +120,8 @@ def _events(path: Path) -> list[dict[str, Any]]:
 def test_F7_a_stopped_sub_agent_ran_from_its_start_to_its_end() -> None:
     """CLI 2.1.337, a background agent stopped by ``TaskStop``: its notification (``stopped``)
     records no duration; the task list's ``start_time`` (1796563888019) to ``task_updated``'s
-    ``end_time`` (1796563889712) does."""
+    ``end_time`` (1796563889712) does. Stopped, it is ``cancelled`` (its launch's result said
+    only that it started), as the session file's ``<task-notification>`` reads."""
     (notified,) = [e for e in _events(STOPPED) if e.get("subtype") == "task_notification"]
     assert (notified["status"], "usage" in notified) == ("stopped", False)
     transcript = turnfold.load(STOPPED)
@@ -129,8 +130,8 @@ def test_F7_a_stopped_sub_agent_ran_from_its_start_to_its_end() -> None:
     assert transcript.accounting.unaccounted == []
     assert _agent(transcript).duration_ms == 1693.0
     assert _agent_call(transcript).duration_ms == 1693.0
-    (line,) = _lines(transcript)
-    assert line.startswith("✔ general-purpose: sub task · 1 tool · 1.7s")
+    assert _agent_call(transcript).status == "cancelled"
+    assert _lines(transcript) == ["✖ general-purpose: sub task · 1 tool · 1.7s · 5 tokens"]
 
 
 def test_F7_without_the_task_list_the_task_started_event_s_time_is_the_start(

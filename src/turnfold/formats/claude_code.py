@@ -908,7 +908,7 @@ class _Reader:
             if spawn is not None:
                 _record_stats(spawn, extra)
             task_id = _str(extra.get("backgroundTaskId"))
-            if extra.get("status") == "async_launched" or extra.get("isAsync") is True:
+            if launched_async(extra):
                 # Launched in the background: the call runs until its task notification.
                 call.status, call.ended_at, call.duration_ms = "unknown", None, None
                 call.meta["background"] = True
@@ -1647,13 +1647,29 @@ def _typed_prompt(content: str) -> bool:
     return True
 
 
+def launched_async(extra: Mapping[str, Any]) -> bool:
+    """Whether a ``toolUseResult`` says its call (an agent) was launched in the background,
+    to run until its task notification: the session file and ``stream-json`` read it alike."""
+    return extra.get("status") == "async_launched" or extra.get("isAsync") is True
+
+
+def notified_status(status: str) -> ToolStatus:
+    """A task notification's status as the outcome of its call, ``unknown`` for one not known;
+    the session file's ``<status>`` and ``stream-json``'s ``status`` are read alike.
+
+    >>> notified_status("stopped"), notified_status("failed"), notified_status("Completed")
+    ('cancelled', 'error', 'success')
+    """
+    return _NOTIFIED_STATUS.get(status.lower(), "unknown")
+
+
 def _settle_background(call: ToolCall, fields: dict[str, str], stamp: str | None) -> None:
     """A background call's outcome from its task notification: status, result, duration.
 
     The call ran from its launch until the notification; ``<usage>duration_ms`` is the
     recorded duration when there is one, else the span of the two timestamps counts.
     """
-    call.status = _NOTIFIED_STATUS.get(fields["status"].lower(), "unknown")
+    call.status = notified_status(fields["status"])
     call.ended_at = stamp
     usage = _usage_numbers(fields["usage"])
     duration = usage.get("duration_ms")

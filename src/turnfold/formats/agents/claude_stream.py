@@ -92,15 +92,22 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   ``message_start`` began (``message.id``, the ``message.id`` of its ``assistant`` events;
   the CLI's ``api_message_id`` says the same, the SDK's ``StreamEvent`` drops it): one agent's
   responses do not overlap, and a sub-agent's events are its own thread;
-- the sub-agent task events (``system/task_*``, ``system/background_tasks_changed``) →
-  the duration of the sub-agent the ``Agent`` call with their ``tool_use_id`` started (F-7):
+- the task events (``system/task_*``, ``system/background_tasks_changed``) of a sub-agent
+  (``local_agent``) or a background command (``local_bash``) →
+  the duration of the call with their ``tool_use_id`` (F-7):
   the call's own ``tool_use_result.totalDurationMs`` (a foreground agent's, as the session
-  file's line reads), else ``task_notification``'s ``usage.duration_ms``, else its end less
-  its start (CLI 2.1.337: the task list's ``start_time``, else ``task_started``'s
+  file's line reads), else ``task_notification``'s ``usage.duration_ms`` (a command's: its
+  ``duration_ms``), else its end less its start (CLI 2.1.337: the task list's
+  ``start_time``, else ``task_started``'s
   ``written_at``; ``task_updated``'s ``patch.end_time``, else the notification's
-  ``written_at``). A background agent's call, whose result only says it was launched, ran
-  as long. What else they announce (progress, a summary) the sub-agent's own messages and
-  its call's result hold;
+  ``written_at``). A call launched in the background (its result an agent's
+  ``async_launched``, a command's ``backgroundTaskId``) ran as long, and ends as the
+  session file's ``<task-notification>`` ends it: ``task_notification``'s ``status``
+  (``completed`` → ``success``, ``failed`` → ``error``, ``stopped`` → ``cancelled``) is its
+  outcome, a command's ``summary`` (``… failed with exit code 3``) added to its result; until
+  then a background agent is running (``executing`` live, ``unknown`` in a stream that ends
+  first), a command as its launch left it. What else they announce (progress) the
+  sub-agent's own messages and its call's result hold;
 - thinking-token estimates and the other ``stream_event`` records are left out: the
   messages above hold what they announce.
 
@@ -127,6 +134,8 @@ from turnfold.formats.anthropic_blocks import usage_of, with_one_hour_writes
 from turnfold.formats.catalog import Records
 from turnfold.formats.claude_code import (
     interruption,
+    launched_async,
+    notified_status,
     recorded_duration,
     retry_notice,
     tool_outcome,
@@ -156,6 +165,7 @@ from turnfold.model import (
     SystemNotice,
     Thinking,
     ToolCall,
+    ToolStatus,
     Transcript,
     Usage,
     UserMessage,
@@ -190,13 +200,15 @@ RECORDS = Records(
         "system/notification": "a notice of the CLI (a hook that failed…): its text",
         "system/api_retry": "a failed API request the CLI retries: a warning notice (the "
         "error, the attempt), as the session file's api_error",
-        "system/task_started": "a sub-agent started: the time it was written (written_at, CLI "
-        "2.1.337) as its start; its events and its call's result hold the rest",
-        "system/task_updated": "a sub-agent's state change: its end_time as its end; its "
-        "call's result holds the outcome",
-        "system/task_notification": "a sub-agent finished: its recorded duration "
-        "(usage.duration_ms) on its call; its call's result holds the summary",
-        "system/background_tasks_changed": "the sub-agents running in the background: each "
+        "system/task_started": "a sub-agent or background command started: the time it was "
+        "written (written_at, CLI 2.1.337) as its start; its events and its call's result "
+        "hold the rest",
+        "system/task_updated": "a task's state change: its end_time as its end; its "
+        "notification gives the outcome",
+        "system/task_notification": "a task ended: its recorded duration (usage.duration_ms, "
+        "a command's duration_ms) on its call, and, for a call launched in the background, its "
+        "status as the call's outcome (a command's summary added to its result)",
+        "system/background_tasks_changed": "the tasks running in the background: each "
         "one's start_time (CLI 2.1.337) as its start; their own events hold their steps",
     },
     ignored={
@@ -332,6 +344,10 @@ class _Thread:
         self.response: str | None = None  # Qwen Code: the key of the response being written
         self.growing: dict[int, Entry] = {}  # content block index → its partial entry
         self.streamed: str | None = None  # the message id of the last message_start
+        #: The calls whose result says they were launched in the background, ``agent`` (its
+        #: ``async_launched``) or ``command`` (its ``backgroundTaskId``): their task
+        #: notification says how they ended (:meth:`StreamReader._settle`).
+        self.background: dict[str, str] = {}
 
     def assistant(
         self, record: Mapping[str, Any], message: Mapping[str, Any], line: int, *, qwen: bool
@@ -654,6 +670,7 @@ class StreamReader:
         _nest(self.threads, self.source)
         for task in self.tasks.values():
             self._time(task)
+            self._settle(task)
         return self.main.transcript
 
     def _task_event(self, record: Mapping[str, Any], kind: str, line: int) -> None:
@@ -679,16 +696,62 @@ class StreamReader:
         elif kind == "system/task_notification":
             task.end = task.end or written
             usage = record.get("usage")
-            given = usage.get("duration_ms") if isinstance(usage, Mapping) else None
+            # An agent's duration is in its usage; a command's (``local_bash``, which has no
+            # usage) is the event's own.
+            field, given = "usage.duration_ms", None
+            if isinstance(usage, Mapping):
+                given = usage.get("duration_ms")
+            if given is None:
+                field, given = "duration_ms", record.get("duration_ms")
             task.duration_ms = _milliseconds(given)
             if task.duration_ms is None and given is not None:
                 self.source.warn(
-                    "task_notification: usage.duration_ms is not a number of milliseconds: "
-                    f"{given!r:.40}",
+                    f"task_notification: {field} is not a number of milliseconds: {given!r:.40}",
                     line,
                 )
+            self._notified(task, record, line)
         if self.live and kind in ("system/task_updated", "system/task_notification"):
             self._time(task)
+            self._settle(task)
+
+    def _notified(self, task: _Task, record: Mapping[str, Any], line: int) -> None:
+        """How the task ended, as the session file's ``<task-notification>`` says it
+        (:func:`~turnfold.formats.claude_code.notified_status`): ``completed``, ``failed`` or
+        ``stopped``; a status not known is warned about, its call's outcome ``unknown``."""
+        status = record.get("status")
+        task.status = notified_status(status if isinstance(status, str) else "")
+        if task.status == "unknown":
+            self.source.warn(
+                f"task_notification: status {status!r:.40} is not one known: its call's "
+                "outcome is unknown",
+                line,
+            )
+        summary = record.get("summary")
+        task.summary = summary if isinstance(summary, str) and summary.strip() else None
+
+    def _settle(self, task: _Task) -> None:
+        """A call launched in the background (:attr:`_Thread.background`) ends as its task
+        notification says: its status, and, for a command, the notification's summary (``…
+        failed with exit code 3``) after its launch's result, as the session file's
+        ``<task-notification>`` settles it. A call whose own result says how it ended (a
+        foreground agent's) keeps that."""
+        if task.status is None or task.call_id is None or task.settled:
+            return
+        for owner in self.threads.values():
+            call = owner.builder._calls.get(task.call_id)
+            if call is None:
+                continue
+            launched = owner.background.get(task.call_id)
+            if launched is None:
+                return  # its launch's result is still to come, or it ran in the foreground
+            changes: dict[str, Any] = {"status": task.status}
+            result = call.result
+            if launched == "command" and task.summary and result is not None:
+                text = "\n".join(t for t in (result.text, task.summary) if t)
+                changes["result"] = replace(result, text=text)
+            owner.transcript.update(call, **changes)
+            task.settled = True
+            return
 
     def _task(self, record: Any) -> _Task | None:
         """The task a record names (``task_id``), with its call (``tool_use_id``) when it
@@ -746,11 +809,14 @@ def read(source: Source) -> Transcript:
 
 def _model_usage_totals(model_usage: Any) -> Tokens | None:
     """``ResultMessage.model_usage`` (per model, the CLI's camel-case names) added up in
-    :mod:`turnfold.usage`'s names, cached input counted in the input; None where a model's
-    entry lacks a count (an older CLI's): a total that leaves a model out is no total."""
+    :mod:`turnfold.usage`'s names, cached input counted in the input and the one-hour part of
+    the cache writes (:data:`_ONE_HOUR_WRITES`) kept apart; None where a model's entry lacks a
+    count (an older CLI's): a total that leaves a model out is no total. A model without the
+    one-hour part (a CLI before it was counted) leaves it out of the total, not the rest."""
     if not isinstance(model_usage, Mapping) or not model_usage:
         return None
     totals: Tokens = {}
+    hour: int | None = 0
     for counts in model_usage.values():
         if not isinstance(counts, Mapping):
             return None
@@ -759,6 +825,10 @@ def _model_usage_totals(model_usage: Any) -> Tokens | None:
         if len(found) < len(_MODEL_USAGE_NAMES):
             return None
         add_into(totals, found)
+        written = counts_of({"cache_write_1h_tokens": counts.get(_ONE_HOUR_WRITES)})
+        hour = hour + written["cache_write_1h_tokens"] if hour is not None and written else None
+    if hour is not None:
+        totals["cache_write_1h_tokens"] = hour
     return totals
 
 
@@ -769,6 +839,9 @@ _MODEL_USAGE_NAMES = {
     "cacheReadInputTokens": "cache_read_input_tokens",
     "cacheCreationInputTokens": "cache_creation_input_tokens",
 }
+#: ``ModelUsage``'s part of ``cacheCreationInputTokens`` written to the one-hour cache (Claude
+#: Code 2.1.3xx), priced above a five-minute write (``Usage.cache_write_1h_tokens``).
+_ONE_HOUR_WRITES = "cacheCreationEphemeral1hInputTokens"
 
 
 def subagent_usage(transcript: Transcript) -> None:
@@ -782,10 +855,11 @@ def subagent_usage(transcript: Transcript) -> None:
     record: the CLI also makes requests of its own (a title, a check of a command) that no
     message records, and then which output is whose is not known. Trusted, the output
     difference is one sub-agent's :attr:`~turnfold.model.SubAgent.usage` (with the input its
-    messages record), or, of several, ``metadata["subagent_usage"]``: a total under no call,
-    as which one spent what is not recorded. A resumed session's totals count its earlier runs
-    too (``session_cost_usd`` says so), as Qwen Code's usage does (``session_usage``): they
-    give no difference to trust."""
+    messages record, their one-hour cache writes among them), or, of several,
+    ``metadata["subagent_usage"]``: a total under no call, as which one spent what is not
+    recorded. A resumed session's totals count its earlier runs too (``session_cost_usd``
+    says so), as Qwen Code's usage does (``session_usage``): they give no difference to
+    trust."""
     meta = transcript.metadata
     run = _model_usage_totals(meta.get("model_usage"))
     own = meta.get("usage")
@@ -802,7 +876,12 @@ def subagent_usage(transcript: Transcript) -> None:
         ((owner, call),) = agents
         agent = call.subagent
         assert agent is not None  # one of the calls with a sub-agent
-        usage = Usage(**{**spent, "output_tokens": output})
+        # The one-hour part is the messages' (the difference, where the totals give one, was
+        # checked equal to it): None, not 0, where no write was kept for an hour, as a
+        # message's usage reads (:func:`~turnfold.formats.anthropic_blocks.with_one_hour_writes`).
+        spent.pop("cache_write_1h_tokens", None)
+        hour = counted.get("cache_write_1h_tokens") or None
+        usage = Usage(**{**spent, "output_tokens": output}, cache_write_1h_tokens=hour)
         owner.update(call, subagent=replace(agent, usage=usage, output_tokens=output))
     else:
         meta["subagent_usage"] = {"output_tokens": output}
@@ -863,6 +942,15 @@ def _outcome(thread: _Thread, record: Mapping[str, Any], message: Mapping[str, A
     duration = recorded_duration(extra) if isinstance(extra, Mapping) else None
     if duration is not None:
         changes["duration_ms"] = duration
+    if isinstance(extra, Mapping) and status == "success":
+        if launched_async(extra):
+            # As the session file reads it: an agent launched in the background runs until
+            # its task notification, which alone says how it ended.
+            changes["status"] = "executing" if thread.builder.live else "unknown"
+            changes["meta"] = {**call.meta, "background": True}
+            thread.background[call.call_id] = "agent"
+        elif isinstance(extra.get("backgroundTaskId"), str):
+            thread.background[call.call_id] = "command"  # launched, its end still to come
     thread.transcript.update(call, **changes)
 
 
@@ -1063,9 +1151,10 @@ def _sub(thread: _Thread, call: ToolCall | None) -> SubAgent:
     )
 
 
-# --- sub-agents' durations (spec F-7) -------------------------------------------------------
+# --- tasks' durations and outcomes (spec F-7) -----------------------------------------------
 
-#: The events that time a sub-agent's run (:class:`_Task`).
+#: The events that time a task's run (a sub-agent's, a background command's) and say how it
+#: ended (:class:`_Task`).
 _TASK_EVENTS = NameSet(
     {
         "system/task_started",
@@ -1078,8 +1167,10 @@ _TASK_EVENTS = NameSet(
 
 @dataclass
 class _Task:
-    """What the task events record of one sub-agent's run: its call, the duration the CLI
-    measured (``task_notification``'s ``usage.duration_ms``), its start and end (ISO 8601)."""
+    """What the task events record of one background task's run (a sub-agent's, a command's):
+    its call, the duration the CLI measured (``task_notification``'s ``usage.duration_ms``, a
+    command's ``duration_ms``), its start and end (ISO 8601), and how it ended (the
+    notification's ``status``, with its ``summary``)."""
 
     call_id: str | None = None
     duration_ms: float | None = None
@@ -1087,6 +1178,10 @@ class _Task:
     end: str | None = None
     #: The duration last put on its call (:meth:`StreamReader._time`).
     timed: float | None = None
+    status: ToolStatus | None = None
+    summary: str | None = None
+    #: Whether its outcome is on its call (:meth:`StreamReader._settle`).
+    settled: bool = False
 
     def duration(self) -> float | None:
         """The recorded duration, else the span from start to end; None when neither is
