@@ -139,8 +139,9 @@ def test_L4_a_file_of_many_runs_exits_2_and_render_names_the_site_that_reads_it(
     rows = tmp_path / "train.jsonl"
     messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     rows.write_text("".join(json.dumps({"messages": messages, "n": n}) + "\n" for n in range(3)))
-    # An eval log's hint names its first sample's key (a command that runs as written).
-    for source, says, one in ((log, "holds 4 samples", "1/1"), (rows, "a file of runs", "ID")):
+    # The hint names the first run's key (a command that runs as written): an eval log's
+    # first sample, a dataset's first row.
+    for source, says, one in ((log, "holds 4 samples", "1/1"), (rows, "a file of runs", "0")):
         assert main(["show", str(source)]) == 2
         shown = capsys.readouterr().err
         assert says in shown
@@ -358,8 +359,9 @@ def test_W6_a_file_of_many_sessions_says_how_to_show_one(
     """A Crush database of two sessions told the command's user to pass ``sample=``."""
     database = TESTS / "fixtures" / "crush" / "quay" / ".crush" / "crush.db"
     assert main(["show", str(database)]) == 2
-    assert f"to show one: turnfold show '{database}#ID'" in capsys.readouterr().err
-    assert main(["show", f"{database}#17c2d974-eab7-4a44-83d2-97c5186a5789"]) == 0
+    first = f"{database}#17c2d974-eab7-4a44-83d2-97c5186a5789"  # its first session's key
+    assert f"to show one: turnfold show '{first}' (its first session" in capsys.readouterr().err
+    assert main(["show", first]) == 0
     assert "Crush" in capsys.readouterr().out
 
 

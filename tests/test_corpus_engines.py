@@ -15,6 +15,7 @@ import turnfold
 from turnfold.corpus import COLUMNS, scan
 from turnfold.corpus import engine as engine_module
 from turnfold.corpus.index import CACHE_ENV
+from turnfold.formats.errors import SampleSelectionError
 from turnfold.session import session_facts
 
 TREE = Path(__file__).parent / "fixtures" / "corpus"
@@ -218,7 +219,8 @@ def test_C1_a_polars_dataframe_scans_as_its_arrow_table() -> None:
     assert corpus.to_arrow().to_pylist() == scan(_table(4), workers=1).to_arrow().to_pylist()
     assert turnfold.load(frame["messages"][3]) == turnfold.load(_trajectory(3))
     assert _same_run(corpus["#3"], turnfold.load(_trajectory(3)))
-    with pytest.raises(TypeError, match=r"holds many runs: turnfold\.scan\(table\)"):
+    assert turnfold.load(frame, sample=3) == corpus["#3"]
+    with pytest.raises(SampleSelectionError, match=r"a polars DataFrame holds 4 runs"):
         turnfold.load(frame)
 
 
@@ -241,9 +243,11 @@ def test_C1_a_hugging_face_dataset_scans_its_rows_as_selected() -> None:
         scan(splits)
     with pytest.raises(TypeError, match=r"without streaming=True"):
         scan(dataset.to_iterable_dataset())
-    for many in (dataset, splits):
-        with pytest.raises(TypeError, match="holds many runs"):
-            turnfold.load(many)
+    assert turnfold.load(picked, sample=0) == chosen["#0"]
+    with pytest.raises(SampleSelectionError, match=r"a datasets Dataset holds 6 runs"):
+        turnfold.load(dataset)
+    with pytest.raises(TypeError, match="holds many runs, a table per split"):
+        turnfold.load(splits)
 
 
 def test_C1_pandas_dataframe_and_messages_naming_the_column() -> None:

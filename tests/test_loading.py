@@ -509,7 +509,7 @@ def test_L4_python_records_that_hold_themselves_are_warned_lines() -> None:
 def test_L2_one_trajectory_of_a_dataset_read_with_pandas_or_pyarrow_loads(tmp_path: Path) -> None:
     """``pd.read_parquet(...)["messages"][0]`` is a NumPy array of dicts, a row a Series, a
     pyarrow cell a scalar, and counts NumPy integers: each loads as the list it holds (they
-    were "no known transcript structure"). A whole table is many runs: scan() reads it."""
+    were "no known transcript structure"). A whole table of one row is its run."""
     pandas = pytest.importorskip("pandas")
     import numpy as np
     import pyarrow as pa
@@ -531,9 +531,8 @@ def test_L2_one_trajectory_of_a_dataset_read_with_pandas_or_pyarrow_loads(tmp_pa
     (call,) = load(called).tool_calls()
     assert call.args == {"a": 1, "b": 2}
     assert {type(value) for value in call.args.values()} == {int}  # JSON's own, dumped as such
-    for many in (frame, table):
-        with pytest.raises(TypeError, match=r"holds many runs: turnfold\.scan\(table\)"):
-            load(many)
+    for one in (frame, table):  # a table of one run is that run (tests/test_load_table_rows.py)
+        assert load(one).entries == whole.entries
 
 
 def test_L2_python_objects_are_copied_not_shared() -> None:

@@ -365,33 +365,70 @@ def _many_runs_hint(message: str, command: str, path: Path) -> str:
     user to scan it or to pick one with ``sample=``: here a site or ``FILE#ID`` does it."""
     if "turnfold.scan(" not in message and "pick one with" not in message:
         return ""
-    first = _first_sample(path)
+    first = _first_run(path)
     if first is None:
         one = f"turnfold {command} {shlex.quote(f'{path}#ID')} (as a scan keys it)"
     else:  # a command that runs as it is written, and the shape of every other run's key
-        one = (f"turnfold {command} {shlex.quote(f'{path}#{first}')} (its first sample; "
-               "FILE#SAMPLE/EPOCH names any, as a scan keys it)")  # fmt: skip
+        key, what, shape = first
+        one = (f"turnfold {command} {shlex.quote(key)} (its first {what}; {shape}, as a scan "
+               "keys it)")  # fmt: skip
     if command == "render":
         site = f"turnfold render {shlex.quote(str(path))} -o SITE/"
         return f"; to write a page for each run: {site}, or for one: {one}"
     return f"; to show one: {one}"
 
 
-def _first_sample(path: Path) -> str | None:
-    """The ``ID/EPOCH`` of an eval log's first sample (``crash/1``), as a scan keys it, read
-    from the log's listing; None for any other file, or a log that cannot be listed."""
+def _first_run(path: Path) -> tuple[str, str, str] | None:
+    """The key of the first run of the file of many at ``path``, as a scan keys it, what that
+    run is, and how any other's key is written: an eval log's first sample (``#crash/1``,
+    from its listing), a database's first session (``#<id>``, from its reader's
+    ``sessions(path)``), a dataset's first run (``#0``, or its name: a Batch API line's
+    ``custom_id``). None for standard input, or a file that cannot be listed (the load said
+    what is wrong with it)."""
+    import sqlite3
+
+    from turnfold.corpus.discover import SESSION_DATABASES
+    from turnfold.formats.agents import opencode
     from turnfold.formats.harnesses import inspect_log
 
-    if path == STDIN or inspect_log.detect_path(path) is None:
+    if path == STDIN:
         return None
+    # A folder's database is read as the folder (OpenCode's data folder): its key is the file's.
+    held = [path / name for name in opencode.DATABASES if (path / name).is_file()]
+    where = held[0] if path.is_dir() and held else path
     try:
-        listed = inspect_log.samples(path)
-    except (OSError, ValueError):  # the load said what is wrong with the log
+        if inspect_log.detect_path(where) is not None:
+            listed = inspect_log.samples(where)
+            if not listed:
+                return None
+            sample, epoch = listed[0]
+            return f"{where}#{sample}/{epoch}", "sample", "FILE#SAMPLE/EPOCH names any"
+        for database in SESSION_DATABASES:
+            if database.detect_path(where) is not None:
+                session = next((s for s, _ in database.sessions(where)), None)
+                if session is None:
+                    return None
+                return f"{where}#{session}", "session", "FILE#ID names any"
+        return None if where.is_dir() else _first_row(where)
+    except (OSError, ValueError, sqlite3.Error):
         return None
-    if not listed:
-        return None
-    sample, epoch = listed[0]
-    return f"{sample}/{epoch}"
+
+
+def _first_row(path: Path) -> tuple[str, str, str]:
+    """The key of a dataset's first run (a table's row, a record of JSON lines) as a scan keys
+    it: by its name where its record names it (a Batch API line's ``custom_id``), else by its
+    place, ``#0``."""
+    from turnfold.formats.source import open_source
+    from turnfold.formats.tables import TABLE_SUFFIXES
+    from turnfold.formats.wrappers import CUSTOM_ID, run_name
+
+    if not path.name.endswith(TABLE_SUFFIXES):
+        source, stream = open_source(path)
+        with contextlib.closing(stream) if stream is not None else contextlib.nullcontext():
+            name = run_name(source.head[0][1]) if source.head else None
+        if name is not None:
+            return f"{path}#{name}", "run", f"FILE#<{CUSTOM_ID}> names any"
+    return f"{path}#0", "run", "FILE#N names the n-th, from 0"
 
 
 def _say_warnings(path: Path, transcript: Transcript, stderr: TextIO) -> None:

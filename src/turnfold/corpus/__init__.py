@@ -62,7 +62,6 @@ from turnfold.formats.frameworks import runs_of_object
 from turnfold.formats.source import (
     expanded,
     holds_runs,
-    is_dataframe,
     table_of_runs,
 )
 from turnfold.model import Transcript
@@ -375,29 +374,6 @@ def _is_table_file(value: Any) -> bool:
     return isinstance(value, (str, os.PathLike)) and os.fspath(value).endswith(
         table_runs.TABLE_SUFFIXES
     ) and os.path.isfile(value)  # fmt: skip
-
-
-#: The rows of a DataFrame whose cells tell each column's kind: a column empty in its first
-#: row (a dataset's ``images`` where only some rows have any) is told by a later one.
-_KIND_ROWS = 100
-
-
-def _column_kind(column: Any) -> str | None:
-    """The kind of a DataFrame's column (:func:`_cell_kind`): its first cell's that has one."""
-    return next((kind for value in column if (kind := _cell_kind(value)) is not None), None)
-
-
-def _cell_kind(value: Any) -> str | None:
-    """A DataFrame cell's kind, as ``messages_column`` takes it: ``"list"`` for a list of
-    messages (a list, or a numpy array from Arrow), ``"text"`` for a string, ``"object"`` for
-    one message (a dict)."""
-    if isinstance(value, (list, tuple)):
-        return "list"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, dict):
-        return "object"
-    return "list" if type(value).__name__ == "ndarray" and getattr(value, "ndim", 0) == 1 else None
 
 
 class _Run:
@@ -883,58 +859,18 @@ def _scan_table(
 ) -> Corpus:
     import pyarrow as pa
 
-    cells: Callable[[], Iterator[Any]]
-    if is_dataframe(source):
-        names = [str(c) for c in source.columns]
-        first = source.head(_KIND_ROWS)
-        types = {n: _column_kind(first[n]) for n in names}
-        column = table_runs.messages_column(names, messages, types)
-        read = table_runs.read_columns(column, names)
-        frame = source
-        extra = pa.Table.from_pandas(frame.drop(columns=read), preserve_index=False)
-        count = len(frame)
-
-        def cells() -> Iterator[Any]:
-            if len(read) == 1:
-                yield from frame[column].tolist()
-            else:
-                yield from frame[read].to_dict("records")
-
-        def cell(i: int) -> Any:
-            if len(read) == 1:
-                return frame[column].iloc[i]
-            return {name: frame[name].iloc[i] for name in read}
-
-    else:
-        table = source
-        names = list(table.schema.names)
-        column = table_runs.messages_column(names, messages, table_runs.column_kinds(table.schema))
-        read = table_runs.read_columns(column, names)
-        extra = table.select([n for n in names if n not in read])
-        count = table.num_rows
-
-        def cells() -> Iterator[Any]:
-            for batch in table.select(read).to_batches(max_chunksize=TABLE_BATCH):
-                yield from table_runs.batch_cells(batch)
-
-        def cell(i: int) -> Any:
-            return table_runs.table_cell(table, column, i)
-
+    table = table_runs.TableRuns(source, messages)
+    extra, count = table.other_columns(), len(table)
     guessed = format is None
-    if guessed:
+    if guessed and count:
         # One table, one format: detect it on the first trajectory instead of on every row
         # (detection is a third of the work of a short one); a row it does not fit is detected
         # on its own.
-        first = next(iter(cells()), None)
-        if first is not None:
-            try:
-                format = table_runs.read_messages(first).metadata.get("source_format")
-            except Exception:
-                format = None
+        format = table_runs.format_of_first(table.cell(0))
     chosen = format
 
     def items() -> Iterator[Item]:
-        for row, value in enumerate(cells()):
+        for row, value in enumerate(table.cells()):
             yield Item(key=f"#{row}", sample=str(row), format=chosen, messages=value,
                        format_guessed=guessed and chosen is not None)  # fmt: skip
 
@@ -954,6 +890,6 @@ def _scan_table(
 
     def opener(position: int, row: dict[str, Any]) -> Item:
         return Item(key=row["key"], sample=row["sample"], format=row["format"],
-                    messages=cell(run.positions[position]))  # fmt: skip
+                    messages=table.cell(run.positions[position]))  # fmt: skip
 
     return _corpus(run, opener, kept, workers, client)

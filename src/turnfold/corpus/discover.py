@@ -69,6 +69,10 @@ NAMED_DATABASES = (opencode, crush, mlflow)
 #: opened again.
 NAMELESS_DATABASES = (agno_db, langgraph_checkpoints, openai_agents_db, adk_db)
 DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+#: What SQLite keeps beside a database while it is written (``<name>-wal``, its write-ahead
+#: log; ``-shm``, that log's index; ``-journal``, its rollback journal): parts of the
+#: database, read with it, so neither items nor skipped files.
+DATABASE_PARTS = ("-wal", "-shm", "-journal")
 SESSION_DATABASES = (*NAMED_DATABASES, *NAMELESS_DATABASES)
 #: Names of session files that other programs' files bear too: CrewAI's text log
 #: (``output_log_file=True`` writes ``logs.txt`` in the folder the crew ran in,
@@ -184,7 +188,7 @@ def file_item(path: str, format: str | None) -> Item | None:
 
 
 def _add_file(path: str, format: str | None, found: Found) -> None:
-    if not found.first_time(path):
+    if not found.first_time(path) or _no_item(path):
         return
     if path.endswith(TABLE_SUFFIXES):
         found.skipped += 1
@@ -202,6 +206,17 @@ def _add_file(path: str, format: str | None, found: Found) -> None:
         found.skipped += 1
     else:
         found.items.append(item)
+
+
+def _no_item(path: str) -> bool:
+    """Whether the file at ``path`` is neither an item nor a skipped file, told without
+    opening it: a database's part (:data:`DATABASE_PARTS`), or OpenCode's credentials in its
+    data folder, which no scan opens (:func:`~turnfold.formats.agents.opencode.is_credentials`)."""
+    name = os.path.basename(path)
+    base, dash, part = name.rpartition("-")
+    if dash and f"-{part}" in DATABASE_PARTS and base.endswith(DATABASE_SUFFIXES):
+        return True
+    return opencode.is_credentials(Path(path))
 
 
 def _is_text(path: str) -> bool:
@@ -393,6 +408,8 @@ def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> No
             if name.startswith(".") and name not in CANDIDATE_NAMES:
                 continue
             path = os.path.join(folder, name)
+            if _no_item(path):
+                continue
             suffixes = CANDIDATE_SUFFIXES + TABLE_SUFFIXES + DATABASE_SUFFIXES
             if format in (None, openhands.NAME):  # no other format reads an archive
                 suffixes += ARCHIVE_SUFFIXES

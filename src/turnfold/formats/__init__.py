@@ -20,16 +20,18 @@ from typing import Any
 
 from turnfold.formats import detection, tables
 from turnfold.formats.compressed import decompressed
-from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.errors import LISTED_IDS, MalformedLine, TranscriptFormatError, unselected
 from turnfold.formats.source import (
     Source,
     expanded,
     from_json_value,
     looks_like_text,
     open_source,
+    table_of_runs,
     warned_records,
 )
 from turnfold.formats.wrappers import (
+    CUSTOM_ID,
     UNKNOWN,
     OneFormat,
     how_to_load_one,
@@ -240,8 +242,12 @@ def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Trans
         raise _no_place(source.name, sample, epoch)
     read = OneFormat(lambda value, format: read_record(value, format, agent))
     count, named = 0, False
+    names: list[str] = []  # the first runs' names, which an error lists
     for count, (line, record, warned) in enumerate(warned_records(source), start=1):
-        named = named or run_name(record) is not None
+        name = run_name(record)
+        named = named or name is not None
+        if name is not None and len(names) < LISTED_IDS:
+            names.append(name)
         if is_run(record, count - 1, sample):
             if isinstance(record, MalformedLine):
                 raise TranscriptFormatError(
@@ -258,7 +264,8 @@ def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Trans
     if place is not None:
         raise no_such_run(source.name, count, place)
     if named:
-        raise ValueError(f"{source.name} holds no run named {sample!r}")
+        raise unselected(source.name, names, sample, "run named", f"<its {CUSTOM_ID}>",
+                         plural="runs", count=count)  # fmt: skip
     raise _no_place(source.name, sample, epoch)
 
 
@@ -516,6 +523,13 @@ def load(
     ``epoch`` pick one; a log of one sample needs neither, a log of several names them in the
     error. Formats without samples refuse ``sample``/``epoch`` with a ``ValueError``.
 
+    A table of runs, a row each (a Parquet or Arrow file, a pandas or Polars DataFrame, a
+    pyarrow Table, a Hugging Face ``Dataset``), holds one run per row: ``sample=n`` reads row
+    ``n`` (from 0) as ``turnfold.scan(table)["#n"]`` does, its messages column chosen as the
+    scan chooses it, its other columns its metadata. A table in memory of one row needs no
+    ``sample``; one of several without it, or a row it does not hold, is a
+    :class:`~turnfold.formats.errors.SampleSelectionError` saying how many rows it holds.
+
     ``agent`` is the agent a run was made with, for the formats whose runs leave out what only
     it knows (``READS_AGENT``). A Google ADK session's (its root agent, or the ``Runner``):
     the session does not say which tools are agents (``AgentTool``), the agent does, and their
@@ -532,6 +546,11 @@ def load(
                 "sample=, epoch= and agent= are for reading a source, not a Transcript"
             )
         return source
+    table = table_of_runs(source)
+    if table is not None:  # a DataFrame, a pyarrow Table, a Dataset: one row of it
+        if agent is not None:
+            raise ValueError("agent= is for reading a framework's run, not a table's row")
+        return tables.run_in_memory(table, format, sample, epoch)
     path = _path_of(source)
     # A table of runs: one row of it, or none. A folder is none, whatever its name, but one
     # ``datasets`` saved a dataset in.

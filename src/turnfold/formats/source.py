@@ -502,18 +502,20 @@ def _is_hf_dataset(value: Any) -> bool:
 
 
 def table_of_runs(value: Any) -> Any:
-    """A table whose rows are runs, as :func:`turnfold.scan` reads it: a pyarrow Table or a
-    pandas DataFrame as it is, a Polars DataFrame or a Hugging Face ``Dataset`` (its rows as
-    selected, shuffled or filtered) as a pyarrow Table; None for any other value."""
+    """A table whose rows are runs, as :func:`turnfold.scan` reads it and
+    ``turnfold.load(table, sample=n)`` one of its rows
+    (:class:`~turnfold.formats.tables.TableRuns`): a pyarrow Table or record batch, a pandas
+    or Polars DataFrame as it is, a Hugging Face ``Dataset`` formatted as Arrow (its rows as
+    selected, shuffled or filtered); None for any other value."""
     if is_arrow_table(value) or is_dataframe(value):
         return value
     if _is_polars_frame(value) and callable(getattr(value, "to_arrow", None)):
-        return value.to_arrow()
+        return value
     if _is_hf_dataset(value):
-        # A slice of the Arrow table itself (memory-mapped, not copied) unless rows were
-        # selected, shuffled or filtered: then those rows, in that order, taken into memory
-        # (as pandas would hold them; ``dataset.flatten_indices()`` first keeps them on disk).
-        return value.with_format("arrow")[:]
+        # Its rows are sliced as they are read: a slice of the Arrow table itself
+        # (memory-mapped, not copied) unless rows were selected, shuffled or filtered, then
+        # those rows, in that order, taken into memory.
+        return value.with_format("arrow")
     return None
 
 
@@ -668,11 +670,17 @@ def from_object(obj: Any, name: str = "<object>") -> Source:
         source = Source(name, _document_records(document), document=document)
         source.format = adapter.NAME
         return source
-    if holds_runs(obj):
-        raise TypeError(
-            f"this {type(obj).__name__} holds many runs: turnfold.scan(table) reads them all, and "
-            "turnfold.load(table['messages'][i]) one of them"
-        )
+    if holds_runs(obj):  # load() reads a row of a table itself; these hold no one table
+        if isinstance(obj, Mapping):  # a DatasetDict
+            how = ("a table per split: turnfold.load(dataset['train'], sample=n) reads the "
+                   "n-th run of one, turnfold.scan(dataset['train']) every run")  # fmt: skip
+        elif table_of_runs(obj) is not None:
+            how = ("a row each: turnfold.load(table, sample=n) reads the n-th, "
+                   "turnfold.scan(table) every one")  # fmt: skip
+        else:  # a streamed IterableDataset
+            how = ("read one example at a time: load it without streaming=True, then "
+                   "turnfold.load(dataset, sample=n) reads its n-th run")  # fmt: skip
+        raise TypeError(f"this {type(obj).__name__} holds many runs, {how}")
     if isinstance(obj, (Iterator, AsyncIterator)):
         # Reading it would use it up, and a framework's live stream is the follower's to read.
         raise TypeError(

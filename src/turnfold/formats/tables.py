@@ -61,7 +61,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from turnfold import codec
 from turnfold.formats import compressed
-from turnfold.formats.errors import KEPT_TEXT_CHARS, MalformedLine, TranscriptFormatError
+from turnfold.formats.errors import (
+    KEPT_TEXT_CHARS,
+    MalformedLine,
+    SampleSelectionError,
+    TranscriptFormatError,
+)
 from turnfold.formats.source import json_object_file, record_limit
 from turnfold.formats.wrappers import (
     ANSWERS,
@@ -1297,15 +1302,32 @@ def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Tr
         row -= rows
     else:
         raise no_such_run(name, count, place)
-    guess = first_format(files[0], column) if place and format is None else UNKNOWN
-    try:  # the dataset's format, its first row's, as a scan reads it, unless one is named
-        transcript = OneFormat(read_messages, format, guess)(cell(file, column, row))
+    return read_row(
+        name, place, format, lambda: cell(file, column, row), lambda: cell(files[0], column, 0),
+        lambda: other_cells(file, column, row),
+    )  # fmt: skip
+
+
+def read_row(
+    name: str,
+    place: int,
+    format: str | None,
+    held: Callable[[], Any],
+    first: Callable[[], Any],
+    others: Callable[[], Mapping[str, Any]],
+) -> Transcript:
+    """The run in row ``place`` (from 0) of the table ``name`` (a file, or :data:`IN_MEMORY`),
+    as a scan reads it: its cell (``held()``) read in the dataset's format, its first row's
+    (``first()``, read only for a later row), unless ``format`` names one; an error naming
+    the table and the row (:func:`row_error`); the row's other columns (``others()``) as its
+    metadata (C-1), as ``corpus[key]`` keeps them."""
+    guess = format_of_first(first()) if place and format is None else UNKNOWN
+    try:
+        transcript = OneFormat(read_messages, format, guess)(held())
     except TranscriptFormatError as exc:
         raise row_error(exc, name, place) from None
-    others = other_cells(file, column, row)
-    keep_wrapper_keys(
-        transcript, {key: value for key, value in others.items() if value is not None}
-    )
+    held_beside = {key: value for key, value in others().items() if value is not None}
+    keep_wrapper_keys(transcript, held_beside)
     return transcript
 
 
@@ -1356,6 +1378,182 @@ def first_format(path: str, column: str) -> str | None:
     """The format of the first run of a table file of trajectories, as ``load(messages)``
     reads it: the dataset's format (:class:`~turnfold.formats.wrappers.OneFormat`); None when
     that run cannot be read."""
+    return format_of_first(cell(path, column, 0))
+
+
+def format_of_first(first: Any) -> str | None:
+    """The format of the run in a table's first cell, ``first``, as ``load(messages)`` reads
+    it: the dataset's format (:class:`~turnfold.formats.wrappers.OneFormat`); None when that
+    run cannot be read."""
     read = OneFormat(read_messages)
-    read.learn(cell(path, column, 0))
+    read.learn(first)
     return read.found
+
+
+# --- a table of runs in memory: a DataFrame, a pyarrow Table, a Dataset ------------------------
+
+#: The rows of a DataFrame whose cells tell each column's kind: a column empty in its first
+#: row (a dataset's ``images`` where only some rows have any) is told by a later one.
+KIND_ROWS = 100
+#: Rows of a table in memory converted to Python values at a time.
+TABLE_BATCH = 1024
+
+
+class TableRuns:
+    """The runs of a table in memory, a row each (spec C-1), as
+    :func:`~turnfold.formats.source.table_of_runs` gives it: a pandas DataFrame, read from
+    its cells; a pyarrow Table (or record batch), a Polars DataFrame or a Hugging Face
+    ``Dataset`` (formatted as Arrow), read from a slice of its rows in Arrow, as a file's
+    record batch is (:func:`batch_cells`). Its messages column is chosen as a file's is
+    (:func:`messages_column`), from the columns' kinds. ``scan`` reads every row's cell
+    (:meth:`cells`), ``corpus[key]`` and ``load(table, sample=n)`` one (:meth:`cell`): its
+    slice alone is converted to Python values, never the table."""
+
+    def __init__(self, table: Any, messages: str | None = None) -> None:
+        from turnfold.formats.source import is_arrow_table, is_dataframe
+
+        self.table = table
+        self.frame = table if is_dataframe(table) else None
+        if self.frame is not None:
+            names = [str(c) for c in self.frame.columns]
+            first = self.frame.head(KIND_ROWS)
+            kinds = {n: _column_kind(first[n]) for n in names}
+            self.count: int = len(self.frame)
+        else:
+            if is_arrow_table(table) and not hasattr(table, "to_batches"):  # a record batch
+                import pyarrow as pa
+
+                self.table = pa.Table.from_batches([table])
+            schema = self.rows(0, 0).schema
+            names, kinds = list(schema.names), column_kinds(schema)
+            self.count = len(self.table)
+        self.column = messages_column(names, messages, kinds)
+        self.read = read_columns(self.column, names)
+        self.others = [name for name in names if name not in self.read]
+
+    def __len__(self) -> int:
+        return self.count
+
+    def rows(self, start: int, stop: int) -> pa.Table:
+        """The rows from ``start`` up to ``stop`` of a table read in Arrow: a view of a
+        pyarrow Table's, a Dataset's as its Arrow formatting takes them (in the order and
+        selection of its rows), a Polars frame's converted."""
+        table = self.table
+        module = type(table).__module__
+        if module.startswith("pyarrow"):
+            sliced: pa.Table = table.slice(start, stop - start)
+            return sliced
+        if module.startswith("polars"):
+            converted: pa.Table = table.slice(start, stop - start).to_arrow()
+            return converted
+        taken: pa.Table = table[start:stop]  # a Dataset, with_format("arrow")
+        return taken
+
+    def cells(self) -> Iterator[Any]:
+        """Every row's cell of messages, in order, as :meth:`cell` reads one."""
+        frame = self.frame
+        if frame is not None:
+            if len(self.read) == 1:
+                yield from frame[self.column].tolist()
+            else:
+                yield from frame[self.read].to_dict("records")
+            return
+        for start in range(0, self.count, TABLE_BATCH):
+            part = self.rows(start, min(start + TABLE_BATCH, self.count)).select(self.read)
+            for batch in part.to_batches():
+                yield from batch_cells(batch)
+
+    def cell(self, row: int) -> Any:
+        """The cell of messages of row ``row`` (from 0): a DataFrame's as it holds it, a
+        virtual column's as the row of its columns; an Arrow table's as :func:`batch_cells`
+        reads it."""
+        frame = self.frame
+        if frame is not None:
+            if len(self.read) == 1:
+                return frame[self.column].iloc[row]
+            return {name: frame[name].iloc[row] for name in self.read}
+        return table_cell(self.rows(row, row + 1), self.column, 0)
+
+    def other_columns(self) -> pa.Table:
+        """The columns beside the messages, every row's, in Arrow: the runs' metadata (C-1)."""
+        import pyarrow as pa
+
+        if self.frame is not None:
+            kept = self.frame.drop(columns=self.read)
+            return pa.Table.from_pandas(kept, preserve_index=False)
+        return self.rows(0, self.count).select(self.others)
+
+    def other_cells(self, row: int) -> dict[str, Any]:
+        """Row ``row``'s values of :meth:`other_columns`, that row alone converted."""
+        import pyarrow as pa
+
+        if not self.others:
+            return {}
+        if self.frame is not None:
+            kept = self.frame.iloc[[row]].drop(columns=self.read)
+            one = pa.Table.from_pandas(kept, preserve_index=False)
+        else:
+            one = self.rows(row, row + 1).select(self.others)
+        values: dict[str, Any] = one.to_pylist()[0]
+        return values
+
+
+def _column_kind(column: Any) -> str | None:
+    """The kind of a DataFrame's column (:func:`_cell_kind`): its first cell's that has one."""
+    return next((kind for value in column if (kind := _cell_kind(value)) is not None), None)
+
+
+def _cell_kind(value: Any) -> str | None:
+    """A DataFrame cell's kind, as ``messages_column`` takes it: ``"list"`` for a list of
+    messages (a list, or a numpy array from Arrow), ``"text"`` for a string, ``"object"`` for
+    one message (a dict)."""
+    if isinstance(value, (list, tuple)):
+        return "list"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, dict):
+        return "object"
+    return "list" if type(value).__name__ == "ndarray" and getattr(value, "ndim", 0) == 1 else None
+
+
+def run_in_memory(table: Any, format: str | None, sample: Any, epoch: int | None) -> Transcript:
+    """``load(table, sample=n)``: the run in row ``n`` (from 0, as ``scan(table)`` keys it
+    ``#n``) of a table of runs in memory (:class:`TableRuns`), read as ``scan(table)["#n"]``
+    reads it (:func:`read_row`); a table of one row needs no ``sample``. A table of several
+    rows without ``sample``, or a ``sample`` it does not hold, is a
+    :class:`~turnfold.formats.errors.SampleSelectionError` saying how many rows it holds and
+    how to pick one."""
+    what = f"a {type(table).__module__.split('.')[0]} {type(table).__name__}"
+    try:
+        runs = TableRuns(table)
+    except ValueError as exc:  # no column is named as messages are: the scan is told which
+        raise ValueError(
+            f"{IN_MEMORY}: {exc}: then turnfold.scan(table, messages=<column>)['#n'] is row n's run"
+        ) from None
+    count = len(runs)
+    place = run_place(sample) if sample is not None else (0 if count == 1 else None)
+    if epoch is not None or place is None or not 0 <= place < count:
+        raise _unselected(what, count, sample, epoch)
+    return read_row(
+        IN_MEMORY, place, format, lambda: runs.cell(place), lambda: runs.cell(0),
+        lambda: runs.other_cells(place),
+    )  # fmt: skip
+
+
+def _unselected(what: str, count: int, sample: Any, epoch: int | None) -> SampleSelectionError:
+    """The error of a load of a table in memory that names none of its rows, or one it does
+    not hold: how many it holds, and how to pick one or read them all."""
+    if not count:
+        return SampleSelectionError(f"{IN_MEMORY}: {what} of no rows holds no runs")
+    rows = "0" if count == 1 else f"0 to {count - 1}"
+    how = (
+        f"pick one with turnfold.load(table, sample=n), n its row ({rows}; the scan's key "
+        "'#n'), or read them all with turnfold.scan(table)"
+    )
+    if epoch is not None:
+        asked = f"has no epochs, not epoch={epoch!r}"
+    elif sample is not None:
+        asked = f"holds no run at sample={sample!r}"
+    else:
+        return SampleSelectionError(f"{IN_MEMORY}: {what} holds {count} runs, a row each: {how}")
+    return SampleSelectionError(f"{IN_MEMORY}: {what} {asked}; it holds {count}, a row each: {how}")

@@ -76,7 +76,7 @@ from turnfold.formats.common import (
     text_result,
 )
 from turnfold.formats.detection import Evidence
-from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.errors import TranscriptFormatError, unselected
 from turnfold.formats.source import Source
 from turnfold.formats.wording import failure, notice, stop
 from turnfold.model import (
@@ -272,15 +272,13 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
             if sample is None:
                 roots = store.roots()
                 if len(roots) != 1:
-                    listed = ", ".join(f"{i} ({t})" for i, t in roots[:20])
-                    raise ValueError(
-                        f"{path} holds {len(roots)} Crush sessions: pick one with "
-                        f"sample=<session id>" + (f" ({listed})" if listed else "")
-                    )
+                    ids = [i for i, _ in roots]
+                    raise unselected(path, ids, None, "Crush session", "<session id>")
                 sample = roots[0][0]
             session = store.session(str(sample))
             if session is None:
-                raise ValueError(f"{path} holds no Crush session {sample!r}")
+                ids = [i for i, _ in store.roots()]
+                raise unselected(path, ids, sample, "Crush session", "<session id>")
             transcript = SessionReader(source, store).read(session)
         except sqlite3.Error as exc:
             raise databases.unreadable(path, NAME, exc) from None

@@ -84,7 +84,7 @@ from turnfold.formats.common import (
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
-from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError, unselected
 from turnfold.formats.source import Source, read_file, sibling_files
 from turnfold.formats.wording import notice, stop
 from turnfold.model import (
@@ -141,6 +141,13 @@ DATABASE = "opencode.db"
 #: ``~/.local/share/kilo/kilo.db``, OpenCode's tables and its own.
 KILO_DATABASE = "kilo.db"
 DATABASES = (DATABASE, KILO_DATABASE)
+#: The data folders' names (``Global.Path.data``: ``$XDG_DATA_HOME/opencode``; Kilo Code's
+#: ``kilo``).
+DATA_FOLDERS = ("opencode", "kilo")
+#: What OpenCode keeps in its data folder beside its sessions that is credentials, never a
+#: session: the providers' keys and tokens (``auth.json``, ``src/auth/index.ts``) and the MCP
+#: servers' OAuth tokens (``mcp-auth.json``, ``src/mcp/auth.ts``).
+CREDENTIALS = frozenset({"auth.json", "mcp-auth.json"})
 #: ``metadata["agent"]`` of a session of Kilo Code's database (OpenCode's is the format's own).
 KILO_AGENT = "kilo-code"
 _TABLES = frozenset({"session", "message", "part"})
@@ -204,6 +211,21 @@ def walked_folders(folder: Path, files: list[str], dirs: list[str]) -> list[str]
     if "session" in dirs and "message" in dirs:
         return [name for name in dirs if name in _LEGACY]
     return None
+
+
+def is_credentials(path: Path) -> bool:
+    """Whether ``path`` is a file of :data:`CREDENTIALS` in OpenCode's (or Kilo Code's) data
+    folder (named as one of :data:`DATA_FOLDERS`, or holding its database or ``storage/``):
+    told by its name and its folder's, so that a scan never opens it to learn it holds no
+    session."""
+    if path.name not in CREDENTIALS:
+        return False
+    folder = path.parent
+    return (
+        folder.name in DATA_FOLDERS
+        or any((folder / name).is_file() for name in DATABASES)
+        or (folder / STORAGE).is_dir()
+    )
 
 
 def legacy_document(value: Any) -> str | None:
@@ -458,17 +480,14 @@ def _chosen(store: _Database | _Storage, where: Path, sample: Any) -> Session:
     if sample is None:
         roots = store.roots()
         if len(roots) != 1:
-            listed = ", ".join(f"{i} ({t})" for i, t in roots[:20])
-            raise ValueError(
-                f"{where} holds {len(roots)} OpenCode sessions: pick one with "
-                f"sample=<session id>" + (f" ({listed})" if listed else "")
-            )
+            ids = [i for i, _ in roots]
+            raise unselected(where, ids, None, "OpenCode session", "<session id>")
         sample = roots[0][0]
     session = store.session(str(sample))
     if session is None:
         said = store.source.warnings[-1].reason if store.source.warnings else None
-        raise ValueError(f"{where} holds no OpenCode session {sample!r}"
-                         + (f": {said}" if said else ""))  # fmt: skip
+        ids = [i for i, _ in store.roots()]
+        raise unselected(where, ids, sample, "OpenCode session", "<session id>", because=said)
     return session
 
 

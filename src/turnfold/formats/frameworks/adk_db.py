@@ -40,7 +40,13 @@ from turnfold.formats import databases
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import as_text
 from turnfold.formats.detection import Evidence
-from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.errors import (
+    MalformedLine,
+    SampleSelectionError,
+    TranscriptFormatError,
+    how_to_pick,
+    unselected,
+)
 from turnfold.formats.frameworks import adk
 from turnfold.formats.source import Source
 from turnfold.model import Transcript
@@ -269,22 +275,19 @@ class _Database:
 def _chosen(store: _Database, path: Path, sample: Any) -> tuple[_Store, _Key]:
     """The session ``sample`` names; with none, the database's only session."""
     keyed = store.keyed()
+    ids = [found for found, _, _, _ in keyed]
     if sample is None:
         if len(keyed) != 1:
-            listed = ", ".join(f"{s} ({t})" for s, t, _, _ in keyed[:20])
-            raise ValueError(
-                f"{path} holds {len(keyed)} ADK sessions: pick one with sample=<session id>"
-                + (f" ({listed})" if listed else "")
-            )
+            raise unselected(path, ids, None, "ADK session", "<session id>")
         return keyed[0][2], keyed[0][3]
     named = [(s, k) for found, _, s, k in keyed if str(sample) in (found, k.id)]
     if len(named) == 1:
         return named[0]
     if named:
-        listed = ", ".join(f"{k.app_name}/{k.user_id}/{k.id}" for _, k in named)
-        raise ValueError(f"{path} holds {len(named)} ADK sessions {sample!r}: pick one with "
-                         f"sample=<app>/<user>/<id> ({listed})")  # fmt: skip
-    raise ValueError(f"{path} holds no ADK session {sample!r}")
+        full = [f"{k.app_name}/{k.user_id}/{k.id}" for _, k in named]
+        raise SampleSelectionError(f"{path} holds {len(named)} ADK sessions {sample!r}: "
+                                   + how_to_pick(full, "<app>/<user>/<id>"))  # fmt: skip
+    raise unselected(path, ids, sample, "ADK session", "<session id>")
 
 
 def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:

@@ -39,7 +39,7 @@ from turnfold.formats import databases
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import as_text
 from turnfold.formats.detection import Evidence
-from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.errors import TranscriptFormatError, unselected
 from turnfold.formats.frameworks import agno
 from turnfold.formats.source import Source
 from turnfold.model import Transcript
@@ -267,15 +267,12 @@ def _chosen(store: _Database, path: Path, sample: Any) -> dict[str, Any]:
     if sample is None:
         roots = store.roots()
         if len(roots) != 1:
-            listed = ", ".join(f"{i} ({t})" for i, t in roots[:20])
-            raise ValueError(
-                f"{path} holds {len(roots)} Agno sessions: pick one with sample=<session id>"
-                + (f" ({listed})" if listed else "")
-            )
+            raise unselected(path, [i for i, _ in roots], None, "Agno session", "<session id>")
         sample = roots[0][0]
     session = store.session(str(sample))
     if session is None:
-        raise ValueError(f"{path} holds no Agno session {sample!r}")
+        ids = [i for i, _ in store.roots()]
+        raise unselected(path, ids, sample, "Agno session", "<session id>")
     return session
 
 

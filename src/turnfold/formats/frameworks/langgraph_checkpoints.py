@@ -81,7 +81,7 @@ from turnfold import codec
 from turnfold.formats import databases
 from turnfold.formats.catalog import Records
 from turnfold.formats.detection import Evidence
-from turnfold.formats.errors import SampleSelectionError, TranscriptFormatError
+from turnfold.formats.errors import TranscriptFormatError, unselected
 from turnfold.formats.frameworks import langchain
 from turnfold.formats.source import Source, from_json_value
 from turnfold.model import SubAgent, ToolCall, Transcript, UserMessage, utc
@@ -790,29 +790,6 @@ def _opened(path: Path) -> tuple[sqlite3.Connection, _Store]:
     return db, store
 
 
-#: How many thread ids an error listing a database's threads names, as an eval log's names
-#: its samples.
-_LISTED = 10
-
-
-def _unselected(path: Path, threads: list[str], sample: Any) -> SampleSelectionError:
-    """The error of a load that names no thread of a database of several (``sample`` None),
-    or one it does not hold: the threads it holds, and how to pick one or read them all."""
-    if not threads:
-        return SampleSelectionError(f"{path} holds no LangGraph threads")
-    more = ", …" if len(threads) > _LISTED else ""
-    shown = ", ".join(repr(t) for t in threads[:_LISTED]) + more
-    how = (
-        f"pick one with sample=<thread id> (ids {shown}), as turnfold.load(path, "
-        f"sample={threads[0]!r}), or read them all with turnfold.scan(path)"
-    )
-    if sample is None:
-        return SampleSelectionError(f"{path} holds {len(threads)} LangGraph threads: {how}")
-    return SampleSelectionError(
-        f"{path} holds no LangGraph thread {sample!r}; it holds {len(threads)}: {how}"
-    )
-
-
 def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:
     """The thread ``sample`` names (by its id) of the checkpointer database at ``path``; with
     none, its only thread."""
@@ -827,11 +804,12 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
             if sample is None:
                 threads = [thread for thread, _ in database.threads()]
                 if len(threads) != 1:
-                    raise _unselected(path, threads, None)
+                    raise unselected(path, threads, None, "LangGraph thread", "<thread id>")
                 sample = threads[0]
             thread = database.read(str(sample), transcript)
             if thread is None:
-                raise _unselected(path, [t for t, _ in database.threads()], sample)
+                threads = [t for t, _ in database.threads()]
+                raise unselected(path, threads, sample, "LangGraph thread", "<thread id>")
             # The messages as a graph result, read by the LangChain reader's rules, its
             # warnings and accounting those of this load.
             result = from_json_value(thread.state, str(path))

@@ -48,7 +48,12 @@ from turnfold.formats import databases
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import as_text, checked_timestamp
 from turnfold.formats.detection import Evidence
-from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.errors import (
+    MalformedLine,
+    SampleSelectionError,
+    TranscriptFormatError,
+    unselected,
+)
 from turnfold.formats.frameworks import openai_agents
 from turnfold.formats.openai_responses import RECORDS as RESPONSES_RECORDS
 from turnfold.formats.openai_responses import SILENT_ITEMS
@@ -288,11 +293,8 @@ def _chosen(
     if sample is None:
         roots = store.roots()
         if len(roots) != 1:
-            listed = ", ".join(f"{i} ({t})" for i, t in roots[:20])
-            raise ValueError(
-                f"{path} holds {len(roots)} Agents SDK sessions: pick one with "
-                "sample=<session id>" + (f" ({listed})" if listed else "")
-            )
+            ids = [i for i, _ in roots]
+            raise unselected(path, ids, None, "Agents SDK session", "<session id>")
         sample = roots[0][0]
     found = store.find(str(sample))
     if found is not None:
@@ -300,11 +302,12 @@ def _chosen(
     session_id, slash, branch = str(sample).rpartition("/")
     found = store.find(session_id) if slash else None
     if found is None:
-        raise ValueError(f"{path} holds no Agents SDK session {sample!r}")
+        ids = [i for i, _ in store.roots()]
+        raise unselected(path, ids, sample, "Agents SDK session", "<session id>")
     branches = store.branches(found[0], session_id)
     if branch not in branches:
         listed = ", ".join(branches) if branches else "none"
-        raise ValueError(
+        raise SampleSelectionError(
             f"{path}: Agents SDK session {session_id!r} has no branch {branch!r} "
             f"(its branches: {listed})"
         )

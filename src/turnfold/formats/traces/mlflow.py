@@ -73,7 +73,7 @@ from turnfold.formats.anthropic_blocks import content_of as result_content
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import as_list, checked_timestamp, stringify
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
-from turnfold.formats.errors import MalformedLine
+from turnfold.formats.errors import MalformedLine, unselected
 from turnfold.formats.source import Source, open_source
 from turnfold.formats.traces.messages import _FAILED, _IMAGES, _PART, _UNSHOWN
 from turnfold.formats.traces.otlp import (
@@ -882,11 +882,24 @@ def read(source: Source, *, sample: str | None = None, epoch: int | None = None)
         raise ValueError(f"{source.name}: MLflow conversations have no epochs; pass sample= only")
     if source.path is not None and detect_path(source.path) is not None:
         return read_path(source.path, sample=sample)
+    return _read(source, sample, stored=False)
+
+
+def _read(source: Source, sample: str | None, stored: bool) -> Transcript:
+    """The conversation of ``source``'s traces that ``sample`` names (with none, the only
+    one). Naming none of several, or one not there, is said of a file of traces as of an OTLP
+    file, and of the store (``stored``) as of every database of sessions."""
     traces = _read_traces(source)
     grouped = conversations(traces.spans)
     if not grouped:
         return Transcript(metadata={"source_format": NAME})
-    key = chosen_conversation(source.name, NAME, grouped, sample, "session or trace id")
+    if not stored:
+        key = chosen_conversation(source.name, NAME, grouped, sample, "session or trace id")
+    elif sample in grouped or (sample is None and len(grouped) == 1):
+        key = sample if sample is not None else next(iter(grouped))
+    else:
+        raise unselected(source.name, list(grouped), sample, "MLflow conversation",
+                         "<session or trace id>")  # fmt: skip
     held = {
         k: Counter(traces.kinds[(s.trace_id, s.span_id)] for s in v) for k, v in grouped.items()
     }
@@ -1039,7 +1052,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
         raise databases.unreadable(path, NAME, exc) from None
     source = Source(str(path), iter(records), warnings=warnings.warnings)
     source.accounting = warnings.accounting
-    return source.hand_over(read(source, sample=None if sample is None else str(sample)))
+    return source.hand_over(_read(source, None if sample is None else str(sample), stored=True))
 
 
 def sessions(path: Path) -> Iterator[tuple[str, str]]:
