@@ -149,28 +149,17 @@ BASE_STATE = "base_state.json"
 EVENTS = "events"
 SUBAGENTS = "subagents"
 
-#: A hook's notice that it blocked an action or failed, by whether the event names the hook,
-#: the tool and a reason.
-_HOOK_BLOCKED = {
-    (True, False, False): "reader.hook_blocked",
-    (True, False, True): "reader.hook_blocked.said",
-    (True, True, False): "reader.hook_blocked.tool",
-    (True, True, True): "reader.hook_blocked.tool.said",
-    (False, False, False): "reader.hook_blocked.unnamed",
-    (False, False, True): "reader.hook_blocked.unnamed.said",
-    (False, True, False): "reader.hook_blocked.unnamed.tool",
-    (False, True, True): "reader.hook_blocked.unnamed.tool.said",
-}
-_HOOK_FAILED = {
-    (True, False, False): "reader.hook_failed",
-    (True, False, True): "reader.hook_failed.said",
-    (True, True, False): "reader.hook_failed.tool",
-    (True, True, True): "reader.hook_failed.tool.said",
-    (False, False, False): "reader.hook_failed.unnamed",
-    (False, False, True): "reader.hook_failed.unnamed.said",
-    (False, True, False): "reader.hook_failed.unnamed.tool",
-    (False, True, True): "reader.hook_failed.unnamed.tool.said",
-}
+
+def _hook_key(outcome: str, hook: bool, tool: bool, said: bool) -> str:
+    """The message key of a hook's notice that it blocked an action or failed (``outcome``),
+    by whether the event names the hook, the tool and a reason.
+
+    >>> _hook_key("failed", False, True, True)
+    'reader.hook_failed.unnamed.tool.said'
+    """
+    parts = ("" if hook else ".unnamed", ".tool" if tool else "", ".said" if said else "")
+    return f"reader.hook_{outcome}{''.join(parts)}"
+
 
 #: The agent server's ``StoredConversation``: the conversation's title.
 META = "meta.json"
@@ -1303,15 +1292,15 @@ class _Reader:
         hook = _str(event.get("hook_event_type"))
         tool = _str(event.get("tool_name"))
         if event.get("blocked") is True:
-            said, keys = _str(event.get("reason")), _HOOK_BLOCKED
+            said, outcome = _str(event.get("reason")), "blocked"
         elif event.get("success") is False:
-            said, keys = _str(event.get("error")) or _str(event.get("stderr")), _HOOK_FAILED
+            said, outcome = _str(event.get("error")) or _str(event.get("stderr")), "failed"
         else:
             self.source.ignored("HookExecutionEvent/success")
             return
         self.transcript.append(
             notice(
-                keys[bool(hook), bool(tool), bool(said)],
+                _hook_key(outcome, bool(hook), bool(tool), bool(said)),
                 {"hook": hook, "tool": tool, "said": said},
                 level="warning",
                 subtype="hook",
