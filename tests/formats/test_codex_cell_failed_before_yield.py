@@ -17,37 +17,17 @@ in the answer of a ``wait`` that yields again (cell 3).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+
+from tests.formats.codex_cells import nested
+from tests.formats.codex_cells import rows as view_rows
 
 import turnfold
-from turnfold.model import ToolCall
 from turnfold.render.viewmodel import build_view_model
 from turnfold.settings import DisplaySettings
 
 ROLLOUT = (
     Path(__file__).parents[1] / "fixtures" / "codex" / "v0.171_code-mode-failed-before-yield.jsonl"
 )
-
-
-def _nested(call: ToolCall) -> list[tuple[str | None, str, int | None]]:
-    assert call.subagent is not None
-    assert call.subagent.transcript is not None
-    inner = call.subagent.transcript.tool_calls()
-    return [(c.description, c.status, c.meta.get("exit_code")) for c in inner]
-
-
-def _rows(node: Any) -> list[dict[str, Any]]:
-    """Every tool row under ``node``, in order, nested rows too."""
-    found: list[dict[str, Any]] = []
-    if isinstance(node, dict):
-        if node.get("kind") == "batch":
-            found += node["rows"]
-        for value in node.values():
-            found += _rows(value)
-    elif isinstance(node, list):
-        for value in node:
-            found += _rows(value)
-    return found
 
 
 def _prefix(lines: int) -> turnfold.Transcript:
@@ -88,7 +68,7 @@ def test_L3_a_cell_that_printed_a_failing_exit_before_it_yielded_failed() -> Non
     header = "Script running with cell ID 1\nWall time 1.0 seconds\nOutput:\n"
     assert first.text == f"{header}\nexit_code: 2\nTF-EARLY-FAIL\n"
     # The commands the scripts ran keep their own outcomes, nested under their cells.
-    assert [_nested(c) for c in cells.values()] == [
+    assert [nested(c) for c in cells.values()] == [
         [("echo TF-EARLY-FAIL; exit 2", "error", 2), ("sleep 3; echo TF-LATE-OK", "success", 0)],
         [("echo TF-EARLY-FAIL-2; exit 5", "error", 5), ("sleep 4", "success", 0)],
         [
@@ -117,7 +97,7 @@ def test_L5_a_cell_shows_failed_as_soon_as_its_answer_shows_the_failure() -> Non
     (cell,) = yielded.tool_calls()
     assert (cell.status, cell.meta.get("still_running")) == ("error", True)
     plain = build_view_model(yielded, DisplaySettings(locale="en"))
-    rows = [(r["name"], r["status_text"]) for r in _rows(plain["nodes"])]
+    rows = [(r["name"], r["status_text"]) for r in view_rows(plain["nodes"])]
     assert rows[0] == ("exec", "Failed")
 
     waited = _prefix(_line_of('"call_id":"call_wait4","output"'))
@@ -125,5 +105,5 @@ def test_L5_a_cell_shows_failed_as_soon_as_its_answer_shows_the_failure() -> Non
     assert calls["call_cell3"].status == "error"
     assert calls["call_wait4"].status == "unknown"
     plain = build_view_model(waited, DisplaySettings(locale="en"))
-    rows = [(r["name"], r["status_text"]) for r in _rows(plain["nodes"])]
+    rows = [(r["name"], r["status_text"]) for r in view_rows(plain["nodes"])]
     assert rows[-1] == ("exec wait", "Still running")

@@ -17,7 +17,9 @@ notify before and after they yield; a cell left running when turn 1 ended, colle
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+
+from tests.formats.codex_cells import nested
+from tests.formats.codex_cells import rows as view_rows
 
 import turnfold
 from turnfold.model import ToolCall
@@ -44,30 +46,9 @@ def _calls(transcript: turnfold.Transcript) -> dict[str, ToolCall]:
     return {c.call_id: c for c in transcript.tool_calls()}
 
 
-def _nested(call: ToolCall) -> list[tuple[str | None, str, int | None]]:
-    assert call.subagent is not None
-    assert call.subagent.transcript is not None
-    inner = call.subagent.transcript.tool_calls()
-    return [(c.description, c.status, c.meta.get("exit_code")) for c in inner]
-
-
-def _rows(node: Any) -> list[dict[str, Any]]:
-    """Every tool row under ``node``, in order, nested rows too."""
-    found: list[dict[str, Any]] = []
-    if isinstance(node, dict):
-        if node.get("kind") == "batch":
-            found += node["rows"]
-        for value in node.values():
-            found += _rows(value)
-    elif isinstance(node, list):
-        for value in node:
-            found += _rows(value)
-    return found
-
-
 def _status_texts(transcript: turnfold.Transcript) -> dict[str, str]:
     view = build_view_model(transcript, DisplaySettings(locale="en"))
-    return {r["call_id"]: r["status_text"] for r in _rows(view["nodes"])}
+    return {r["call_id"]: r["status_text"] for r in view_rows(view["nodes"])}
 
 
 def test_L3_a_notification_joins_its_cell_output_after_the_answer() -> None:
@@ -85,7 +66,7 @@ def test_L3_a_notification_joins_its_cell_output_after_the_answer() -> None:
     assert cell.meta["notifications"] == ["TF-N1-NOTE"]
     # Shown once, in the cell's row.
     view = build_view_model(transcript, DisplaySettings(locale="en"))
-    shown = [r["result"]["text"] for r in _rows(view["nodes"]) if r.get("result")]
+    shown = [r["result"]["text"] for r in view_rows(view["nodes"]) if r.get("result")]
     assert sum(text.count("TF-N1-NOTE") for text in shown) == 1
 
 
@@ -151,7 +132,7 @@ def test_L3_a_wait_of_a_later_turn_collects_the_cell_left_running() -> None:
     assert "still_running" not in cell.meta
     assert "running_at_turn_end" not in cell.meta
     # The command its script ran on into turn 2 is still the cell's, not a row of its own.
-    assert _nested(cell) == [("sleep 3; echo TF-LEFT-END", "success", 0)]
+    assert nested(cell) == [("sleep 3; echo TF-LEFT-END", "success", 0)]
     assert not [c for c in calls.values() if c.name == "exec_command"]
     assert _status_texts(transcript)["call_cell3"] == "Done"
 
@@ -162,9 +143,9 @@ def test_L3_a_cell_uncollected_when_the_file_ends_still_ran_when_its_turn_ended(
     assert (cell.status, cell.meta.get("still_running")) == ("unknown", True)
     assert cell.meta.get("running_at_turn_end") is True
     # Its command, killed when Codex exited after the turn, is recorded under it as it ended.
-    assert _nested(cell) == [("sleep 30; echo TF-LONG-END", "error", 137)]
+    assert nested(cell) == [("sleep 30; echo TF-LONG-END", "error", 137)]
     texts = _status_texts(transcript)
     assert texts["call_cell4"] == "Still running when the turn ended"
     zh = build_view_model(transcript, DisplaySettings(locale="zh"))
-    (row,) = [r for r in _rows(zh["nodes"]) if r["call_id"] == "call_cell4"]
+    (row,) = [r for r in view_rows(zh["nodes"]) if r["call_id"] == "call_cell4"]
     assert row["status_text"] == "回合结束时仍在运行"
