@@ -50,7 +50,9 @@ One JSON record per line; ``message.content`` holds Anthropic blocks, converted 
 - ``summary`` / ``ai-title`` / ``custom-title`` → ``metadata["title"]`` (custom beats AI beats
   summary). ``cost-state`` → ``metadata["cost_usd"]`` (``totalCostUSD``, the running total: the
   last wins; spec H-6); ``api-request`` → ``metadata["model"]`` only when no response names a
-  model (``params.model``, the model asked for). ``queue-operation``: an ``enqueue`` of a
+  model (``params.model``, the model asked for); ``api-request-route`` →
+  ``metadata["model_provider"]`` (its ``provider``; several routes in the order first taken).
+  ``queue-operation``: an ``enqueue`` of a
   task or agent notification settles its call when nothing later does (Claude Code 2.0); a
   typed prompt's ``enqueue`` then a ``remove`` without content is the user's message, where the
   agent took it, when no attachment or user line shows it (2.1.5x); the rest is bookkeeping.
@@ -194,6 +196,9 @@ _IGNORED_TYPES: dict[str, str] = {
 _METADATA_TYPES: dict[str, str] = {
     "cost-state": 'the session\'s cost so far: `metadata["cost_usd"]` (`totalCostUSD`, the last)',
     "api-request": 'the model a request asked for: `metadata["model"]` when no response names one',
+    "api-request-route": "where the requests went (Claude Code 2.1.337): "
+    '`metadata["model_provider"]` (`provider`: anthropic, bedrock, vertex, customEndpoint…); '
+    "the kind of `credential` (key, login…) is not shown",
 }
 #: Record types that carry nothing to show; skipped without a warning (their uuid links stay).
 BOOKKEEPING = NameSet({*_IGNORED_TYPES, *_METADATA_TYPES, "progress", "attachment"})
@@ -657,8 +662,15 @@ class _Reader:
     def session_fact(self, kind: str, record: dict[str, Any]) -> None:
         """``cost-state``: the cost Claude Code computed (spec H-6), each record the running
         total, so the last wins; ``api-request``: the model asked for, kept in case no
-        response names one (a session of failed requests)."""
-        if kind == "cost-state":
+        response names one (a session of failed requests); ``api-request-route``: the provider
+        the requests went to, written again with each flush, so each distinct one once."""
+        if kind == "api-request-route":
+            provider = _str(record.get("provider"))
+            taken = self.metadata.get("model_provider", "")
+            # "unrecorded" is Claude Code's word for a route it did not record.
+            if provider and provider != "unrecorded" and provider not in taken.split(", "):
+                self.metadata["model_provider"] = f"{taken}, {provider}" if taken else provider
+        elif kind == "cost-state":
             cost = record.get("totalCostUSD")
             if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost >= 0:
                 self.metadata["cost_usd"] = float(cost)
@@ -1611,8 +1623,13 @@ def _wrapper_notice(text: str, tags: list[str], stamp: str | None) -> SystemNoti
 
 
 def _usage_numbers(text: str) -> dict[str, float]:
-    """``total_tokens: 900\\ntool_uses: 3\\nduration_ms: 4100`` as numbers by name."""
-    numbers: dict[str, float] = {}
+    """``total_tokens: 900\\ntool_uses: 3\\nduration_ms: 4100`` as numbers by name; Claude Code
+    2.1.337 writes them as elements, ``<tool_uses>3</tool_uses><duration_ms>4100</duration_ms>``.
+
+    >>> _usage_numbers("<subagent_tokens>15</subagent_tokens><tool_uses>1</tool_uses>")
+    {'subagent_tokens': 15.0, 'tool_uses': 1.0}
+    """
+    numbers = {name: float(value) for name, value in _USAGE_ELEMENT.findall(text)}
     for part in re.split(r"[\n,]", text):
         name, _, value = part.partition(":")
         try:
@@ -1620,6 +1637,9 @@ def _usage_numbers(text: str) -> dict[str, float]:
         except ValueError:
             continue
     return numbers
+
+
+_USAGE_ELEMENT = re.compile(r"<(\w{1,40})>\s*(\d{1,15}(?:\.\d{1,6})?)\s*</\1>")
 
 
 def _notification_fields(text: str) -> dict[str, str]:

@@ -104,7 +104,9 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   ``async_launched``, a command's ``backgroundTaskId``) ran as long, and ends as the
   session file's ``<task-notification>`` ends it: ``task_notification``'s ``status``
   (``completed`` → ``success``, ``failed`` → ``error``, ``stopped`` → ``cancelled``) is its
-  outcome, a command's ``summary`` (``… failed with exit code 3``) added to its result; until
+  outcome, a command's ``summary`` (``… failed with exit code 3``) added to its result, an
+  agent's ``summary`` its result when ``summary_is_report`` says it is the report (the
+  session file's ``<result>``; else it is the task's description); until
   then a background agent is running (``executing`` live, ``unknown`` in a stream that ends
   first), a command as its launch left it. What else they announce (progress) the
   sub-agent's own messages and its call's result hold;
@@ -165,6 +167,7 @@ from turnfold.model import (
     SystemNotice,
     Thinking,
     ToolCall,
+    ToolResult,
     ToolStatus,
     Transcript,
     Usage,
@@ -207,7 +210,8 @@ RECORDS = Records(
         "notification gives the outcome",
         "system/task_notification": "a task ended: its recorded duration (usage.duration_ms, "
         "a command's duration_ms) on its call, and, for a call launched in the background, its "
-        "status as the call's outcome (a command's summary added to its result)",
+        "status as the call's outcome (a command's summary added to its result, an agent's "
+        "report, summary_is_report, its result)",
         "system/background_tasks_changed": "the tasks running in the background: each "
         "one's start_time (CLI 2.1.337) as its start; their own events hold their steps",
     },
@@ -728,13 +732,18 @@ class StreamReader:
             )
         summary = record.get("summary")
         task.summary = summary if isinstance(summary, str) and summary.strip() else None
+        # Only ``summary_is_report`` makes the summary an agent's report (CLI 2.1.337); else it
+        # is its description or an interim text. A later report for the task replaces it.
+        task.report = task.summary if record.get("summary_is_report") is True else None
+        if task.report is not None:
+            task.settled = False
 
     def _settle(self, task: _Task) -> None:
         """A call launched in the background (:attr:`_Thread.background`) ends as its task
         notification says: its status, and, for a command, the notification's summary (``…
-        failed with exit code 3``) after its launch's result, as the session file's
-        ``<task-notification>`` settles it. A call whose own result says how it ended (a
-        foreground agent's) keeps that."""
+        failed with exit code 3``) after its launch's result, for an agent, its report in
+        place of the launch's result, as the session file's ``<task-notification>`` settles
+        it. A call whose own result says how it ended (a foreground agent's) keeps that."""
         if task.status is None or task.call_id is None or task.settled:
             return
         for owner in self.threads.values():
@@ -749,6 +758,8 @@ class StreamReader:
             if launched == "command" and task.summary and result is not None:
                 text = "\n".join(t for t in (result.text, task.summary) if t)
                 changes["result"] = replace(result, text=text)
+            elif launched == "agent" and task.report is not None:
+                changes["result"] = ToolResult(text=task.report, kind="subagent")
             owner.transcript.update(call, **changes)
             task.settled = True
             return
@@ -1180,6 +1191,8 @@ class _Task:
     timed: float | None = None
     status: ToolStatus | None = None
     summary: str | None = None
+    #: An agent's report, when the notification says its summary is one.
+    report: str | None = None
     #: Whether its outcome is on its call (:meth:`StreamReader._settle`).
     settled: bool = False
 
