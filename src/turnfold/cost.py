@@ -20,9 +20,15 @@ from decimal import Decimal
 from typing import cast
 
 from turnfold.i18n import DEFAULT_LOCALE, translate
-from turnfold.model import AssistantText, Entry, ToolCall, Transcript
+from turnfold.model import AssistantText, Entry, SubAgent, ToolCall, Transcript
 from turnfold.prices import COUNTS, Counts, price_of, table_version
-from turnfold.usage import Tokens, add_into, output_not_recorded, responses
+from turnfold.usage import (
+    Tokens,
+    add_into,
+    output_not_recorded,
+    recorded_subagent_tokens,
+    responses,
+)
 
 #: The provider each agent's own format talks to, when its records do not name one.
 PROVIDERS: dict[str, str] = {
@@ -75,33 +81,88 @@ def responses_apart(
 ) -> tuple[list[tuple[str | None, Tokens]], list[tuple[str | None, Tokens]]]:
     """:func:`responses_by_model`'s responses in two lists: those of the calls' sub-agents, and
     the entries' own. A session's header counts its own tokens and prices both, from one pass
-    over its responses."""
+    over its responses. A sub-agent whose source records its tokens as a whole is priced
+    within that total (:func:`within_recorded`), as its tokens are counted (U-1)."""
     entries = list(entries)
     found: list[tuple[str | None, Tokens]] = []
     for entry in entries:
-        child = _delegated(entry)
+        agent = entry.subagent if isinstance(entry, ToolCall) else None
         # A transcript that holds itself stops where :func:`turnfold.usage.subagent_tokens`
         # stops (65 levels down), so a turn's tokens and the responses it is priced on agree.
-        if child is not None and _depth <= 64:
+        if agent is None or _depth > 64:
+            continue
+        child = agent.transcript
+        model = subagent_model(agent)
+        child_own: list[tuple[str | None, Tokens]] = []
+        if child is not None:
+            # A response that names no model is the agent's model's, else its caller's.
             named = child.metadata.get("model")
-            inner, child_own = responses_apart(
-                child.entries, named if isinstance(named, str) else default, _depth=_depth + 1
-            )
-            found += inner + child_own
+            mine = model or (named if isinstance(named, str) and named else None) or default
+            inner, child_own = responses_apart(child.entries, mine, _depth=_depth + 1)
+            found += inner
+        recorded = recorded_subagent_tokens(agent)
+        if recorded is not None:
+            child_own = within_recorded(recorded, child_own, model)
+        found += child_own
 
     def model_of(entry: Entry) -> str | None:
-        model = entry.model if isinstance(entry, AssistantText) else None
-        named = entry.meta.get("model")
-        return model or (named if isinstance(named, str) else None) or default
+        return _named_model(entry) or default
 
     return found, responses(entries, model_of)
 
 
-def _delegated(entry: Entry) -> Transcript | None:
-    """The transcript of the sub-agent a call delegated to, when it is loaded."""
-    if isinstance(entry, ToolCall) and entry.subagent is not None:
-        return entry.subagent.transcript
-    return None
+def _named_model(entry: Entry) -> str | None:
+    """The model that wrote ``entry``, as its record names it (a call or reasoning that carries
+    its response's usage keeps it in ``meta``)."""
+    model = entry.model if isinstance(entry, AssistantText) else None
+    named = entry.meta.get("model")
+    return model or (named if isinstance(named, str) else None)
+
+
+def subagent_model(agent: SubAgent) -> str | None:
+    """The model the source says a delegated agent used: the one its transcript's responses
+    name, else the one its transcript names. None where it names none (an agent used as a tool
+    runs out of sight) or several (which of them spent the tokens its responses do not record
+    is not known): what is priced by it then gets no cost, never its caller's model's."""
+    child = agent.transcript
+    if child is None:
+        return None
+    models = {model for entry in child.entries if (model := _named_model(entry))}
+    if models:
+        return models.pop() if len(models) == 1 else None
+    named = child.metadata.get("model")
+    return named if isinstance(named, str) and named else None
+
+
+def within_recorded(
+    recorded: Tokens, found: list[tuple[str | None, Tokens]], model: str | None
+) -> list[tuple[str | None, Tokens]]:
+    """A delegated agent's responses ``found``, priced within the total its source records for
+    it (:func:`turnfold.usage.recorded_subagent_tokens`), which wins over them: each response as
+    recorded (on its own, so it keeps its price tier, :mod:`turnfold.prices`), and what the
+    total counts beyond them (the output its stream left out: Claude Code's headless streams
+    and the Claude Agent SDK) as one more response of the agent's ``model``. Where the
+    responses count more than the total, the total alone. Either way their counts add up to
+    the total: the tokens its call counts are the tokens priced, none twice, none left out.
+
+    >>> total = {"input_tokens": 20, "output_tokens": 5}
+    >>> for part in within_recorded(total, [("m", {"input_tokens": 20})], "m"):
+    ...     print(part)
+    ('m', {'input_tokens': 20, 'output_tokens': 0})
+    ('m', {'input_tokens': 0, 'output_tokens': 5})
+    """
+    rest = dict(recorded)
+    for _, counts in found:
+        for name in recorded:
+            rest[name] -= counts.get(name, 0)
+    if any(count < 0 for count in rest.values()):
+        return [(model, dict(recorded))]
+    # A count the total records and a response does not is in the rest: 0 in the response, so
+    # its output is not read as not recorded (:func:`~turnfold.usage.output_not_recorded`).
+    parts = [(named, {**dict.fromkeys(recorded, 0), **counts}) for named, counts in found]
+    if any(rest.values()):
+        parts.append((model, rest))
+    return parts
 
 
 def provider_of(transcript: Transcript) -> str | None:
@@ -237,4 +298,6 @@ __all__ = [
     "responses_by_model",
     "session_cost",
     "spend_of",
+    "subagent_model",
+    "within_recorded",
 ]

@@ -21,10 +21,11 @@ The rules:
   loaders add it in.)
 * **Sub-agents.** A delegated agent's usage is counted under the call that delegated to it, and
   apart from the session's own: a total says whether it includes them. The usage the source
-  records for the agent itself (:attr:`~turnfold.model.SubAgent.usage`) wins over its
-  transcript's responses. Where a source records the tokens of several delegated agents only
-  as one total (``metadata["subagent_usage"]``: agents used as tools that share the run's
-  usage), that total is the sub-agents' too, under no call, never the session's own.
+  records for the agent itself (:func:`recorded_subagent_tokens`) wins over its transcript's
+  responses, in its tokens and in its cost (:mod:`turnfold.cost`) alike. Where a source
+  records the tokens of several delegated agents only as one total
+  (``metadata["subagent_usage"]``: agents used as tools that share the run's usage), that
+  total is the sub-agents' too, under no call, never the session's own.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from turnfold.model import (
     AssistantError,
     AssistantText,
     Entry,
+    SubAgent,
     Thinking,
     ToolCall,
     Transcript,
@@ -259,22 +261,35 @@ def responses(entries: Iterable[Entry], key: Callable[[Entry], K]) -> list[tuple
 def subagent_tokens(entries: Iterable[Entry], *, _depth: int = 0) -> Tokens:
     """The tokens of the sub-agents the calls among ``entries`` delegated to, nested ones
     included (each sub-agent's own responses counted once; a total its source recorded,
-    ``metadata["usage"]``, wins over them, as a session's own does)."""
+    :func:`recorded_subagent_tokens`, wins over them, as a session's own does)."""
     totals: Tokens = {}
     if _depth > 64:  # a transcript that holds itself: counted once, not forever
         return totals
     for entry in entries:
         if isinstance(entry, ToolCall) and entry.subagent is not None:
             child = entry.subagent.transcript
-            if entry.subagent.usage is not None:
-                add_into(totals, counts_of(entry.subagent.usage))
+            recorded = recorded_subagent_tokens(entry.subagent)
+            if recorded is not None:
+                add_into(totals, recorded)
             elif child is not None:
-                recorded = child.metadata.get("usage")
-                own = counts_of(recorded) if isinstance(recorded, Mapping) else None
-                add_into(totals, own if own is not None else count_tokens(child.entries))
+                add_into(totals, count_tokens(child.entries))
             if child is not None:
                 add_into(totals, subagent_tokens(child.entries, _depth=_depth + 1))
     return totals
+
+
+def recorded_subagent_tokens(agent: SubAgent) -> Tokens | None:
+    """The tokens the source records for a delegated agent as a whole, its own responses' (its
+    nested sub-agents apart): :attr:`~turnfold.model.SubAgent.usage`, else its transcript's
+    recorded total (``metadata["usage"]``). None where it records none, or one of no count (a
+    usage that counts nothing records nothing, as a session's own total): its transcript's
+    responses count it then. What it records wins over those responses, which may lack a
+    count (the Claude Agent SDK streams a placeholder output count)."""
+    counted = counts_of(agent.usage)
+    if not counted and agent.transcript is not None:
+        recorded = agent.transcript.metadata.get("usage")
+        counted = counts_of(recorded) if isinstance(recorded, Mapping) else {}
+    return counted or None
 
 
 def has_subagent_tokens(call: Entry) -> bool:
@@ -374,6 +389,7 @@ __all__ = [
     "counts_of",
     "has_subagent_tokens",
     "output_not_recorded",
+    "recorded_subagent_tokens",
     "records_tokens_per_turn",
     "responses",
     "subagent_tokens",
