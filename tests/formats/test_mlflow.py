@@ -15,7 +15,7 @@ import pytest
 
 import turnfold
 from turnfold.formats import path_format
-from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.errors import SampleSelectionError, TranscriptFormatError
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -103,7 +103,7 @@ def test_H4_traces_of_two_conversations_are_picked_by_sample() -> None:
     other = json.loads(second)
     other["info"]["trace_metadata"]["mlflow.trace.session"] = "TF-OTHER"
     text = first + "\n" + json.dumps(other) + "\n"
-    with pytest.raises(TranscriptFormatError, match=r"2 conversations.*TF-SESSION-1, TF-OTHER"):
+    with pytest.raises(SampleSelectionError, match=r"2 conversations.*'TF-SESSION-1', 'TF-OTHER'"):
         turnfold.load(text)
     alone = turnfold.load(text, sample="TF-OTHER")
     # The second trace alone: its prompt, then the history its model call was sent.

@@ -20,6 +20,7 @@ import pytest
 
 import turnfold
 from turnfold.cli import main
+from turnfold.formats.errors import SampleSelectionError
 from turnfold.formats.harnesses import openhands, openhands_sdk
 from turnfold.formats.openai_chat import litellm_usage
 from turnfold.model import (
@@ -358,7 +359,7 @@ def test_an_eval_output_instance_is_picked_by_its_id() -> None:
     assert not any("more instance" in w.reason for w in second.warnings)
     assert second.accounting is not None
     assert second.accounting.counts["instance/other"] == {"ignored": 1}
-    with pytest.raises(ValueError, match=r"no instance 'nope'.*calc__calc-1, calc__calc-2"):
+    with pytest.raises(SampleSelectionError, match=r"'nope'.*'calc__calc-1', 'calc__calc-2'"):
         turnfold.load(OUTPUT, sample="nope")
     with pytest.raises(ValueError, match="no epochs"):
         turnfold.load(OUTPUT, epoch=2)
@@ -427,7 +428,7 @@ def test_H3_H6_a_resolver_output_is_read_issue_by_issue(resolver_output: Path) -
         "Add a toggle for dark mode",
     )
     assert len(second.tool_calls()) == count_calls(ISSUE_1)
-    with pytest.raises(ValueError, match=r"no instance 7; its instances: 5, 1"):
+    with pytest.raises(SampleSelectionError, match=r"no OpenHands instance 7; .*\(ids '5', '1'\)"):
         turnfold.load(resolver_output, sample=7)
 
 

@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 import turnfold
-from turnfold.formats import TranscriptFormatError
+from turnfold.formats.errors import SampleSelectionError
 from turnfold.formats.traces import otlp
 from turnfold.model import (
     AssistantError,
@@ -403,7 +403,7 @@ def test_H4_a_file_of_several_conversations_names_them_and_sample_picks_one() ->
               "gen_ai.input.messages": _said("user", "two")},
               trace="b" * 32, start=2),
     )  # fmt: skip
-    with pytest.raises(TranscriptFormatError, match=r"2 conversations in one file \(c-1, c-2\)"):
+    with pytest.raises(SampleSelectionError, match=r"2 conversations: .*\(ids 'c-1', 'c-2'\)"):
         turnfold.load(text)
     source = _source(text)
     picked = otlp.read(source, sample="c-2")

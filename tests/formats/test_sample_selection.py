@@ -141,3 +141,106 @@ def test_L4_opencode_says_why_the_session_named_cannot_be_read(tmp_path: Path) -
     assert said.startswith(f"{storage} holds no OpenCode session {child.stem!r} (")
     assert str(child) in said  # the reason names the unreadable file
     assert said.endswith(f"; it holds 1: {_how([lead], '<session id>')}")
+
+
+# --- sources of several runs that are no database --------------------------------------------
+
+LLAMAINDEX_STORE = (
+    FIXTURES
+    / "frameworks"
+    / "llamaindex"
+    / "llama-index-core_v0.14.25_simple-chat-store_two-keys.json"
+)
+STRANDS_TEAM = (
+    FIXTURES / "frameworks" / "strands" / "strands_v1.62.0_file-sessions" / "session_team"
+)
+OPENHANDS_OUTPUT = (
+    FIXTURES
+    / "harnesses"
+    / "openhands"
+    / "openhands_output-jsonl_hand-made_delegate-and-errors.jsonl"
+)
+
+
+def _named(said: str) -> list[str]:
+    """The ids an error names, in its order."""
+    listed = said.partition("(ids ")[2].partition(")")[0]
+    return [name.strip().strip("'") for name in listed.split(",") if name.strip() != "…"]
+
+
+def test_L4_a_llamaindex_store_s_missing_key_is_a_selection_error() -> None:
+    with pytest.raises(SampleSelectionError) as caught:
+        turnfold.load(LLAMAINDEX_STORE, sample="carol")
+    assert str(caught.value) == (
+        f"{LLAMAINDEX_STORE} holds no key 'carol'; it holds 2: {_how(['alice', 'bob'], '<key>')}"
+    )
+    assert turnfold.load(LLAMAINDEX_STORE, sample="alice").entries
+
+
+def test_L4_a_strands_session_s_missing_agent_is_a_selection_error() -> None:
+    with pytest.raises(SampleSelectionError) as caught:
+        turnfold.load(STRANDS_TEAM, sample="nobody")
+    said = str(caught.value)
+    ids = _named(said)
+    assert len(ids) > 1
+    assert said == (
+        f"{STRANDS_TEAM} holds no agent 'nobody'; it holds {len(ids)}: {_how(ids, '<agent id>')}"
+    )
+    assert turnfold.load(STRANDS_TEAM, sample=ids[0]).entries
+
+
+def test_L4_an_openhands_output_s_missing_instance_is_a_selection_error() -> None:
+    with pytest.raises(SampleSelectionError) as caught:
+        turnfold.load(OPENHANDS_OUTPUT, sample="nope")
+    said = str(caught.value)
+    ids = _named(said)
+    assert ids[:2] == ["calc__calc-1", "calc__calc-2"]
+    assert said == (
+        f"{OPENHANDS_OUTPUT} holds no OpenHands instance 'nope'; it holds {len(ids)}: "
+        f"{_how(ids, '<instance id>')}"
+    )
+    assert turnfold.load(OPENHANDS_OUTPUT, sample=ids[0]).entries
+
+
+def _otlp_of(count: int) -> str:
+    """An OTLP JSON file of ``count`` conversations, one ``chat`` span each (the shape of
+    ``tests/formats/test_otlp.py``'s requests)."""
+    from tests.formats.test_otlp import _request, _said, _span
+
+    return _request(*(
+        _span("chat m", f"{n + 1:016x}", {"gen_ai.operation.name": "chat",
+              "gen_ai.conversation.id": f"c-{n:02}", "gen_ai.input.messages": _said("user", "hi")},
+              trace=f"{n + 1:032x}", start=n + 1)
+        for n in range(count)
+    ))  # fmt: skip
+
+
+def test_L4_an_otlp_file_of_several_conversations_is_a_selection_error() -> None:
+    """Twelve conversations: the first ten named, not a format error (the file is a good one)."""
+    text = _otlp_of(12)
+    ids = [f"c-{n:02}" for n in range(12)]
+    shown = ", ".join(repr(i) for i in ids[:10])
+    how = (f"pick one with sample=<conversation id> (ids {shown}, …), as turnfold.load(path, "
+           "sample='c-00'), or read them all with turnfold.scan(path)")  # fmt: skip
+    with pytest.raises(SampleSelectionError) as caught:
+        turnfold.load(text)
+    said = str(caught.value)
+    assert said.endswith(f" holds 12 conversations: {how}")
+    with pytest.raises(SampleSelectionError) as caught:
+        turnfold.load(text, sample="c-99")
+    assert str(caught.value).endswith(f" holds no conversation 'c-99'; it holds 12: {how}")
+    assert turnfold.load(text, sample="c-11").entries
+
+
+def test_L4_a_place_past_a_file_of_runs_is_a_selection_error(tmp_path: Path) -> None:
+    """A file of runs keyed by place: the range, never a list of every place."""
+    path = tmp_path / "runs.jsonl"
+    run = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}
+    path.write_text("".join(json.dumps(run) + "\n" for _ in range(40)), "utf-8")
+    with pytest.raises(SampleSelectionError) as caught:
+        turnfold.load(path, sample=40)
+    assert str(caught.value) == (
+        f"{path} holds 40 runs: no sample=40 (they are 0 to 39); load one as "
+        "turnfold.load(path, sample=0), or read them all with turnfold.scan(path)"
+    )
+    assert turnfold.load(path, sample=0).entries

@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from turnfold.caches import INDEX_NAME
 from turnfold.corpus.runs import Span
-from turnfold.formats import tables
+from turnfold.formats import claude_code, codex, gemini, qwen, tables
 from turnfold.formats.agents import cline, copilot, crush, kimi, kimi_cli, opencode
 from turnfold.formats.compressed import candidate_names
+from turnfold.formats.credentials import is_credentials
 from turnfold.formats.frameworks import (
     adk_db,
     agno_db,
@@ -100,6 +101,13 @@ AGENT_FOLDERS = frozenset({
 #: files, no agent's sessions.
 DATA_HOME = (".local", "share")
 DATA_FOLDERS = frozenset({"opencode", "kilo", "crush"})
+#: The files the agents keep their keys and tokens in, in the folders a walk enters, each
+#: named by its reader (:class:`~turnfold.formats.credentials.Credentials`): passed over by
+#: name, never opened, and not counted as skipped files.
+CREDENTIALS = tuple(
+    reader.CREDENTIALS
+    for reader in (claude_code, codex, gemini, qwen, copilot, cline, kimi, opencode)
+)
 _HIDDEN_WALKED = AGENT_FOLDERS | {DATA_HOME[0]}
 
 
@@ -210,13 +218,13 @@ def _add_file(path: str, format: str | None, found: Found) -> None:
 
 def _no_item(path: str) -> bool:
     """Whether the file at ``path`` is neither an item nor a skipped file, told without
-    opening it: a database's part (:data:`DATABASE_PARTS`), or OpenCode's credentials in its
-    data folder, which no scan opens (:func:`~turnfold.formats.agents.opencode.is_credentials`)."""
+    opening it: a database's part (:data:`DATABASE_PARTS`), or an agent's credentials in its
+    folder (:data:`CREDENTIALS`), which no scan opens."""
     name = os.path.basename(path)
     base, dash, part = name.rpartition("-")
     if dash and f"-{part}" in DATABASE_PARTS and base.endswith(DATABASE_SUFFIXES):
         return True
-    return opencode.is_credentials(Path(path))
+    return is_credentials(Path(path), CREDENTIALS)
 
 
 def _is_text(path: str) -> bool:

@@ -136,6 +136,7 @@ from turnfold.formats.common import (
     stringify,
     text_result,
 )
+from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.protocol import read_through
@@ -161,6 +162,9 @@ from turnfold.model import (
 from turnfold.usage import USAGE_KINDS, count_tokens
 
 NAME = "claude-code"
+#: What Claude Code keeps its secrets in, in its folder (``~/.claude``, ``$CLAUDE_CONFIG_DIR``):
+#: the OAuth tokens of a login where no keychain is (``.credentials.json``).
+CREDENTIALS = Credentials(folders=frozenset({".claude"}), files=frozenset({".credentials.json"}))
 
 #: Record types whose text is the session title, weakest first.
 TITLE_KEYS = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}

@@ -176,6 +176,7 @@ from turnfold.formats.common import (
     text_result,
     usage_from,
 )
+from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import (
@@ -212,6 +213,12 @@ from turnfold.model import (
 from turnfold.usage import TOKEN_FIELDS, carries, counts_of
 
 NAME = "codex"
+#: What Codex keeps its secrets in, in its folder (``~/.codex``, ``$CODEX_HOME``): the API key
+#: and ChatGPT login's tokens (``auth.json``) and the MCP servers' OAuth tokens where no keyring
+#: is (``.credentials.json``); both names are in the ``codex`` binary of ``@openai/codex``.
+CREDENTIALS = Credentials(
+    folders=frozenset({".codex"}), files=frozenset({"auth.json", ".credentials.json"})
+)
 
 ENVELOPE_TYPES = NameSet(
     {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}

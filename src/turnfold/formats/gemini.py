@@ -88,6 +88,7 @@ from typing import Any
 
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, as_list, checked_timestamp
+from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.gemini_parts import (
@@ -129,6 +130,18 @@ from turnfold.model import (
 from turnfold.usage import attach_usage
 
 NAME = "gemini"
+#: What Gemini CLI keeps its secrets in, in ``~/.gemini``: the credentials of its own list of
+#: sensitive files (``SENSITIVE_SETTINGS_FILENAMES`` of ``@google/gemini-cli``'s bundle): the
+#: OAuth login (``oauth_creds.json``), its account (``google_accounts.json``), the encrypted
+#: token store (``gemini-credentials.json``), the MCP servers' and A2A agents' OAuth tokens
+#: (``mcp-oauth-tokens.json``, ``a2a-oauth-tokens.json``, and the store's ``-v2`` file).
+CREDENTIALS = Credentials(
+    folders=frozenset({".gemini"}),
+    files=frozenset({
+        "oauth_creds.json", "google_accounts.json", "gemini-credentials.json",
+        "mcp-oauth-tokens.json", "mcp-oauth-tokens-v2.json", "a2a-oauth-tokens.json",
+    }),
+)  # fmt: skip
 
 #: What each record (JSONL line) and each message type becomes; see the module docstring.
 RECORDS = Records(

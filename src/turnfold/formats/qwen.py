@@ -84,6 +84,7 @@ from typing import Any, cast
 
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, checked_timestamp, stringify
+from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.gemini_parts import (
@@ -123,6 +124,11 @@ from turnfold.model import (
 from turnfold.usage import attach_usage
 
 NAME = "qwen"
+#: What Qwen Code keeps its secrets in, in ``~/.qwen`` (``@qwen-code/qwen-code``'s bundle): the
+#: Qwen OAuth login (``oauth_creds.json``) and the MCP servers' tokens (``mcp-oauth-tokens.json``).
+CREDENTIALS = Credentials(
+    folders=frozenset({".qwen"}), files=frozenset({"oauth_creds.json", "mcp-oauth-tokens.json"})
+)
 
 #: Subtypes in which the runtime, not the user, speaks.
 _NOTICE_SUBTYPES = NameSet({"notification", "cron", "background_task_completed"})

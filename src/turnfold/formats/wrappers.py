@@ -50,7 +50,7 @@ from typing import Any, TypeGuard
 
 from turnfold import codec
 from turnfold.formats.detection import Evidence
-from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.errors import SampleSelectionError, TranscriptFormatError
 from turnfold.formats.source import Source
 from turnfold.model import Transcript
 
@@ -817,6 +817,10 @@ def run_place(sample: Any) -> int | None:
     return int(sample) if type(sample) is int or str(sample).isdigit() else None
 
 
-def no_such_run(name: str, count: int, place: int) -> ValueError:
-    """The error of a place past the runs a file of ``count`` runs holds."""
-    return ValueError(f"{name} holds {count} runs: no sample={place} (they are 0 to {count - 1})")
+def no_such_run(name: str, count: int, place: int) -> SampleSelectionError:
+    """The error of a place past the runs a file of ``count`` runs holds: their range (never
+    a list of them) and how to load one or read them all."""
+    return SampleSelectionError(
+        f"{name} holds {count} runs: no sample={place} (they are 0 to {count - 1}); load one "
+        "as turnfold.load(path, sample=0), or read them all with turnfold.scan(path)"
+    )

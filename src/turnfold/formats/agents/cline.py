@@ -213,6 +213,7 @@ from turnfold.formats.common import (
     text_result,
     usage_from,
 )
+from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.openai_responses import data_url_image
@@ -237,6 +238,9 @@ from turnfold.model import (
 from turnfold.usage import Tokens, add_into, count_tokens, counts_of, usage_carrier
 
 NAME = "cline"
+#: What the Cline CLI keeps its secrets in, in ``~/.cline``: the providers' keys and its
+#: account's tokens (``data/secrets.json``, beside ``data/globalState.json``; ``@cline/cli``).
+CREDENTIALS = Credentials(folders=frozenset({".cline"}), files=frozenset({"data/secrets.json"}))
 
 RECORDS = Records(
     mapped={

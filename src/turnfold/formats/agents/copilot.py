@@ -84,6 +84,7 @@ from turnfold.formats.common import (
     stringify,
     text_result,
 )
+from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
@@ -107,6 +108,12 @@ from turnfold.model import (
 from turnfold.usage import add_into, attach_usage, counts_of
 
 NAME = "copilot"
+#: What the Copilot CLI keeps its secrets in, in ``~/.copilot``: its login's token where no
+#: system keychain is (``config.json``; github/copilot-cli#2071) and the MCP servers' OAuth
+#: tokens (``mcp-oauth-config/``; github/copilot-cli#2783).
+CREDENTIALS = Credentials(
+    folders=frozenset({".copilot"}), files=frozenset({"config.json", "mcp-oauth-config/*"})
+)
 
 _LIVE = "live-only (ephemeral: never written to events.jsonl, only printed by --output-format json)"
 #: Ephemeral event types (the schema's ``ephemeral: true``), by what makes them redundant.

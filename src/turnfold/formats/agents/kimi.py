@@ -71,6 +71,7 @@ from turnfold.formats.common import (
     stringify,
     text_result,
 )
+from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
@@ -93,6 +94,12 @@ from turnfold.model import (
 from turnfold.usage import attach_usage
 
 NAME = "kimi"
+#: What Kimi Code (and the Kimi CLI before it) keeps its secrets in: the OAuth tokens of each
+#: login, one file each (``credentials/<name>.json``, ``FileTokenStorage`` of
+#: ``@moonshot-ai/kimi-code``), in ``~/.kimi-code`` (``$KIMI_CODE_HOME``) and ``~/.kimi``.
+CREDENTIALS = Credentials(
+    folders=frozenset({".kimi-code", ".kimi"}), files=frozenset({"credentials/*"})
+)
 
 #: A sub-agent journal's nesting depth at most (a sub-agent may spawn its own).
 _MAX_DEPTH = 8

@@ -83,6 +83,7 @@ from turnfold.formats.common import (
     stringify,
     text_result,
 )
+from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError, unselected
 from turnfold.formats.source import Source, read_file, sibling_files
@@ -146,8 +147,13 @@ DATABASES = (DATABASE, KILO_DATABASE)
 DATA_FOLDERS = ("opencode", "kilo")
 #: What OpenCode keeps in its data folder beside its sessions that is credentials, never a
 #: session: the providers' keys and tokens (``auth.json``, ``src/auth/index.ts``) and the MCP
-#: servers' OAuth tokens (``mcp-auth.json``, ``src/mcp/auth.ts``).
-CREDENTIALS = frozenset({"auth.json", "mcp-auth.json"})
+#: servers' OAuth tokens (``mcp-auth.json``, ``src/mcp/auth.ts``); in a data folder named as
+#: one of :data:`DATA_FOLDERS`, or one holding its database or ``storage/``.
+CREDENTIALS = Credentials(
+    folders=frozenset(DATA_FOLDERS),
+    files=frozenset({"auth.json", "mcp-auth.json"}),
+    marks=frozenset({*DATABASES, "storage"}),
+)
 #: ``metadata["agent"]`` of a session of Kilo Code's database (OpenCode's is the format's own).
 KILO_AGENT = "kilo-code"
 _TABLES = frozenset({"session", "message", "part"})
@@ -218,14 +224,7 @@ def is_credentials(path: Path) -> bool:
     folder (named as one of :data:`DATA_FOLDERS`, or holding its database or ``storage/``):
     told by its name and its folder's, so that a scan never opens it to learn it holds no
     session."""
-    if path.name not in CREDENTIALS:
-        return False
-    folder = path.parent
-    return (
-        folder.name in DATA_FOLDERS
-        or any((folder / name).is_file() for name in DATABASES)
-        or (folder / STORAGE).is_dir()
-    )
+    return CREDENTIALS.holds(path)
 
 
 def legacy_document(value: Any) -> str | None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from turnfold.formats.catalog import Records
 from turnfold.formats.detection import Evidence
-from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.errors import TranscriptFormatError, unselected
 from turnfold.formats.frameworks import llamaindex
 from turnfold.formats.source import Source
 from turnfold.model import Transcript
@@ -78,8 +78,7 @@ def _chosen(source: Source, store: Mapping[str, Any], sample: Any) -> str:
                         f"not shown: load(path, sample=<key>) reads each ({listed})")  # fmt: skip
         return str(next(iter(store)))
     if str(sample) not in store:
-        listed = ", ".join(repr(key) for key in list(store)[:20])
-        raise ValueError(f"{source.name} holds no key {sample!r} (its keys: {listed})")
+        raise unselected(source.name, [str(key) for key in store], sample, "key", "<key>")
     return str(sample)
 
 

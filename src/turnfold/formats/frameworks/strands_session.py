@@ -53,7 +53,7 @@ from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import as_text
 from turnfold.formats.detection import Evidence
-from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError, unselected
 from turnfold.formats.frameworks import strands
 from turnfold.formats.harnesses.openhands_sdk import event_file_value
 from turnfold.formats.source import Source
@@ -296,8 +296,7 @@ def _session(session: Path, source: Source, sample: Any) -> Transcript:
     agents = _agents(session)
     ids = [agent_id for agent_id, _ in agents]
     if sample is not None and str(sample) not in ids:
-        raise ValueError(f"{session} holds no agent {sample!r} (its agents: "
-                         f"{', '.join(map(repr, ids)) or 'none'})")  # fmt: skip
+        raise unselected(session, ids, sample, "agent", "<agent id>")
     if not agents:
         raise TranscriptFormatError(str(session), [NAME], None, "a session without agents")
     meta = _json_file(session / SESSION_FILE, source, "session")

@@ -102,7 +102,7 @@ from turnfold.formats.common import (
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
-from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError, unselected
 from turnfold.formats.harnesses import openhands_sdk
 from turnfold.formats.harnesses.archive import (
     ArchivedPath,
@@ -1429,4 +1429,4 @@ def instances(source: Source) -> Iterator[tuple[str, Transcript]]:
 def _check_sample(name: str, sample: Any, ids: list[str]) -> None:
     """Refuse a ``sample=`` that names none of the instance ids of the output."""
     if sample is not None and str(sample) not in ids:
-        raise ValueError(f"{name}: no instance {sample!r}; its instances: {', '.join(ids)}")
+        raise unselected(name, ids, sample, "OpenHands instance", "<instance id>")

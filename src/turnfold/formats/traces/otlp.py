@@ -179,7 +179,7 @@ from turnfold.formats.common import (
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
-from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.errors import MalformedLine, unselected
 from turnfold.formats.frameworks.smolagents import (
     CODE_TOOL,
     CODE_TOOL_SHOWN,
@@ -1414,21 +1414,11 @@ def chosen_conversation(
 ) -> str:
     """The conversation of ``grouped`` that ``load(source, sample=)`` reads: the one named
     ``sample``, or the only one; an error naming the source and listing them otherwise."""
-    if sample is None and len(grouped) > 1:
-        listed = ", ".join(list(grouped)[:10]) + (", …" if len(grouped) > 10 else "")
-        raise TranscriptFormatError(
-            name,
-            [format],
-            None,
-            f"{len(grouped)} conversations in one file ({listed}); load one with "
-            f"turnfold.load(path, sample=<{id_name}>)",
-        )
-    key = sample if sample is not None else next(iter(grouped))
-    if key not in grouped:
-        raise TranscriptFormatError(
-            name, [format], None, f"no conversation {key!r}; it holds {', '.join(grouped)}"
-        )
-    return key
+    # A file of several conversations is a transcript source, not a malformed one: which one is
+    # meant is a selection error (L-4), as every other source of many runs raises.
+    if (sample is None and len(grouped) > 1) or (sample is not None and sample not in grouped):
+        raise unselected(name, list(grouped), sample, "conversation", f"<{id_name}>")
+    return sample if sample is not None else next(iter(grouped))
 
 
 def read_each(source: Source) -> Iterator[tuple[str | None, Transcript]]:
