@@ -28,7 +28,7 @@ from turnfold.corpus.runs import Span
 from turnfold.formats import claude_code, codex, gemini, qwen, tables
 from turnfold.formats.agents import cline, copilot, crush, kimi, kimi_cli, opencode
 from turnfold.formats.compressed import candidate_names
-from turnfold.formats.credentials import is_credentials
+from turnfold.formats.credentials import is_credentials, named_like
 from turnfold.formats.frameworks import (
     adk_db,
     agno_db,
@@ -108,6 +108,7 @@ CREDENTIALS = tuple(
     reader.CREDENTIALS
     for reader in (claude_code, codex, gemini, qwen, copilot, cline, kimi, opencode)
 )
+_NAMED_LIKE_CREDENTIALS = named_like(CREDENTIALS)  # asked of every file: a set lookup first
 _HIDDEN_WALKED = AGENT_FOLDERS | {DATA_HOME[0]}
 
 
@@ -224,7 +225,7 @@ def _no_item(path: str) -> bool:
     base, dash, part = name.rpartition("-")
     if dash and f"-{part}" in DATABASE_PARTS and base.endswith(DATABASE_SUFFIXES):
         return True
-    return is_credentials(Path(path), CREDENTIALS)
+    return _NAMED_LIKE_CREDENTIALS(path) and is_credentials(Path(path), CREDENTIALS)
 
 
 def _is_text(path: str) -> bool:

@@ -8,7 +8,8 @@ session), and counts none as a skipped file: they are no input of anyone's.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
@@ -50,3 +51,27 @@ def _marked(folder: PurePath, marks: frozenset[str]) -> bool:
 def is_credentials(path: PurePath, keepers: Iterable[Credentials]) -> bool:
     """Whether ``path`` is a file any of ``keepers`` keeps secrets in."""
     return any(keeper.holds(path) for keeper in keepers)
+
+
+def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
+    """A test of a path's last two names that is False for every file none of ``keepers`` can
+    hold, and True for the few that :func:`is_credentials` must then look at: a scan asks it of
+    every file it walks, so it is a set lookup, not a pattern match per keeper."""
+    names: set[str] = set()
+    folders: set[str] = set()  # the folders a file of any name is kept in (``credentials/*``)
+    for keeper in keepers:
+        for pattern in keeper.files:
+            *inner, last = pattern.split("/")
+            if "*" in last or "?" in last or "[" in last:
+                folders.add(inner[-1] if inner else "")
+            else:
+                names.add(last)
+    if "" in folders:  # a wildcard right in a tool's folder: any name may be one
+        return lambda path: True
+    frozen_names, frozen_folders = frozenset(names), frozenset(folders)
+
+    def test(path: str) -> bool:
+        head, name = os.path.split(path)
+        return name in frozen_names or os.path.basename(head) in frozen_folders
+
+    return test
