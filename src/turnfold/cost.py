@@ -6,6 +6,13 @@ cache reads and writes at their own rates. A model the table does not know gets 
 then neither does the session: a total that leaves out a model is not the session's cost. A
 cost the source recorded (``metadata["cost_usd"]``, H-6) wins and is marked as recorded.
 
+A recorded cost covers what the session's tokens cover (U-1): its sub-agents' too. Most
+sources' totals hold them (the Claude CLI's ``total_cost_usd``, the OpenHands SDK's ``stats``);
+a reader whose source records the session's own cost alone says so
+(``metadata["cost_includes_subagents"] = False``, the Cline CLI's ``run_result``), and each
+sub-agent's cost is added: the one its source recorded, else an estimate, which makes the sum
+one (:func:`session_cost`).
+
 genai-prices is imported on the first estimate, not with turnfold: it takes about half a
 second, which a load never pays.
 """
@@ -25,9 +32,11 @@ from turnfold.prices import COUNTS, Counts, price_of, table_version
 from turnfold.usage import (
     Tokens,
     add_into,
+    has_subagent_tokens,
     output_not_recorded,
     recorded_subagent_tokens,
     responses,
+    unattributed_subagent_tokens,
 )
 
 #: The provider each agent's own format talks to, when its records do not name one.
@@ -262,15 +271,62 @@ def session_cost(
     *,
     found: list[tuple[str | None, Tokens]] | None = None,
 ) -> Cost | None:
-    """The session's cost: the one its source recorded, else an estimate of its tokens
-    (``found``: its responses, when the caller has found them already)."""
-    recorded = transcript.metadata.get("cost_usd")
-    if isinstance(recorded, (int, float)) and not isinstance(recorded, bool):  # noqa: SIM102
-        if math.isfinite(recorded) and recorded >= 0:
-            return Cost(float(recorded), True)
+    """The session's cost: the one its source recorded, with its sub-agents' where that one
+    leaves them out (:func:`with_subagents`), else an estimate of its tokens (``found``: its
+    responses, when the caller has found them already)."""
+    recorded = recorded_cost(transcript)
+    if recorded is not None:
+        return with_subagents(transcript, recorded, when)
     if found is None:
         return entries_cost(transcript, transcript.entries, when)
     return estimate(found, provider=provider_of(transcript), when=when)
+
+
+def recorded_cost(transcript: Transcript) -> float | None:
+    """The cost ``transcript``'s source recorded (``metadata["cost_usd"]``), None for none or
+    for one that is no cost (negative, not finite)."""
+    recorded = transcript.metadata.get("cost_usd")
+    if isinstance(recorded, (int, float)) and not isinstance(recorded, bool):  # noqa: SIM102
+        if math.isfinite(recorded) and recorded >= 0:
+            return float(recorded)
+    return None
+
+
+def with_subagents(
+    transcript: Transcript, own: float, when: datetime | None = None, *, _depth: int = 0
+) -> Cost | None:
+    """A recorded cost ``own`` that covers the tokens the session's header counts (U-1): as
+    recorded, unless the reader says it is the session's own alone
+    (``metadata["cost_includes_subagents"] = False``); then each sub-agent's is added, the
+    cost its source recorded for it (its own sub-agents' by the same rule), else an estimate
+    of its tokens (which makes the sum an estimate, ``≈``). None where a sub-agent's cost is
+    neither (a model no price table knows, tokens recorded under no call): a cost that leaves
+    a sub-agent out is not the session's (U-2)."""
+    if transcript.metadata.get("cost_includes_subagents") is not False:
+        return Cost(own, True)
+    if unattributed_subagent_tokens(transcript) or _depth > 64:
+        return None
+    total, recorded = own, True
+    for call in transcript.entries:
+        if not (isinstance(call, ToolCall) and call.subagent and has_subagent_tokens(call)):
+            continue
+        child = call.subagent.transcript
+        child_cost = recorded_cost(child) if child is not None else None
+        if child is not None and child_cost is not None:
+            part = with_subagents(child, child_cost, when, _depth=_depth + 1)
+        else:
+            # The sub-agent's responses, not the call's own (it carries its response's usage).
+            spent, _ = responses_apart([call], default_model(transcript))
+            if not any(any(counts.values()) for _, counts in spent):
+                continue  # a sub-agent that spent nothing costs nothing
+            part = estimate(spent, provider=provider_of(transcript), when=when)
+        if part is None:
+            return None
+        total += part.usd
+        recorded = recorded and part.recorded
+    if recorded:
+        return Cost(total, True)
+    return Cost(total, False, table_version(), _day(when))
 
 
 def format_usd(usd: float) -> str:
@@ -294,10 +350,12 @@ __all__ = [
     "estimate",
     "format_usd",
     "provider_of",
+    "recorded_cost",
     "responses_apart",
     "responses_by_model",
     "session_cost",
     "spend_of",
     "subagent_model",
+    "with_subagents",
     "within_recorded",
 ]

@@ -40,7 +40,8 @@ format): these are the runtime's live events, written by ``apps/cli/src/utils/ev
 - ``run_start`` (model, provider, session id), ``run_result`` (``finishReason``, ``usage``:
   the lead's own total, ``aggregateUsage``, ``durationMs``, ``model``), ``run_aborted`` → metadata
   (H-6: ``outcome``, ``usage``, ``cost_usd``, ``duration_ms``, ``model``,
-  ``model_provider``; ``aborted`` → ``cancelled``, another reason than ``completed`` →
+  ``model_provider``; each agent's cost its own calls' alone, ``cost_includes_subagents``
+  ``False``; ``aborted`` → ``cancelled``, another reason than ``completed`` →
   ``error``). The run's span is ``metadata["started_at"]``, the first line's ``ts`` (the CLI
   prints it as the run starts), to ``metadata["ended_at"]``, the ``ts`` of its ``run_result``
   or ``run_aborted``;
@@ -480,6 +481,11 @@ class _Reader:
                 )
             if agent.costs and "cost_usd" not in agent.transcript.metadata:
                 agent.transcript.metadata["cost_usd"] = round(sum(agent.costs), 9)
+            if "cost_usd" in agent.transcript.metadata:
+                # An agent's totalCost (its done's, the run_result's for the lead; the CLI's
+                # aggregateUsage says the same) is its own model calls': its sub-agents' are
+                # on their own done events, added by turnfold.cost (U-2).
+                agent.transcript.metadata["cost_includes_subagents"] = False
         if not (self.lead.done or self.ended):
             calls = f"; {open_calls} call(s) without a result" if open_calls else ""
             self.source.warn(f"the stream ends before the run did (no done event){calls}")
