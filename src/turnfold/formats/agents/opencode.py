@@ -219,14 +219,6 @@ def walked_folders(folder: Path, files: list[str], dirs: list[str]) -> list[str]
     return None
 
 
-def is_credentials(path: Path) -> bool:
-    """Whether ``path`` is a file of :data:`CREDENTIALS` in OpenCode's (or Kilo Code's) data
-    folder (named as one of :data:`DATA_FOLDERS`, or holding its database or ``storage/``):
-    told by its name and its folder's, so that a scan never opens it to learn it holds no
-    session."""
-    return CREDENTIALS.holds(path)
-
-
 def legacy_document(value: Any) -> str | None:
     """``session``, ``message`` or ``part``: what a document of OpenCode's ``storage/`` is, by
     its id and the fields that place it (a session's project, a message's session and role, a
