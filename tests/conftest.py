@@ -1,11 +1,15 @@
-"""Fixtures the widget tests share (``test_widget.py``, ``test_timeline.py``, ``test_saved.py``),
-and what the tests folder holds that is no test."""
+"""Fixtures the widget tests share (``test_widget.py``, ``test_timeline.py``, ``test_saved.py``)
+and the tests of what a scan never opens (``opened``), and what the tests folder holds that is no
+test."""
 
 from __future__ import annotations
 
+import builtins
 import importlib.util
+import io
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -42,3 +46,24 @@ def in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Widgets made in the test send their views in parts, however small (Q-2): a view within
     ``WHOLE_VIEW_BUDGET`` otherwise travels whole (N-1), with nothing left to ask for."""
     monkeypatch.setattr(ondemand, "WHOLE_VIEW_BUDGET", 0)
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every path this process opens through Python (``open``, ``io.open``, ``os.open``,
+    ``Path.open``), as a scan with ``workers=1`` runs in it: what the tests of files a scan
+    must never open (test_scan_opencode_data.py, test_scan_agent_credentials.py) look at."""
+    seen: list[str] = []
+
+    def spy(real: Any) -> Any:
+        def opening(file: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(file, (str, os.PathLike)):
+                seen.append(os.fspath(file))
+            return real(file, *args, **kwargs)
+
+        return opening
+
+    monkeypatch.setattr(builtins, "open", spy(builtins.open))
+    monkeypatch.setattr(io, "open", spy(io.open))
+    monkeypatch.setattr(os, "open", spy(os.open))
+    return seen

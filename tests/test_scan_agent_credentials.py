@@ -15,8 +15,6 @@ The credentials are shaped as each tool writes them, their values made up: Codex
 
 from __future__ import annotations
 
-import builtins
-import io
 import json
 import os
 import shutil
@@ -82,26 +80,6 @@ def _home(root: Path, secrets: bool) -> Path:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(value), "utf-8")
     return home
-
-
-@pytest.fixture
-def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every path this process opens through Python (``open``, ``io.open``, ``os.open``,
-    ``Path.open``), as the scan runs in it (``workers=1``)."""
-    seen: list[str] = []
-
-    def spy(real: Any) -> Any:
-        def opening(file: Any, *args: Any, **kwargs: Any) -> Any:
-            if isinstance(file, (str, os.PathLike)):
-                seen.append(os.fspath(file))
-            return real(file, *args, **kwargs)
-
-        return opening
-
-    monkeypatch.setattr(builtins, "open", spy(builtins.open))
-    monkeypatch.setattr(io, "open", spy(io.open))
-    monkeypatch.setattr(os, "open", spy(os.open))
-    return seen
 
 
 def _scan(source: Any) -> Corpus:

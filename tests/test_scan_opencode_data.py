@@ -13,10 +13,7 @@ are shaped as OpenCode writes them (``Auth.Info`` of ``packages/opencode/src/aut
 
 from __future__ import annotations
 
-import builtins
-import io
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -69,26 +66,6 @@ def _home(root: Path, extras: bool) -> Path:
             (data / part).write_bytes(b"")
         (runs / "checkpoints.sqlite-journal").write_bytes(b"")
     return home
-
-
-@pytest.fixture
-def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every path this process opens through Python (``open``, ``io.open``, ``os.open``,
-    ``Path.open``), as the scan runs in it (``workers=1``)."""
-    seen: list[str] = []
-
-    def spy(real: Any) -> Any:
-        def opening(file: Any, *args: Any, **kwargs: Any) -> Any:
-            if isinstance(file, (str, os.PathLike)):
-                seen.append(os.fspath(file))
-            return real(file, *args, **kwargs)
-
-        return opening
-
-    monkeypatch.setattr(builtins, "open", spy(builtins.open))
-    monkeypatch.setattr(io, "open", spy(io.open))
-    monkeypatch.setattr(os, "open", spy(os.open))
-    return seen
 
 
 def _scan(source: Any) -> Corpus:
