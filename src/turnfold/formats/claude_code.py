@@ -49,8 +49,10 @@ One JSON record per line; ``message.content`` holds Anthropic blocks, converted 
   output, the final result wins), ``hook_progress`` and the like are left out by design.
 - ``summary`` / ``ai-title`` / ``custom-title`` → ``metadata["title"]`` (custom beats AI beats
   summary). ``cost-state`` → ``metadata["cost_usd"]`` (``totalCostUSD``, the running total: the
-  last wins; spec H-6); ``api-request`` → ``metadata["model"]`` only when no response names a
-  model (``params.model``, the model asked for); ``api-request-route`` →
+  last wins; spec H-6) and ``metadata["model_usage"]`` (``modelUsage``, what that cost is the
+  price of: the tokens of sub-agents whose file is not beside the session,
+  :func:`uncounted_subagent_usage`); ``api-request`` → ``metadata["model"]`` only when no
+  response names a model (``params.model``, the model asked for); ``api-request-route`` →
   ``metadata["model_provider"]`` (its ``provider``; several routes in the order first taken).
   ``queue-operation``: an ``enqueue`` of a
   task or agent notification settles its call when nothing later does (Claude Code 2.0); a
@@ -65,8 +67,11 @@ Background tasks: an ``Agent`` call with ``run_in_background`` returns at once
 (``toolUseResult.status: "async_launched"``): it stays ``unknown`` (still running, as far as the
 file says) until a ``<task-notification>`` whose ``<tool-use-id>``, or ``<task-id>`` = the call's
 ``agentId`` (a background command's ``backgroundTaskId``), names it: then ``<status>`` gives its
-status, ``<result>`` its result, ``<usage>`` its duration and tool count, the notification's time
-its end. A notification that names no call is a notice. Claude Code 2.0 writes a background
+status, ``<result>`` its result (a stopped or failed agent without one keeps its launch's
+result, its ``<summary>`` the reason: :func:`background_agent_result`, as ``stream-json`` reads
+it), ``<usage>`` its duration and tool count, the notification's time its end. A report handed
+back through ``SubagentHandback`` (``toolUseResult.handbackReport``) is the agent's result.
+A notification that names no call is a notice. Claude Code 2.0 writes a background
 agent's ``<agent-notification>`` (``<agent-id>``, ``<status>``, ``<summary>``) only in the
 ``queue-operation`` that queued it: that settles the call when no later notification does.
 
@@ -155,11 +160,20 @@ from turnfold.model import (
     ToolResult,
     ToolStatus,
     Transcript,
+    Usage,
     UserMessage,
     Wording,
     span_ms,
 )
-from turnfold.usage import USAGE_KINDS, count_tokens
+from turnfold.usage import (
+    USAGE_KINDS,
+    Tokens,
+    add_into,
+    count_tokens,
+    counts_of,
+    has_subagent_tokens,
+    transcript_tokens,
+)
 
 NAME = "claude-code"
 #: What Claude Code keeps its secrets in, in its folder (``~/.claude``, ``$CLAUDE_CONFIG_DIR``):
@@ -198,7 +212,8 @@ _IGNORED_TYPES: dict[str, str] = {
 }
 #: Top-level records without a uuid that give the session's metadata (Claude Code 2.1.332).
 _METADATA_TYPES: dict[str, str] = {
-    "cost-state": 'the session\'s cost so far: `metadata["cost_usd"]` (`totalCostUSD`, the last)',
+    "cost-state": 'the session\'s cost so far: `metadata["cost_usd"]` (`totalCostUSD`, the last) '
+    'and the tokens it prices, `metadata["model_usage"]` (`modelUsage`)',
     "api-request": 'the model a request asked for: `metadata["model"]` when no response names one',
     "api-request-route": "where the requests went (Claude Code 2.1.337): "
     '`metadata["model_provider"]` (`provider`: anthropic, bedrock, vertex, customEndpoint…); '
@@ -678,6 +693,9 @@ class _Reader:
             cost = record.get("totalCostUSD")
             if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost >= 0:
                 self.metadata["cost_usd"] = float(cost)
+            model_usage = record.get("modelUsage")
+            if isinstance(model_usage, dict) and model_usage:
+                self.metadata["model_usage"] = model_usage
         else:
             params = record.get("params")
             model = _str(params.get("model")) if isinstance(params, dict) else None
@@ -1187,7 +1205,9 @@ class _Reader:
             self.attach_stray_steps()
         self.finish_metadata()
         self.summarise_warnings()
-        return Transcript(entries, metadata=self.metadata)
+        transcript = Transcript(entries, metadata=self.metadata)
+        uncounted_subagent_usage(transcript)
+        return transcript
 
     def link_sidechains(self) -> None:
         """Nest each inline sidechain under its Task call; unmatched ones stay in the main flow."""
@@ -1259,7 +1279,7 @@ class _Reader:
                 if call.status == "unknown" and call.result is None:
                     child.update(call, status="cancelled")
         if spawn.call.status in ("error", "cancelled") and spawn.call.result is not None:
-            agent.reason = _first_line(spawn.call.result.text)
+            agent.reason = agent.reason or _first_line(spawn.call.result.text)
 
     def attach_workflows(self, entries: list[Entry]) -> None:
         """Each Workflow call's agents under it; the session file's own reader also shows the
@@ -1700,9 +1720,14 @@ def _settle_background(call: ToolCall, fields: dict[str, str], stamp: str | None
     call.duration_ms = duration
     agent = call.subagent
     if agent is not None:
-        call.result = ToolResult(
-            text=fields["result"] or fields["summary"] or None, kind="subagent"
-        )
+        # A summary is the report only of an agent that finished (Claude Code 2.0 writes no
+        # ``<result>``); a stopped or failed one's (``Agent "x" was stopped by Claude``) is
+        # why it ended.
+        finished = call.status == "success"
+        report = fields["result"] or (fields["summary"] if finished else "")
+        call.result = background_agent_result(call.result, report or None)
+        if not report and not finished and fields["summary"]:
+            agent.reason = fields["summary"]
         if "tool_uses" in usage:
             agent.tool_count = int(usage["tool_uses"])
         if duration is not None:
@@ -1712,6 +1737,87 @@ def _settle_background(call: ToolCall, fields: dict[str, str], stamp: str | None
         summary = fields["result"] or fields["summary"]
         if summary:
             call.result = text_result("\n".join(p for p in (previous, summary) if p))
+
+
+# --- the run's tokens (spec U-1) ------------------------------------------------------------
+
+
+def model_usage_totals(model_usage: Any) -> Tokens | None:
+    """Claude Code's ``modelUsage`` (per model, camel-case names: the session file's
+    ``cost-state``, ``stream-json``'s ``result``, the Claude Agent SDK's ``model_usage``) added
+    up in :mod:`turnfold.usage`'s names, cached input counted in the input and the one-hour
+    part of the cache writes (:data:`_ONE_HOUR_WRITES`) kept apart; None where a model's entry
+    lacks a count (an older CLI's): a total that leaves a model out is no total. A model
+    without the one-hour part (a CLI before it was counted) leaves it out of the total, not
+    the rest."""
+    if not isinstance(model_usage, Mapping) or not model_usage:
+        return None
+    totals: Tokens = {}
+    hour: int | None = 0
+    for counts in model_usage.values():
+        if not isinstance(counts, Mapping):
+            return None
+        raw = {snake: counts.get(camel) for camel, snake in _MODEL_USAGE_NAMES.items()}
+        found = counts_of(blocks.usage_of(raw))
+        if len(found) < len(_MODEL_USAGE_NAMES):
+            return None
+        add_into(totals, found)
+        written = counts_of({"cache_write_1h_tokens": counts.get(_ONE_HOUR_WRITES)})
+        hour = hour + written["cache_write_1h_tokens"] if hour is not None and written else None
+    if hour is not None:
+        totals["cache_write_1h_tokens"] = hour
+    return totals
+
+
+#: ``ModelUsage``'s names of the counts, and the Anthropic ``usage`` names they stand for.
+_MODEL_USAGE_NAMES = {
+    "inputTokens": "input_tokens",
+    "outputTokens": "output_tokens",
+    "cacheReadInputTokens": "cache_read_input_tokens",
+    "cacheCreationInputTokens": "cache_creation_input_tokens",
+}
+#: ``ModelUsage``'s part of ``cacheCreationInputTokens`` written to the one-hour cache (Claude
+#: Code 2.1.3xx), priced above a five-minute write (``Usage.cache_write_1h_tokens``).
+_ONE_HOUR_WRITES = "cacheCreationEphemeral1hInputTokens"
+
+
+def uncounted_subagent_usage(transcript: Transcript) -> None:
+    """The tokens of sub-agents whose own file the session folder does not hold, from the
+    session's ``cost-state`` (U-1: the header counts what the recorded cost covers).
+
+    ``cost-state``'s ``modelUsage`` counts every request of the session, its sub-agents'
+    included, and ``totalCostUSD`` is their price. A background agent whose
+    ``subagents/agent-*.jsonl`` is not beside the session (a session file copied alone) has
+    no response here to count; the notification's ``<usage>`` does not say what it spent
+    (``subagent_tokens`` / ``totalTokens`` are its *last* response's input plus output). What
+    ``modelUsage`` counts beyond the session's responses and its counted sub-agents is then
+    theirs: one such agent's :attr:`~turnfold.model.SubAgent.usage`, several agents'
+    ``metadata["subagent_usage"]`` (under no call: which one spent what is not recorded). A
+    total below what the responses count (another file's requests, a different session) gives
+    nothing."""
+    run = model_usage_totals(transcript.metadata.get("model_usage"))
+    uncounted = [c for c in transcript.tool_calls() if c.subagent and not has_subagent_tokens(c)]
+    if run is None or not uncounted:
+        return
+    counted = transcript_tokens(transcript).combined
+    spent = {name: run[name] - counted.get(name, 0) for name in run}
+    if any(value < 0 for value in spent.values()) or spent.get("output_tokens", 0) <= 0:
+        return
+    if len(uncounted) > 1:
+        transcript.metadata["subagent_usage"] = spent
+        return
+    (call,) = uncounted
+    assert call.subagent is not None  # one of the calls with a sub-agent
+    usage = Usage(
+        input_tokens=spent.get("input_tokens"),
+        output_tokens=spent["output_tokens"],
+        cache_read_tokens=spent.get("cache_read_tokens"),
+        cache_write_tokens=spent.get("cache_write_tokens"),
+        # None, not 0, where no write was kept for an hour, as a message's usage reads.
+        cache_write_1h_tokens=spent.get("cache_write_1h_tokens") or None,
+    )
+    agent = replace(call.subagent, usage=usage, output_tokens=spent["output_tokens"])
+    transcript.update(call, subagent=agent)
 
 
 def _step_record(message: Any, record: dict[str, Any]) -> dict[str, Any] | None:
@@ -1822,7 +1928,12 @@ def agent_report(extra: Any) -> str | None:
     >>> agent_report({"status": "completed", "content": [{"type": "text", "text": "Done."}]})
     'Done.'
     """
-    content = extra.get("content") if isinstance(extra, dict) else None
+    if not isinstance(extra, Mapping):
+        return None
+    handed = handback_report(extra.get("handbackReport"))
+    if handed is not None:
+        return handed
+    content = extra.get("content")
     if not isinstance(content, list):
         return None
     texts = [
@@ -1837,6 +1948,32 @@ def agent_report(extra: Any) -> str | None:
         and not _wrappers(block["text"])
     ]
     return "\n\n".join(texts) or None
+
+
+def handback_report(report: Any) -> str | None:
+    """The report a sub-agent handed back through its ``SubagentHandback`` tool (Claude Code
+    2.1.3xx: ``handbackReport`` on the ``Agent`` call's ``toolUseResult``, ``handback_report`` on
+    ``stream-json``'s ``task_notification``, one shape): its ``text``, with auto mode's
+    ``warning`` above it when it has one, as the CLI asks a client to show it; None where there
+    is no report (``handback: "withheld"``).
+
+    >>> handback_report({"text": "Done.", "warning": "SECURITY WARNING: flagged."})
+    'SECURITY WARNING: flagged.\\n\\nDone.'
+    """
+    if not isinstance(report, Mapping):
+        return None
+    text, warning = _str(report.get("text")), _str(report.get("warning"))
+    if text is None:
+        return None
+    return f"{warning}\n\n{text}" if warning else text
+
+
+def background_agent_result(launched: ToolResult | None, report: str | None) -> ToolResult | None:
+    """A background agent's call result once its task notification came: its report where the
+    notification carries one, else what its launch returned (an agent stopped or failed
+    without a report handed nothing back). The session file and ``stream-json`` settle it by
+    this one rule."""
+    return ToolResult(text=report, kind="subagent") if report else launched
 
 
 def _first_line(text: str | None) -> str | None:

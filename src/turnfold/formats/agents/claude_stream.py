@@ -105,8 +105,10 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   session file's ``<task-notification>`` ends it: ``task_notification``'s ``status``
   (``completed`` → ``success``, ``failed`` → ``error``, ``stopped`` → ``cancelled``) is its
   outcome, a command's ``summary`` (``… failed with exit code 3``) added to its result, an
-  agent's ``summary`` its result when ``summary_is_report`` says it is the report (the
-  session file's ``<result>``; else it is the task's description); until
+  agent's ``handback_report`` (a report handed back through ``SubagentHandback``, its
+  ``warning`` above it) or its ``summary`` when ``summary_is_report`` says it is the report (the
+  session file's ``<result>``; else it is the task's description and the call keeps its
+  launch's result, as the session file's reader does); until
   then a background agent is running (``executing`` live, ``unknown`` in a stream that ends
   first), a command as its launch left it. What else they announce (progress) the
   sub-agent's own messages and its call's result hold;
@@ -135,8 +137,11 @@ from turnfold.formats.anthropic import AnthropicBuilder
 from turnfold.formats.anthropic_blocks import usage_of, with_one_hour_writes
 from turnfold.formats.catalog import Records
 from turnfold.formats.claude_code import (
+    background_agent_result,
+    handback_report,
     interruption,
     launched_async,
+    model_usage_totals,
     notified_status,
     recorded_duration,
     retry_notice,
@@ -167,7 +172,6 @@ from turnfold.model import (
     SystemNotice,
     Thinking,
     ToolCall,
-    ToolResult,
     ToolStatus,
     Transcript,
     Usage,
@@ -732,9 +736,13 @@ class StreamReader:
             )
         summary = record.get("summary")
         task.summary = summary if isinstance(summary, str) and summary.strip() else None
-        # Only ``summary_is_report`` makes the summary an agent's report (CLI 2.1.337); else it
-        # is its description or an interim text. A later report for the task replaces it.
-        task.report = task.summary if record.get("summary_is_report") is True else None
+        # A hand-back's ``handback_report`` is the report, in place of the summary (then the
+        # harness's notes); else only ``summary_is_report`` makes the summary the report (CLI
+        # 2.1.337): it is otherwise its description or an interim text. A later report for
+        # the task replaces it.
+        task.report = handback_report(record.get("handback_report"))
+        if task.report is None and record.get("summary_is_report") is True:
+            task.report = task.summary
         if task.report is not None:
             task.settled = False
 
@@ -758,8 +766,8 @@ class StreamReader:
             if launched == "command" and task.summary and result is not None:
                 text = "\n".join(t for t in (result.text, task.summary) if t)
                 changes["result"] = replace(result, text=text)
-            elif launched == "agent" and task.report is not None:
-                changes["result"] = ToolResult(text=task.report, kind="subagent")
+            elif launched == "agent":
+                changes["result"] = background_agent_result(result, task.report)
             owner.transcript.update(call, **changes)
             task.settled = True
             return
@@ -818,43 +826,6 @@ def read(source: Source) -> Transcript:
 # --- sub-agents' tokens (spec U-1) ---------------------------------------------------------
 
 
-def _model_usage_totals(model_usage: Any) -> Tokens | None:
-    """``ResultMessage.model_usage`` (per model, the CLI's camel-case names) added up in
-    :mod:`turnfold.usage`'s names, cached input counted in the input and the one-hour part of
-    the cache writes (:data:`_ONE_HOUR_WRITES`) kept apart; None where a model's entry lacks a
-    count (an older CLI's): a total that leaves a model out is no total. A model without the
-    one-hour part (a CLI before it was counted) leaves it out of the total, not the rest."""
-    if not isinstance(model_usage, Mapping) or not model_usage:
-        return None
-    totals: Tokens = {}
-    hour: int | None = 0
-    for counts in model_usage.values():
-        if not isinstance(counts, Mapping):
-            return None
-        raw = {snake: counts.get(camel) for camel, snake in _MODEL_USAGE_NAMES.items()}
-        found = counts_of(usage_of(raw))
-        if len(found) < len(_MODEL_USAGE_NAMES):
-            return None
-        add_into(totals, found)
-        written = counts_of({"cache_write_1h_tokens": counts.get(_ONE_HOUR_WRITES)})
-        hour = hour + written["cache_write_1h_tokens"] if hour is not None and written else None
-    if hour is not None:
-        totals["cache_write_1h_tokens"] = hour
-    return totals
-
-
-#: ``ModelUsage``'s names of the counts, and the Anthropic ``usage`` names they stand for.
-_MODEL_USAGE_NAMES = {
-    "inputTokens": "input_tokens",
-    "outputTokens": "output_tokens",
-    "cacheReadInputTokens": "cache_read_input_tokens",
-    "cacheCreationInputTokens": "cache_creation_input_tokens",
-}
-#: ``ModelUsage``'s part of ``cacheCreationInputTokens`` written to the one-hour cache (Claude
-#: Code 2.1.3xx), priced above a five-minute write (``Usage.cache_write_1h_tokens``).
-_ONE_HOUR_WRITES = "cacheCreationEphemeral1hInputTokens"
-
-
 def subagent_usage(transcript: Transcript) -> None:
     """The sub-agents' output tokens, from the run's totals.
 
@@ -872,7 +843,7 @@ def subagent_usage(transcript: Transcript) -> None:
     says so), as Qwen Code's usage does (``session_usage``): they give no difference to
     trust."""
     meta = transcript.metadata
-    run = _model_usage_totals(meta.get("model_usage"))
+    run = model_usage_totals(meta.get("model_usage"))
     own = meta.get("usage")
     resumed = "session_cost_usd" in meta or "session_usage" in meta
     agents = [(owner, call) for owner, call in calls_with_holders(transcript) if call.subagent]
