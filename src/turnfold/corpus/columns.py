@@ -179,8 +179,9 @@ def cell(col: Column, value: Any, locale: str) -> Cell:
     kind = col.kind
     if kind == "outcome":
         known = value in OUTCOMES
+        written = plain_text(str(value))  # the source's word, set as text
         phrase = (translate(f"outcome.{value}", locale) if known
-                  else translate("outcome.other", locale, outcome=value))  # fmt: skip
+                  else translate("outcome.other", locale, outcome=written))  # fmt: skip
         tone: Tone = value if known else "other"
         return {"text": f"{_GLYPHS.get(value, '•')} {phrase}", "tone": tone}
     if kind == "failures":

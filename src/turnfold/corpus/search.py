@@ -47,6 +47,7 @@ from turnfold.model import (
     Transcript,
     UserMessage,
 )
+from turnfold.render.content import plain_text
 
 #: Characters of context on each side of a match in a snippet.
 SNIPPET_CONTEXT = 60
@@ -83,7 +84,9 @@ def _texts(entry: Entry) -> Iterator[str]:
 def _snippet(text: str, start: int, end: int) -> str:
     left = max(0, start - SNIPPET_CONTEXT)
     right = min(len(text), end + SNIPPET_CONTEXT)
-    body = " ".join(text[left:right].split())
+    # A transcript's text: the browser sets it as text and a notebook may print it, so
+    # its escape sequences are interpreted away and its controls and bidi made visible.
+    body = " ".join(plain_text(text[left:right]).split())
     return ("…" if left else "") + body + ("…" if right < len(text) else "")
 
 

@@ -459,8 +459,8 @@ def _row_attributes(values: dict[str, Any], prompt: str, shown: list[Column]) ->
     first prompt to search, the values its filters compare."""
     text = " ".join(f"{values['title'] or ''} {prompt}".split()).lower()
     facts = {
-        "data-sort": json.dumps([_sort_value(col.name, values) for col in shown],
-                                ensure_ascii=False),
+        # ASCII: escape() turns a raw U+2028 into a newline, which JSON.parse refuses.
+        "data-sort": json.dumps([_sort_value(col.name, values) for col in shown]),
         "data-text": text,
         "data-failed": "1" if values["failed_tools"] else "0",
         **{f"data-{name}": values[name] or "" for name in CHOICE_COLUMNS},

@@ -627,7 +627,9 @@ def outcome_badge(metadata: Mapping[str, Any], locale: str) -> OutcomeNode | Non
     if not parts:  # the session's cost is in its header (U-3), not repeated here
         return None
     status = outcome if isinstance(outcome, str) and outcome in OUTCOMES else "other"
-    return {"kind": "outcome", "key": "outcome", "status": status, "text": " · ".join(parts)}
+    # The source's own words: set as text by the JS and the comparison's text/plain.
+    text = plain_text(" · ".join(parts))
+    return {"kind": "outcome", "key": "outcome", "status": status, "text": text}
 
 
 def _score_text(score: Any) -> str:
@@ -919,7 +921,9 @@ def _batch(piece: BatchPiece, options: _Options) -> BatchNode:
         "active": piece.active,
         "rows": rows,
         "memory": piece.memory_badges,
-        "label": piece.label_line,
+        # The fast model's label, or a file's: the JS sets it as text, so a control or
+        # bidi character in it is made visible here.
+        "label": plain_text(piece.label_line) if piece.label_line else None,
     }
 
 
