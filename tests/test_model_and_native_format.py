@@ -105,6 +105,7 @@ def make_tool_call(tag: str = "tool", subagent: SubAgent | None = None) -> ToolC
             kind="json",
             images=[IMAGE, IMAGE_2],
             structured={"rows": [1, 2, {"x": "ü"}], "ok": False, "ratio": 0.25},
+            wording=Wording(key="reader.denied.said", params={"said": f"{tag} 😱"}),
         ),
         batch_id="batch-7",
         started_at="2025-03-04T05:06:07Z",

@@ -99,9 +99,30 @@ def localized(text: str, key: str, params: Mapping[str, str], locale: str | None
     if not isinstance(message, str):
         return text
     try:
-        return message.format_map(params)
-    except (KeyError, IndexError, ValueError, AttributeError):  # a dump's params that do not fit
+        return message.format_map(with_words(params, language))
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError):  # a dump's, unfit
         return text
+
+
+def with_words(params: Mapping[str, str], locale: str | None) -> Mapping[str, str]:
+    """``params`` with the lists a reader made of words said in ``locale``: a param named
+    ``"<list>.<item>"`` is one item of ``{<list>}``, said by the catalog's
+    ``"reader.<list>.<item>"`` with its value, the items joined as the language lists them.
+    A word is the reader's, so it is a message of its own; only the value is the source's.
+
+    >>> with_words({"spent.input_tokens": "1,200", "spent.output_tokens": "80"}, "zh")["spent"]
+    '输入 1,200、输出 80'
+    """
+    lists: dict[str, list[str]] = {}
+    for name, value in params.items():
+        head, dot, item = name.partition(".")
+        if dot:
+            word = translate(f"reader.{head}.{item}", locale, value=value)
+            lists.setdefault(head, []).append(word)
+    if not lists:
+        return params
+    separator = translate("list.separator", locale)
+    return {**params, **{head: separator.join(items) for head, items in lists.items()}}
 
 
 def plural(key: str, count: int, locale: str | None = DEFAULT_LOCALE, **params: Any) -> str:

@@ -176,6 +176,9 @@ class ToolResult:
     kind: ResultKind = "text"
     images: list[ImageData] = field(default_factory=list)
     structured: Any = None
+    #: Set when the reader wrote ``text`` itself (:class:`Wording`): an approver's decision,
+    #: a denial, a call that never ran.
+    wording: Wording | None = None
 
 
 @dataclass(kw_only=True)

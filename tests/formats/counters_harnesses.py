@@ -80,17 +80,26 @@ def _inspect_calls(sample: dict[str, Any]) -> set[str]:
     return ids
 
 
+def _inspect_count(sample: dict[str, Any]) -> int:
+    """Tool calls of one sample and of each failed attempt it kept (``error_retries[].events``:
+    an attempt begins anew, so its calls are its own even where their ids are the same)."""
+    retried = [r.get("events") for r in sample.get("error_retries") or [] if isinstance(r, dict)]
+    return len(_inspect_calls(sample)) + sum(
+        len(_inspect_calls({"events": events})) for events in retried if events
+    )
+
+
 def inspect(path: Path) -> int:
     """Tool calls of an Inspect log of one sample (the loader's ``load(path)`` reads only a
     log of one sample); for a log of many, the calls of all its samples."""
-    return sum(len(_inspect_calls(sample)) for sample in _inspect_samples(path))
+    return sum(_inspect_count(sample) for sample in _inspect_samples(path))
 
 
 def inspect_sample(path: Path, sample_id: Any, epoch: int) -> int:
     """Tool calls of one sample and epoch of an Inspect log."""
     for sample in _inspect_samples(path):
         if str(sample.get("id")) == str(sample_id) and sample.get("epoch") == epoch:
-            return len(_inspect_calls(sample))
+            return _inspect_count(sample)
     raise KeyError((sample_id, epoch))
 
 

@@ -191,4 +191,12 @@ def test_X2_every_record_of_every_stopped_sample_is_accounted_for(path: Path) ->
         assert transcript.accounting.unaccounted == []
         assert transcript.warnings == []
         calls = [c for m in sample.messages if m.role == "assistant" for c in m.tool_calls or []]
-        assert [c.call_id for c in transcript.tool_calls()] == [c.id for c in calls]
+        # The calls of the failed attempts' kept events come first, each attempt's own.
+        retried = [
+            c
+            for r in sample.error_retries or []
+            for e in r.events or []
+            if e.event == "model"
+            for c in e.output.choices[0].message.tool_calls or []
+        ]
+        assert [c.call_id for c in transcript.tool_calls()] == [c.id for c in retried + calls]

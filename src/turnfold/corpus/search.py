@@ -36,6 +36,7 @@ from turnfold.formats import _module as _format_module
 from turnfold.formats.harnesses import inspect_log, openhands
 from turnfold.formats.source import open_source
 from turnfold.formats.wrappers import OneFormat
+from turnfold.i18n import DEFAULT_LOCALE, SUPPORTED_LOCALES, localized
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -46,6 +47,7 @@ from turnfold.model import (
     ToolCall,
     Transcript,
     UserMessage,
+    Wording,
 )
 from turnfold.render.content import plain_text
 
@@ -67,10 +69,12 @@ class SearchHit:
 
 
 def _texts(entry: Entry) -> Iterator[str]:
-    if isinstance(entry, (UserMessage, AssistantText, Thinking, SystemNotice, PendingAction)):
+    if isinstance(entry, (UserMessage, AssistantText, Thinking, PendingAction)):
         yield entry.text
+    elif isinstance(entry, SystemNotice):
+        yield from _said(entry.text, entry.wording)
     elif isinstance(entry, AssistantError):
-        yield entry.message
+        yield from _said(entry.message, entry.wording)
     elif isinstance(entry, ToolCall):
         yield entry.name
         if entry.args is not None:
@@ -78,7 +82,18 @@ def _texts(entry: Entry) -> Iterator[str]:
             # As the view shows arguments (indented JSON), so a query copied from it matches.
             yield args if isinstance(args, str) else codec.pretty(args, default=repr)
         if entry.result is not None and entry.result.text:
-            yield entry.result.text
+            yield from _said(entry.result.text, entry.result.wording)
+
+
+def _said(text: str, wording: Wording | None) -> Iterator[str]:
+    """Text as a view shows it in each language: a reader's own words (:class:`Wording`) read
+    differently in each, and a corpus has no view language, so a query in any of them finds
+    them."""
+    yield text
+    if wording is not None:
+        for locale in SUPPORTED_LOCALES:
+            if locale != DEFAULT_LOCALE:
+                yield localized(text, wording.key, wording.params, locale)
 
 
 def _snippet(text: str, start: int, end: int) -> str:

@@ -121,7 +121,7 @@ def _images(items: list[dict[str, Any]]) -> list[ImageData]:
 
 
 def _tool_result(data: dict[str, Any]) -> ToolResult:
-    result: ToolResult = _build(ToolResult, data, {"images": _images})
+    result: ToolResult = _build(ToolResult, data, {"images": _images, "wording": _wording})
     return result
 
 

@@ -103,6 +103,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source, type_of_record
 from turnfold.formats.wording import failure
+from turnfold.formats.wording import result as worded_result
 from turnfold.formats.wrappers import (
     RESPONSES_URL,
     BatchLine,
@@ -878,7 +879,9 @@ class ResponsesBuilder(MessageBuilder):
         self.transcript.update(
             call,
             status="cancelled",
-            result=text_result(f"denied: {reason}" if reason else "denied by the user"),
+            result=worded_result("reader.denied.said", {"said": reason})
+            if reason
+            else worded_result("reader.denied_by_user"),
             ended_at=timestamp,
             meta={**call.meta, "approval": "denied"},
         )

@@ -1032,10 +1032,12 @@ def _answer_is_result(call: ToolCall) -> bool:
 
 def _result(result: Any, options: _Options) -> ResultView | None:
     """A tool's result as the view shows it, with its phrases in the reader's language."""
+    locale = options.settings.locale
+    if result is not None and result.wording is not None and result.text:
+        result = replace(result, text=_worded(result.text, result.wording, locale))
     shown = result_view(result, more_chars=options.more_chars)
     if shown is None:
         return None
-    locale = options.settings.locale
     omitted = int(shown.get("omitted_lines") or 0)
     notes: list[ResultNote] = shown["notes"]
     more = int(shown.get("more_lines") or 0)

@@ -1555,10 +1555,11 @@ def _deleted_requests(
     """The requests a checkpoint restore deleted, counted (:func:`_count_deleted`), and the
     notice that says so (the panel shows nothing of them)."""
     counts = _count_deleted(info, provider, totals, costs)
-    spent = ", ".join(f"{n:,} {name.removesuffix('_tokens').replace('_', ' ')}"
-                      for name, n in counts.items() if n)  # fmt: skip
+    # Each count is said with its token kind's word ("reader.spent.input_tokens"): a word of
+    # the reader's, so a Chinese view says it too (turnfold.i18n.with_words).
+    spent = {f"spent.{name}": f"{n:,}" for name, n in counts.items() if n}
     key = "reader.restore_deleted_requests.spent" if spent else "reader.restore_deleted_requests"
-    return worded_notice(key, {"spent": spent}, subtype="deleted_api_reqs", timestamp=stamp)
+    return worded_notice(key, spent, subtype="deleted_api_reqs", timestamp=stamp)
 
 
 def _found_text(found: Any) -> str | None:

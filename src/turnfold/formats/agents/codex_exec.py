@@ -87,6 +87,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.openai_responses import plan_result
 from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source
+from turnfold.formats.wording import result as worded_result
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -542,8 +543,8 @@ class _Reader:
             name, args = "exec_command", {"command": item.get("command")}
             output = item.get("aggregated_output")
             if item.get("status") == "declined" and not output:
-                output = "declined: the command was not run"
-            if isinstance(output, str) and (output or status != "unknown"):
+                result = worded_result("reader.command_declined")
+            elif isinstance(output, str) and (output or status != "unknown"):
                 result = text_result(output)
             described = describe_args(name, {"command": _argv(item.get("command"))})
             return self._made(item_id, name, args, status, result, None, described)

@@ -67,6 +67,7 @@ from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source, type_of_record
 from turnfold.formats.wording import failure
 from turnfold.formats.wording import notice as worded_notice
+from turnfold.formats.wording import result as worded_result
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -74,6 +75,7 @@ from turnfold.model import (
     SystemNotice,
     Thinking,
     ToolCall,
+    ToolResult,
     ToolStatus,
     Transcript,
 )
@@ -331,7 +333,7 @@ class _Reader:
         ended = ms_to_iso(record.get("timestamp_ms"))
         changes: dict[str, Any] = {"status": status, "ended_at": ended}
         if text:
-            changes["result"] = text_result(text)
+            changes["result"] = text if isinstance(text, ToolResult) else text_result(text)
         self.transcript.update(call, **changes)
 
     def _result(self, record: Mapping[str, Any]) -> None:
@@ -462,10 +464,10 @@ _FAILED = NameSet({
 _UNFINISHED = NameSet({"approved", "async", "stillRunning", "needsConfirmation"})
 
 
-def _outcome(result: Any) -> tuple[ToolStatus, str | None]:
+def _outcome(result: Any) -> tuple[ToolStatus, str | ToolResult | None]:
     """A completed call's status and result text, from its ``result``: the outcome key, with
     other keys beside it (``pid``, ``isBackground``) left out. Another key keeps the call
-    ``unknown``, the result shown as it is."""
+    ``unknown``, the result shown as it is. A refusal is said in the reader's words."""
     if not isinstance(result, Mapping):
         return "unknown", None
     outcome = next((k for k in result if k in _DONE or k in _FAILED or k in _UNFINISHED), None)
@@ -478,7 +480,8 @@ def _outcome(result: Any) -> tuple[ToolStatus, str | None]:
         return "success", _success_text(body) if isinstance(body, Mapping) and body else None
     if outcome == "rejected":  # the tool did not run
         reason = _reason(body)
-        return "error", f"Rejected: {reason}" if reason else "Rejected: the tool did not run."
+        refused = worded_result("reader.tool_rejected.said", {"said": reason}) if reason else None
+        return "error", refused or worded_result("reader.tool_rejected")
     if outcome in ("error", "failure"):
         # A command that ran and failed (``failure``) holds its output and exit code.
         if isinstance(body, Mapping) and ("exitCode" in body or "stdout" in body):

@@ -697,13 +697,18 @@ class AdkBuilder(TranscriptBuilder):
         # ``Runner.run_async`` re-raises it: unless the node is retried (more events of this
         # invocation follow), the run ended on it, and the turn failed (spec P-7: a failed
         # tool alone does not fail a turn, a run it ended does).
-        names = list(dict.fromkeys(call.name or "a tool" for call in failed))
-        if len(names) > 1:  # the tools the exception may have come from, in the message's words
+        # The tools the exception may have come from, in the message's words: a tool with no
+        # name is "a tool" in the message, never a value.
+        names = list(dict.fromkeys(call.name for call in failed if call.name))
+        if names and not all(call.name for call in failed):
+            key, who = "reader.run_ended_raised.either_a_tool", {"names": ", ".join(names)}
+        elif len(names) > 1:
             key, who = "reader.run_ended_raised.either", {"names": ", ".join(names[:-1])}
+        elif names:
+            key, who = "reader.run_ended_raised", {"who": names[0]}
         else:
-            key = "reader.run_ended_raised" if failed[0].name else "reader.run_ended_raised.a_tool"
-            who = {"who": names[0]}
-        said = {**who, "last": names[-1], "said": text}
+            key, who = "reader.run_ended_raised.a_tool", {}
+        said = {**who, "last": names[-1] if names else "", "said": text}
         ended = failure(key, said, timestamp=ts, meta=meta)
         self.raised = (field(event, "invocation_id"), text, ended)
 

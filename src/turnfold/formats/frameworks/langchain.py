@@ -164,6 +164,7 @@ from turnfold.formats.langchain_blocks import (
     tool_content,
 )
 from turnfold.formats.source import Source, flat_fields, plain_each, plain_value, type_of_record
+from turnfold.formats.wording import result as worded_result
 from turnfold.model import (
     AssistantText,
     CompactionBoundary,
@@ -712,8 +713,12 @@ class LangChainBuilder(MessageBuilder):
             return entries, later
         for entry, raw in zip(unrun, invalid, strict=False):
             error = raw.get("error") if isinstance(raw, Mapping) else None
-            why = error if isinstance(error, str) and error else "invalid tool call (not run)"
-            later.append((entry, "error", text_result(why)))
+            why = (
+                text_result(error)
+                if isinstance(error, str) and error
+                else worded_result("reader.invalid_call_not_run")
+            )
+            later.append((entry, "error", why))
         return entries, later
 
     def _new_call(

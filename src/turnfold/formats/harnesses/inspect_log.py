@@ -82,9 +82,11 @@ scorer → value; letters as Inspect counts them: C 1, I 0, P 0.5, N 0), ``outco
 none), ``error_retries`` (the errors of the attempts retried before this one, each also a
 warning notice opening the transcript), ``started_at``, ``completed_at``, ``total_time``,
 ``working_time``, ``model_usage``, ``role_usage`` and ``cost_usd`` when the usage records a
-cost; ``eval_status`` (``started`` for an ``.eval`` still being written). ``outcome``:
-``"error"`` when the sample errored; else ``"incomplete"`` when a limit stopped it or it was
-cancelled; else from the scores: ``C`` passes, ``I`` and ``N``
+cost; ``model_fallbacks``; ``invalidation`` (who marked the sample invalid after it ran,
+why, when, and what its scores said); ``eval_status`` (``started`` for an ``.eval`` still being
+written). ``outcome``: ``"invalid"`` when the sample was marked invalid; else ``"error"`` when
+the sample errored; else ``"incomplete"`` when a limit stopped it or it was cancelled; else
+from the scores: ``C`` passes, ``I`` and ``N``
 (no answer) fail, a number passes at 1 (or ``True``) and fails at 0 (or ``False``); ``P``
 (partial) and other numbers say nothing. Any failing scorer fails the sample, all passing ones
 pass it; no scorer that says anything leaves ``outcome`` absent.
@@ -102,6 +104,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, overload
 
 from turnfold import codec
+from turnfold.formats.anthropic_blocks import with_one_hour_writes
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     as_int,
@@ -117,7 +120,7 @@ from turnfold.formats.errors import SampleSelectionError as SampleSelectionError
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.harnesses import archive
 from turnfold.formats.source import Source
-from turnfold.formats.wording import failure, notice, stop
+from turnfold.formats.wording import failure, notice, stop, worded
 from turnfold.formats.wrappers import sample as detection_sample
 from turnfold.model import (
     AbortMarker,
@@ -135,6 +138,7 @@ from turnfold.model import (
     Transcript,
     Usage,
     UserMessage,
+    Wording,
 )
 from turnfold.usage import attach_usage
 
@@ -148,8 +152,10 @@ RECORDS = Records(
     mapped={
         "header": "the eval: task, model and solver → metadata",
         "sample": "id, epoch, target, scores, limit, error (a cancellation: cancelled), "
-        "times, model and role usage → metadata (H-6); the errors of the attempts retried "
-        "before it (error_retries) → warning notices",
+        "times, model and role usage, model_fallbacks → metadata (H-6); the attempts retried "
+        "before it (error_retries): the events kept of each, then its error as a warning "
+        "notice; invalidation (who marked the sample invalid, why, when) → metadata and a "
+        "warning notice",
         "event/model": "new input messages, then the output: reasoning, text with usage, calls",
         "event/tool": "settles its call: result, error status, times; an agent it ran nests "
         "(one still pending never completed: the limit, error or interrupt after it cancels it)",
@@ -165,6 +171,10 @@ RECORDS = Records(
         "event/compaction": "CompactionBoundary: the context was compacted (a summary "
         "compaction's summary joins it)",
         "event/info": "SystemNotice with the data the solver logged",
+        "event/review": "a tool-result reviewer's decision to terminate the sample: a warning "
+        "notice with its explanation",
+        "event/sentinel": "a sentinel protocol's decision that changed the run (modify, reject, "
+        "terminate), or a monitor that failed: a warning notice",
         "event/approval": "an approver's decision: its reason is the error of a call it "
         "terminated (the call's tool event says none); any other's result or error shows it",
         "message/system": 'the system message: metadata["system"]',
@@ -191,8 +201,13 @@ RECORDS = Records(
         "event/anchor": "a marker for Inspect's viewer, no content",
         "event/branch": "a marker for Inspect's viewer, no content",
         "event/checkpoint": "a checkpoint for resuming the run, no content",
-        "event/review": "an experimental reviewer's verdict, not the conversation",
-        "event/sentinel": "an experimental monitor's record, not the conversation",
+        "event/review:continue": "a reviewer's continue (or escalate to the next reviewer): "
+        "the run went on as shown",
+        "event/sentinel:report": "a monitor's observation (suspicion score), a protocol's "
+        "proceed or escalate, or a report cancelled, bypassed or superseded: the run went on "
+        "as shown",
+        "timelines": "custom timelines: named views over the sample's own events (by uuid), "
+        "which are shown in order; a notice names the views",
         "member/summaries": "one summary per sample: each sample's own record has it all",
         "member/reductions": "epoch reductions of the whole eval, not one sample's",
         "member/journal": "records written while the eval ran, superseded by the header",
@@ -797,11 +812,10 @@ def _transcript(source: Source, header: Mapping[str, Any], record: Any) -> Trans
         _header_metadata(header, transcript.metadata)
     source.mapped("sample")
     context = _Context(source, record)
+    _invalidation(record, transcript)
+    _timelines(source, record, transcript)
+    _failed_attempts(context, record, transcript)
     conversation = _Conversation(context, transcript)
-    for attempt, said in enumerate(_retries(record), start=1):
-        # The sample's own record is the attempt that ran last; those before it failed.
-        tried = {"attempt": attempt, "said": said}
-        transcript.append(notice("reader.sample_retried", tried, level="warning", subtype="retry"))
     events = _events_of(record)
     if isinstance(events, list) and events:
         if record.get("messages"):
@@ -813,6 +827,62 @@ def _transcript(source: Source, header: Mapping[str, Any], record: Any) -> Trans
             conversation.read_message(message, noted=True)
     _sample_metadata(record, transcript, conversation)
     return transcript
+
+
+def _invalidation(record: Mapping[str, Any], transcript: Transcript) -> None:
+    """A sample marked invalid after it ran (``EvalSample.invalidation``, the ``ProvenanceData``
+    ``invalidate_samples`` in ``inspect_ai/log/_edit.py`` writes: author, reason, timestamp):
+    ``metadata["invalidation"]`` and a warning notice opening the transcript. Its scores stay
+    as Inspect scored them; an eval set runs such a sample again."""
+    raw = record.get("invalidation")
+    if not isinstance(raw, Mapping):
+        return
+    facts: dict[str, Any] = {
+        k: raw[k] for k in ("author", "reason", "timestamp") if isinstance(raw.get(k), str)
+    }
+    if isinstance(raw.get("metadata"), Mapping) and raw["metadata"]:
+        facts["metadata"] = dict(raw["metadata"])
+    transcript.metadata["invalidation"] = facts
+    said = {"author": facts.get("author") or "?", "when": facts.get("timestamp") or "?"}
+    key = "reader.sample_invalidated.no_reason"
+    if facts.get("reason"):
+        key, said = "reader.sample_invalidated", {**said, "reason": facts["reason"]}
+    transcript.append(notice(key, said, level="warning", subtype="invalidated"))
+
+
+def _timelines(source: Source, record: Mapping[str, Any], transcript: Transcript) -> None:
+    """Custom timelines (``EvalSample.timelines``, ``Transcript.add_timeline``): named trees
+    over the sample's own events, which refer to them by uuid (``TimelineEvent`` in
+    ``inspect_ai/event/_timeline.py``). Those events are shown, in order; another grouping of
+    them is not, and a notice names what is not shown."""
+    timelines = record.get("timelines")
+    if not isinstance(timelines, list) or not timelines:
+        return
+    names = []
+    for timeline in timelines:
+        source.ignored("timelines")
+        name = timeline.get("name") if isinstance(timeline, Mapping) else None
+        names.append(name if isinstance(name, str) and name else "?")
+    said = {"names": ", ".join(names)}
+    transcript.append(notice("reader.timelines_not_shown", said, subtype="timelines"))
+
+
+def _failed_attempts(context: _Context, record: Mapping[str, Any], transcript: Transcript) -> None:
+    """The attempts of a sample retried after an error (``retry_on_error``), before the one
+    the sample holds: for each, the events Inspect kept of it (``EvalRetryError.events``, from
+    its last model call on: ``_eval_retry_error`` in ``inspect_ai/_eval/task/run.py``), read
+    apart from the other attempts (each begins anew from the sample's prompt, with the same
+    message ids), then its error as a warning notice."""
+    for attempt, retry in enumerate(_retry_records(record), start=1):
+        events = retry.get("events")
+        if isinstance(events, list) and events:
+            kept = {"attempt": attempt}
+            transcript.append(notice("reader.attempt_kept", kept, subtype="attempt"))
+            conversation = _Conversation(context, transcript)
+            _Events(context, events).read(conversation, _ROOT)
+            conversation.cancel_open_calls(None)  # the attempt ended in its error
+        tried = {"attempt": attempt, "said": str(retry.get("message") or "an error")}
+        transcript.append(notice("reader.sample_retried", tried, level="warning", subtype="retry"))
 
 
 def _legacy_transcript(record: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -968,10 +1038,19 @@ class _Conversation:
         #: Each handoff's call and the ids of its sub-agent's messages, by the call's id.
         self.handoffs: dict[str, tuple[ToolCall, set[str]]] = {}
         #: The approver's word on each call it did not approve, by the call's id.
-        self.refusals: dict[str, str] = {}
+        self.refusals: dict[str, tuple[str, Wording]] = {}
+        #: A reviewer's word on the termination it asked for, shown after the stop marker of
+        #: the limit event that follows (:meth:`after_stop`), so the turn reads as stopped.
+        self.stopped_by: list[Entry] = []
 
     def append(self, entry: Entry) -> Entry:
         return self.transcript.append(entry)
+
+    def after_stop(self) -> None:
+        """What was said of a stop before its marker (:attr:`stopped_by`), after it."""
+        for entry in self.stopped_by:
+            self.append(entry)
+        self.stopped_by.clear()
 
     def handed_back(self, message: Mapping[str, Any], call_id: str, at: str | None) -> None:
         """A user message the handoff ``call_id`` returned (``agent_handoff`` in
@@ -1215,6 +1294,8 @@ class _Conversation:
             if isinstance(said, str) and said and said not in (text or ""):
                 text = f"{text}\n{said}" if text else said
         result = ToolResult(text=text, images=images)
+        if isinstance(error, Mapping) and error.get("wording") and text == error.get("message"):
+            result.wording = error["wording"]  # the reader's words alone: an approver's
         self.transcript.update(call, status=status, result=result, **times)
 
 
@@ -1360,12 +1441,17 @@ class _Events:
             record_type = f"event/{kind}"
             handler = _HANDLERS.get(kind)
             if handler is not None:
-                handler(self, conversation, event)
-                source.mapped(record_type)
+                # A handler returns the record type it did not show, if it showed nothing.
+                unshown = handler(self, conversation, event)
+                if unshown is None:
+                    source.mapped(record_type)
+                else:
+                    source.ignored(unshown)
             elif kind in _IGNORED_EVENTS:
                 source.ignored(record_type)
             else:
                 self.context.warn(f"unknown event type {kind!r} skipped", record_type)
+        conversation.after_stop()  # a termination no limit event followed still says so
         if scope == _ROOT:
             for _ in self.scopes.get("scoring", []):
                 source.ignored("scoring")
@@ -1592,8 +1678,21 @@ def _model_event(events: _Events, conversation: _Conversation, event: Mapping[st
             cache_write_tokens="input_tokens_cache_write",
             reasoning_tokens="reasoning_tokens",
         )
+        # Inspect's usage has one count of cache writes; an Anthropic response's own usage,
+        # in the raw call, says how many were written for an hour (which costs more).
+        call = events.context.resolve(event.get("call"))
+        response = call.get("response") if isinstance(call, Mapping) else None
+        usage = with_one_hour_writes(
+            usage, response.get("usage") if isinstance(response, Mapping) else None
+        )
         message = dict(message)
         message["model"] = _response_model(message, output, event)
+        fallback = output.get("fallback") if isinstance(output, Mapping) else None
+        if isinstance(fallback, Mapping):  # before the answer, which stays the turn's last
+            said = {"model": fallback.get("model"), "fallback": message["model"]}
+            conversation.append(
+                notice("reader.model_fallback", said, subtype="model_fallback", timestamp=answered)
+            )
         conversation.read_message(message, timestamp=answered, usage=usage)
     error = event.get("error")
     if isinstance(error, str) and error:
@@ -1607,12 +1706,15 @@ def _model_event(events: _Events, conversation: _Conversation, event: Mapping[st
 
 
 def _response_model(message: Mapping[str, Any], output: Any, event: Mapping[str, Any]) -> Any:
-    """The model that wrote a response: the message's own (``ChatMessageAssistant.model``,
-    since 0.3.83), else the output's (``ModelOutput.model``: the provider's name of it,
-    ``gpt-4o-mini-2024-07-18``; ``""`` when unknown), else the event's (Inspect's name of the
-    model it was asked for, ``openai/gpt-4o-mini``)."""
+    """The model that wrote a response: the fallback model that served it when the one asked
+    for did not (``ModelOutput.fallback.fallback_model``), else the message's own
+    (``ChatMessageAssistant.model``, since 0.3.83), else the output's (``ModelOutput.model``:
+    the provider's name of it, ``gpt-4o-mini-2024-07-18``; ``""`` when unknown), else the
+    event's (Inspect's name of the model it was asked for, ``openai/gpt-4o-mini``)."""
     said = output.get("model") if isinstance(output, Mapping) else None
-    for model in (message.get("model"), said, event.get("model")):
+    fallback = output.get("fallback") if isinstance(output, Mapping) else None
+    served = fallback.get("fallback_model") if isinstance(fallback, Mapping) else None
+    for model in (served, message.get("model"), said, event.get("model")):
         if isinstance(model, str) and model:
             return model
     return None
@@ -1664,7 +1766,8 @@ def _tool_event(events: _Events, conversation: _Conversation, event: Mapping[str
     if error is None and event.get("failed") is True:  # a hard failure that said nothing
         # An approver's termination is one (``call_tool`` in ``inspect_ai/model/
         # _call_tools.py`` raises before the tool runs): its approval event says why.
-        error = {"type": "failed", "message": conversation.refusals.get(call_id, "")}
+        said, wording = conversation.refusals.get(call_id, ("", None))
+        error = {"type": "failed", "message": said, "wording": wording}
     conversation.settle(
         call,
         text,
@@ -1753,6 +1856,7 @@ def _limit_event(events: _Events, conversation: _Conversation, event: Mapping[st
         AbortMarker(reason=said, timestamp=at) if said
         else stop("reader.limit_reached", {"limit": event.get("type")}, timestamp=at)
     )  # fmt: skip
+    conversation.after_stop()
 
 
 def _error_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
@@ -1811,10 +1915,75 @@ def _approval_event(events: _Events, conversation: _Conversation, event: Mapping
     call_id = call.get("id") if isinstance(call, Mapping) else None
     decision = _string(event.get("decision"))
     if isinstance(call_id, str) and decision not in ("approve", "modify", "escalate"):
-        approver = _string(event.get("approver"), "the approver")
+        # The reader's words, said in the view's language (turnfold.formats.wording).
+        key = _APPROVER_SAID.get(decision, "reader.approver_decided")
+        said = {"approver": _string(event.get("approver"), "?"), "decision": decision}
         explanation = _string(event.get("explanation"))
-        said = f"The approver ({approver}) decided to {decision}"
-        conversation.refusals[call_id] = f"{said}: {explanation}" if explanation else said
+        if explanation:
+            key, said = f"{key}.said", {**said, "said": explanation}
+        conversation.refusals[call_id] = worded(key, said)
+
+
+_APPROVER_SAID = {"terminate": "reader.approver_terminated", "reject": "reader.approver_rejected"}
+
+
+def _review_event(
+    events: _Events, conversation: _Conversation, event: Mapping[str, Any]
+) -> str | None:
+    """A tool-result reviewer's decision (``ReviewEvent``, ``inspect_ai/event/_review.py``):
+    ``terminate`` ends the sample, whose limit event says only that a reviewer did; the
+    reviewer's explanation is a warning notice. ``continue`` and ``escalate`` (to the next
+    reviewer, whose own event follows) change nothing shown."""
+    if event.get("decision") != "terminate":
+        return "event/review:continue"
+    call = event.get("call")
+    function = call.get("function") if isinstance(call, Mapping) else None
+    said = {"reviewer": _string(event.get("reviewer"), "?"), "function": _string(function, "?")}
+    explanation = _string(event.get("explanation"))
+    key = "reader.review_terminated.no_reason"
+    if explanation:
+        key, said = "reader.review_terminated", {**said, "said": explanation}
+    at = _times(event)[0]
+    # Inspect's limit event (``operator``) follows: the notice goes after its stop marker.
+    conversation.stopped_by.append(
+        notice(key, said, level="warning", subtype="review", timestamp=at)
+    )
+    return None
+
+
+#: The sentinel decisions that change the run (``SentinelAction`` in
+#: ``inspect_ai/event/_sentinel.py``): ``proceed`` lets it go on, ``escalate`` hands the step
+#: to the next layer, whose own report follows.
+_SENTINEL_ACTIONS = frozenset({"modify", "reject", "terminate"})
+
+
+def _sentinel_event(
+    events: _Events, conversation: _Conversation, event: Mapping[str, Any]
+) -> str | None:
+    """A sentinel monitor's or protocol's report on one step (``SentinelEvent``): a reported
+    decision that changed the run, or a monitor that raised, is a warning notice; an
+    observation (a suspicion score, kept in the log for analysis), ``proceed``, ``escalate``
+    and reports that took no effect (cancelled, bypassed, superseded) are counted, not
+    shown."""
+    status, action = event.get("status"), event.get("action")
+    said = {
+        "factory": _string(event.get("factory"), "?"),
+        "stage": _string(event.get("stage"), "?"),
+        "action": _string(action, "?"),
+    }
+    at = _times(event)[0]
+    if status == "error":
+        said["said"] = _string(event.get("error"), "?")
+        key = "reader.sentinel_failed"
+    elif status == "reported" and event.get("kind") == "decision" and action in _SENTINEL_ACTIONS:
+        explanation = _string(event.get("explanation")) or _string(event.get("message"))
+        key = "reader.sentinel_decided.no_reason"
+        if explanation:
+            key, said = "reader.sentinel_decided", {**said, "said": explanation}
+    else:
+        return "event/sentinel:report"
+    conversation.append(notice(key, said, level="warning", subtype="sentinel", timestamp=at))
+    return None
 
 
 def _info_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
@@ -1840,6 +2009,8 @@ _HANDLERS: dict[str, Any] = {
     "compaction": _compaction_event,
     "info": _info_event,
     "approval": _approval_event,
+    "review": _review_event,
+    "sentinel": _sentinel_event,
     "span_begin": _structure,
     "span_end": _structure,
 }
@@ -1937,6 +2108,13 @@ def _sample_metadata(
     retries = _retries(record)
     if retries:
         metadata["error_retries"] = retries
+    fallbacks = [  # the sample's roll-up: every generate call's, scorers' too
+        {k: f[k] for k in ("model", "fallback_model", "count") if k in f}
+        for f in as_list(record.get("model_fallbacks"))
+        if isinstance(f, Mapping)
+    ]
+    if fallbacks:
+        metadata["model_fallbacks"] = fallbacks
     limit = record.get("limit")
     if isinstance(limit, Mapping):
         metadata["limit"] = dict(limit)
@@ -1951,18 +2129,26 @@ def _sample_metadata(
         if not conversation.errored:
             transcript.append(AssistantError(message=str(metadata["error"])))
     outcome = _outcome(metadata, scores)
+    invalidation = metadata.get("invalidation")
+    if isinstance(invalidation, dict):
+        # Marked invalid after it ran: its result no longer counts (an eval set runs it
+        # again), whatever its scores said, which the invalidation keeps.
+        if outcome is not None:
+            invalidation["scored_outcome"] = outcome
+        outcome = "invalid"
     if outcome is not None:
         metadata["outcome"] = outcome
 
 
+def _retry_records(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The attempts of a sample that failed before the one it holds (``error_retries``,
+    Inspect's ``retry_on_error``), in order: each ``{message, traceback, events}``."""
+    return [r for r in as_list(record.get("error_retries")) if isinstance(r, Mapping)]
+
+
 def _retries(record: Mapping[str, Any]) -> list[str]:
-    """The errors of the attempts of a sample that failed before the one it holds
-    (``error_retries``, Inspect's ``retry_on_error``), in order."""
-    return [
-        str(retry.get("message") or "an error")
-        for retry in as_list(record.get("error_retries"))
-        if isinstance(retry, Mapping)
-    ]
+    """The errors of the attempts of a sample that failed before the one it holds."""
+    return [str(retry.get("message") or "an error") for retry in _retry_records(record)]
 
 
 def _outcome(metadata: Mapping[str, Any], scores: Mapping[str, Mapping[str, Any]]) -> str | None:
