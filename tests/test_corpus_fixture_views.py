@@ -29,7 +29,8 @@ from tests.test_corpus import _tools, _widget_counts
 from turnfold.corpus import Corpus
 from turnfold.corpus.summarize import TITLE_LIMIT, TOKEN_COLUMNS, _first_line
 from turnfold.cost import format_usd
-from turnfold.i18n import plural, translate
+from turnfold.i18n import catalog, plural, translate
+from turnfold.render.content import escape
 from turnfold.render.viewmodel import OUTCOMES, _score_text, build_view_model, compact_count
 from turnfold.session import AGENT_NAMES, session_facts
 from turnfold.settings import DisplaySettings
@@ -145,7 +146,12 @@ def _runs_several(sub: Mapping[str, Any]) -> bool:
     )
 
 
-_NOT_RECORDED = f'<div class="tf-note">{translate("user.prompt_not_recorded", "en")}</div>'
+#: The notes of a prompt not recorded: the plain one and a reader's own, which says why.
+_NOT_RECORDED = [
+    f'<div class="tf-note">{escape(translate(key, "en"))}</div>'
+    for key in catalog("en")
+    if key == "user.prompt_not_recorded" or key.startswith("user.prompt_not_recorded.")
+]
 
 
 def _title(nodes: Iterable[Mapping[str, Any]]) -> str | None:
@@ -155,7 +161,9 @@ def _title(nodes: Iterable[Mapping[str, Any]]) -> str | None:
             continue
         command = html.unescape(node["command"]) if node.get("command") else None
         # A prompt the source does not record is no title: the view says so in a note.
-        shown = node["html"].replace(_NOT_RECORDED, "")
+        shown = node["html"]
+        for note in _NOT_RECORDED:
+            shown = shown.replace(note, "")
         text = _plain(shown + node.get("more_html", "")).strip()
         said = " ".join(part for part in (command, text) if part)
         if said:

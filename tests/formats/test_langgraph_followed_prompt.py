@@ -139,13 +139,14 @@ def test_A2_a_thread_s_next_turn_in_values_mode_keeps_its_history_before_the_pro
 
 def test_A2_a_resumed_run_is_given_no_prompt_it_does_not_have() -> None:
     """``stream(Command(resume=...))`` goes on from an interrupt: its input holds no message,
-    and none is made up."""
+    and none is made up; the one prompt shown is the thread's own, read from its
+    checkpointer (tests/test_langgraph_streams_more.py)."""
     agent = runs.interrupt_agent(["/a"])
     config = runs._config("resumed")
     list(agent.stream({"messages": [("user", "rm")]}, config, stream_mode="updates"))
     run = turnfold.follow(agent.stream(Command(resume="yes"), config, stream_mode="updates"))
     list(run)
-    assert not [e for e in run.transcript.entries if type(e) is UserMessage]
+    assert [e.text for e in run.transcript.entries if type(e) is UserMessage] == ["rm"]
     assert [getattr(e, "text", None) for e in run.transcript.entries][-1] == "Done."
     assert not [w for w in run.transcript.warnings if "given" in w.reason]
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from turnfold import keys
 from turnfold.batches import SummaryRow, ToolRow
 from turnfold.gcpause import collector_paused
-from turnfold.i18n import localized, plural, translate
+from turnfold.i18n import DEFAULT_LOCALE, catalog, localized, plural, translate
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -718,7 +718,7 @@ def _user(item: UserMessage, locale: str, prefix: str) -> UserNode:
     head, rest, more = capped_text(text, USER_LINES, USER_CHARS)
     html = head + _pasted_images(item.images, locale)
     if item.meta.get("prompt_not_recorded") is True:
-        note = escape(translate("user.prompt_not_recorded", locale))
+        note = escape(translate(_prompt_note(item.meta), locale))
         html += f'<div class="tf-note">{note}</div>'
     node: UserNode = {
         "kind": "user",
@@ -732,6 +732,17 @@ def _user(item: UserMessage, locale: str, prefix: str) -> UserNode:
         node["more_label"] = _counted("user.show_more", more, locale)
     _say_omitted(node, omitted, len(item.text), locale)
     return node
+
+
+def _prompt_note(meta: Mapping[str, Any]) -> str:
+    """The note of a prompt not recorded: a reader's own, which says why and how to keep it
+    (``meta["prompt_note"]``, a catalog key of this family), else the plain one. A key a
+    file names is only ever one of the family's phrases."""
+    key = meta.get("prompt_note")
+    family = "user.prompt_not_recorded."
+    if isinstance(key, str) and key.startswith(family) and key in catalog(DEFAULT_LOCALE):
+        return key
+    return "user.prompt_not_recorded"
 
 
 def _prose_html(text: str, node: ProseNode, locale: str) -> str:

@@ -27,9 +27,11 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
 - a stream saved to a file (:func:`saved_event`): ``list(graph.stream(...))`` written with
   ``langchain_core.load.dumps`` or ``json.dumps(default=...)`` (a message's ``model_dump`` or
   ``message_to_dict``), as one JSON list or a line per event, in any stream mode (its tuples
-  lists: ``[mode, chunk]``, ``[namespace, mode, chunk]``; ``version="v2"``'s parts), read
-  by the :class:`Follower` as if it came live: the same transcript as the run's final state
-  (less the prompt, which only ``values`` events hold), a message that several modes carry
+  lists: ``[mode, chunk]``, ``[namespace, mode, chunk]``; ``version="v2"``'s parts; a lone
+  ``debug`` stream's bare events), read by the :class:`Follower` as if it came live: the same
+  transcript as the run's final state (but the prompt, which only a state holds: ``values``
+  or ``debug`` events; where no event holds it, a prompt not recorded stands in its place,
+  its note saying why, :meth:`Follower._unprompted`), a message that several modes carry
   read once, a message's saved chunks merged by LangChain's own rules (which need
   langchain-core; without it they are skipped, said once); the events themselves (a list of
   what ``stream`` yielded) are read alike, their messages as the objects they are.
@@ -90,7 +92,10 @@ then takes those entries over), ``tasks`` / ``debug`` (which task ran which tool
 ``subgraphs=True`` (``(namespace, mode, chunk)`` or ``(namespace, chunk)``), and
 ``version="v2"``'s ``{"type": mode, "ns": namespace, "data": chunk}`` parts (the messages
 ``stream`` was given, which only a state holds, read off its generator when no mode streams
-the state: :func:`run_of_generator`, :meth:`Follower.begin`); and
+the state, after the thread's messages before the run, read from the graph's checkpointer:
+a next turn's earlier turns, the call a run resumed with ``Command(resume=...)`` answers;
+:func:`run_of_generator`, :meth:`Follower.begin`; a stream that does not reach the graph says
+in its first unknown call's warning where that call is and how to show it); and
 ``astream_events``, whose graph's own ``on_chain_stream`` events carry its updates
 (:func:`_callback_event`; the prompt is in its first node's input), and an agent a tool
 ``invoke``s, which streams nothing of its own, is read from its nodes' inputs and outputs and
@@ -147,6 +152,7 @@ from turnfold.formats.common import (
     counted_usage,
     describe_args,
     plain_output,
+    prompt_not_recorded,
     stringify,
     structured_answer,
     text_result,
@@ -480,6 +486,9 @@ class LangChainBuilder(MessageBuilder):
         #: The transcript each call of a handoff's child is shown in, by the call (its
         #: object's id: a call id may repeat, at another level).
         self._home: dict[int, Transcript] = {}
+        #: Said after the warning of a tool result whose call was never seen: a stream's
+        #: follower says where the call is and how to show it (:data:`_BEFORE_STREAM`).
+        self.unknown_call_hint = ""
 
     def warn(self, reason: str, line: int | None) -> None:
         self.root.warnings.append(LoadWarning(reason=reason, line=line, source=self.source_name))
@@ -788,7 +797,8 @@ class LangChainBuilder(MessageBuilder):
         call_id = data.get("tool_call_id")
         call = self._calls.get(call_id) if isinstance(call_id, str) else None
         if call is None:
-            self.warn(f"tool result for an unknown tool_call_id {call_id!r}", line)
+            said = f"tool result for an unknown tool_call_id {call_id!r}"
+            self.warn(said + self.unknown_call_hint, line)
             name = data.get("name") if isinstance(data.get("name"), str) else ""
             own_id = call_id if isinstance(call_id, str) and call_id else f"tool@{line}"
             call = self._start(
@@ -1318,6 +1328,25 @@ class _Run:
         self.first: _Run | None = None
 
 
+#: The note of a saved stream's prompt that no event holds (the catalog's key).
+PROMPT_NOT_STREAMED = "user.prompt_not_recorded.langgraph_stream"
+
+#: Why a stream's tool result answers a call it never showed, and how to show that call:
+#: the stream began after it (spec A-2), as the thread's checkpointer holds it.
+_BEFORE_STREAM = {
+    "live": ": the stream begins after its call (a run resumed from a checkpoint, or a "
+    "thread's next turn), whose messages are in the thread's checkpointer, not in the stream; "
+    "follow graph.stream(...) itself, not a wrapper, and turnfold reads them "
+    '(graph.get_state(config)), or stream with stream_mode="values" (or add "values" to the '
+    "modes), whose states hold them",
+    "saved": ": the stream begins after its call (a run resumed from a checkpoint, or a "
+    "thread's next turn), whose messages are in the thread's checkpointer, not in the saved "
+    'events; save the stream with "values" among its modes (stream_mode=["updates", '
+    '"values"]) or "debug", whose states hold them, or load the thread itself: '
+    "turnfold.load(graph.get_state(config))",
+}
+
+
 class Follower:
     """Maps the events of a LangGraph stream into ``transcript`` as they arrive (spec A-2).
 
@@ -1333,6 +1362,10 @@ class Follower:
         #: the run goes on (a call without its result is running) or was saved.
         self.source_name, self.live = source_name, live
         self._root = _Run(LangChainBuilder(transcript, source_name, live=live), ())
+        self._root.builder.unknown_call_hint = _BEFORE_STREAM["live" if live else "saved"]
+        #: A saved stream whose first message of the root graph is not a prompt says so in
+        #: its place (:meth:`_unprompted`); decided at that message.
+        self._prompt_unknown = not live
         self._runs: dict[tuple[str, ...], _Run] = {(): self._root}
         #: A tool task's id → the id of the tool call it ran (from ``tasks``/``debug`` events).
         self._task_calls: dict[str, str] = {}
@@ -1357,14 +1390,30 @@ class Follower:
 
     # --- events ----------------------------------------------------------------------------
 
-    def begin(self, given: Any) -> None:
-        """The messages the followed graph was given (:func:`run_of_generator`), shown first
-        as the graph's state holds them: made messages by LangChain's own rule, the one
-        LangGraph's ``add_messages`` applies (a ``("user", text)`` pair, a string, a dict)."""
+    def begin(self, given: GraphInput | Any) -> None:
+        """What the followed graph starts from (:func:`run_of_generator`), shown first as
+        the graph's state holds it: the thread's earlier messages, then the messages it was
+        given, made messages by LangChain's own rule, the one LangGraph's ``add_messages``
+        applies (a ``("user", text)`` pair, a string, a dict)."""
         from langchain_core.messages import convert_to_messages
 
+        if not isinstance(given, GraphInput):
+            given = GraphInput([], given if isinstance(given, list) else [given])
+        for message in given.history:
+            self._message(self._root, message)
+        if given.unread is not None:
+            # Said here, with what the stream's unknown calls would otherwise repeat.
+            self._root.builder.unknown_call_hint = ""
+            self._warn(
+                "a run resumed from a checkpoint: the thread's messages before it are not "
+                f"shown, its checkpointer could not be read before the run ({given.unread}); "
+                'stream with stream_mode="values" (or add "values" to the modes), whose '
+                "states hold them"
+            )
+        if given.given is None:
+            return
         try:
-            messages = convert_to_messages(given if isinstance(given, list) else [given])
+            messages = convert_to_messages(given.given)
         except (ValueError, TypeError, NotImplementedError) as exc:
             self._warn(f"the messages the run was given are not shown: {exc}")
             return
@@ -1917,6 +1966,7 @@ class Follower:
         if own_id is not None and own_id in run.seen:
             self._complete(run, own_id, kind, data)
             return
+        self._unprompted(run, kind)
         if own_id is not None:
             run.seen.add(own_id)
         reuse = run.entries if run.pending_id == own_id else []
@@ -1939,6 +1989,21 @@ class Follower:
         if kind == "tool" and self._unmatched:
             self._match_answer(run, data.get("tool_call_id"))
         self._touch(run)
+
+    def _unprompted(self, run: _Run, kind: str) -> None:
+        """A saved stream whose root graph's first message (of type ``kind``) is not a
+        prompt, the stream having shown nothing before it, holds no input: LangGraph writes
+        the input to the state before the first step, and ``updates`` and ``messages``
+        stream what the nodes write. One line says so in the prompt's place
+        (:data:`PROMPT_NOT_STREAMED`): a state mode saved with them would hold it."""
+        if not self._prompt_unknown or run is not self._root or kind in ("system", "remove"):
+            return
+        self._prompt_unknown = False
+        transcript = run.builder.root
+        if kind not in ("human", "chat") and not transcript.entries:
+            note = prompt_not_recorded()
+            note.meta["prompt_note"] = PROMPT_NOT_STREAMED
+            transcript.append(note)
 
     def _complete(self, run: _Run, own_id: str, kind: str, data: Mapping[str, Any]) -> None:
         """The complete form of a message first shown from its merged chunks: its entries
@@ -1965,6 +2030,7 @@ class Follower:
         own_id = _id_of(message)
         if own_id is not None and own_id in run.seen:
             return
+        self._unprompted(run, _CHUNK_TYPES.get(type(message).__name__, "ai"))
         agent = metadata.get("lc_agent_name") if isinstance(metadata, Mapping) else None
         if isinstance(agent, str) and agent:
             run.agent = agent  # the chunks lack the name create_agent gives the message
@@ -2270,6 +2336,13 @@ def _state_fields(state: Any) -> Mapping[str, Any] | None:
 #: The keys of every event of a lone ``debug`` stream (``langgraph.pregel.debug``'s
 #: ``DebugOutput``s: a task, a task's result or a checkpoint, in ``payload``).
 _DEBUG_KEYS = frozenset({"type", "step", "timestamp", "payload"})
+_DEBUG_TYPES = NameSet({"checkpoint", "task", "task_result"})
+
+
+def _is_debug_event(chunk: Mapping[str, Any]) -> bool:
+    """Whether a mapping is a lone ``debug`` stream's event, of one of its three types (a
+    saved one too: ``list(graph.stream(inputs, stream_mode="debug"))`` written as JSON)."""
+    return chunk.keys() == _DEBUG_KEYS and chunk.get("type") in _DEBUG_TYPES
 
 
 def _mode_of(chunk: Any) -> str | None:
@@ -2294,14 +2367,27 @@ _STREAMS = frozenset({"stream", "astream"})
 _STATE_MODES = NameSet({"values", "debug"})
 
 
-def run_of_generator(events: Any) -> Any:
-    """The messages ``graph.stream(input, ...)`` (or ``astream``), the generator to follow,
-    was given, read off the generator's arguments before it runs; None for any other
-    generator, an input without messages (a ``Command`` resuming a run, None), or a stream
-    whose events hold them (:data:`_STATE_MODES`). LangGraph writes the input to the state
-    before the first step and streams what the nodes write, so no ``updates`` or
-    ``messages`` event holds the prompt, which the load of the run's final state shows
-    (spec A-2); a thread's earlier turns are shown by neither."""
+@dataclasses.dataclass
+class GraphInput:
+    """What a followed ``graph.stream(input, config, ...)`` starts from, read before it runs
+    (:func:`run_of_generator`): the thread's messages its checkpointer holds (``history``),
+    the messages ``input`` adds (``given``), and, when the history of a run resumed from a
+    checkpoint could not be read, why (``unread``)."""
+
+    history: list[Any]
+    given: list[Any] | None
+    unread: str | None = None
+
+
+def run_of_generator(events: Any) -> GraphInput | None:
+    """What ``graph.stream(input, config, ...)`` (or ``astream``), the generator to follow,
+    starts from, read off the generator's arguments before it runs; None for any other
+    generator, or a stream whose events hold it (:data:`_STATE_MODES`). LangGraph writes
+    the input to the state before the first step and streams what the nodes write, so no
+    ``updates`` or ``messages`` event holds the prompt, nor the messages of the thread before
+    it (a next turn's earlier turns; the call a run resumed with ``Command(resume=...)``
+    answers), which the load of the run's final state shows (spec A-2): those are read from
+    the graph's checkpointer (:func:`_thread_history`)."""
     frame = getattr(events, "gi_frame", None) or getattr(events, "ag_frame", None)
     if frame is None or frame.f_globals.get("__name__") != _STREAMS_MODULE:
         return None
@@ -2316,9 +2402,41 @@ def run_of_generator(events: Any) -> Any:
         return None
     if any(mode in _STATE_MODES for mode in modes):
         return None
-    state = _state_fields(given.get("input"))
+    graph, config, run_input = given.get("self"), given.get("config"), given.get("input")
+    command = type(run_input).__name__ == "Command"  # langgraph.types.Command
+    resumed = command and getattr(run_input, "resume", None) is not None
+    history, unread = _thread_history(graph, config, asynchronous=frame.f_code.co_name == "astream")
+    # A Command's messages are those of its state update (``Command(update=...)``).
+    state = _state_fields(getattr(run_input, "update", None) if command else run_input)
     messages = state.get("messages") if state is not None else None
-    return messages if messages else None
+    if not (history or messages or (resumed and unread)):
+        return None
+    given_messages = (messages if isinstance(messages, list) else [messages]) if messages else None
+    return GraphInput(history, given_messages, unread if resumed else None)
+
+
+def _thread_history(graph: Any, config: Any, *, asynchronous: bool) -> tuple[list[Any], str | None]:
+    """The messages of ``config``'s thread in ``graph``'s checkpointer before the run
+    (``graph.get_state(config)``), and why they could not be read, if so. A graph without a
+    checkpointer, or a config naming no thread, has none. An async checkpointer
+    (``AsyncSqliteSaver``, ``AsyncPostgresSaver``: its sync reads wait on the event loop it
+    was made in, ``loop``) is not read for ``astream``: that loop is the one running it."""
+    saver = getattr(graph, "checkpointer", None)
+    configurable = config.get("configurable") if isinstance(config, Mapping) else None
+    thread = configurable.get("thread_id") if isinstance(configurable, Mapping) else None
+    if not hasattr(saver, "get_tuple") or thread is None:
+        return [], None
+    import asyncio
+
+    if asynchronous and isinstance(getattr(saver, "loop", None), asyncio.AbstractEventLoop):
+        return [], f"its {type(saver).__name__} is read asynchronously only"
+    try:
+        values = graph.get_state(config).values
+    except Exception as exc:  # the user's checkpointer: whatever it raises, the run goes on
+        return [], f"{type(exc).__name__}: {exc}"
+    state = _state_fields(values)
+    messages = state.get("messages") if state is not None else None
+    return (list(messages) if isinstance(messages, (list, tuple)) else []), None
 
 
 def _debug_state(event: Any) -> Mapping[str, Any] | None:
@@ -2398,13 +2516,16 @@ def saved_event(value: Any) -> tuple[tuple[str, ...], str, Any] | None:
 
 def _saved_mode(chunk: Any) -> str | None:
     """The mode of a saved chunk that does not say it, by its shape: ``[message,
-    metadata]`` (``messages``), a state with ``messages`` (``values``), or nodes' updates
-    holding messages (``updates``). Any other value is no stream's."""
+    metadata]`` (``messages``), a state with ``messages`` (``values``), a ``debug`` event
+    (:func:`_is_debug_event`), or nodes' updates holding messages (``updates``). Any other
+    value is no stream's."""
     if type(chunk) is list:
         is_token = len(chunk) == 2 and isinstance(chunk[1], Mapping)
         return "messages" if is_token and message_of(chunk[0]) is not None else None
     if not isinstance(chunk, Mapping) or message_of(chunk) is not None:
         return None
+    if _is_debug_event(chunk):
+        return "debug"
     if isinstance(chunk.get("messages"), list):
         # A state holding LangChain's messages: a dataset's row of Chat messages under
         # "messages" (a file of runs) is no stream's.
@@ -2418,6 +2539,13 @@ def _holds_message(mode: str, chunk: Any) -> bool:
         return type(chunk) is list and len(chunk) == 2 and message_of(chunk[0]) is not None
     if not isinstance(chunk, Mapping):
         return False
+    if mode == "debug":
+        # A checkpoint's state, or a task's input (a model node's is the state).
+        payload = chunk.get("payload")
+        if not isinstance(payload, Mapping):
+            return False
+        state = payload.get("values" if chunk.get("type") == "checkpoint" else "input")
+        return _holds_message("values", state)
     if mode == "values":
         messages = chunk.get("messages")
         return isinstance(messages, list) and bool(messages) and message_of(messages[0]) is not None
@@ -2607,7 +2735,9 @@ RECORDS = Records(
         "mode holds it",
         "tasks event": "a saved stream's task start or result: which task ran which call, "
         "interrupts; astream_events: a tool task's node input (its call) or its tool's result",
-        "debug event": "as tasks event",
+        "debug event": "a saved stream's debug event (with other modes, or bare: "
+        "list(graph.stream(..., stream_mode='debug'))): a checkpoint's state as a values "
+        "event, a task's start or result as a tasks event",
     },
     ignored={
         "remove": "RemoveMessage: an order to delete a message from the graph's state",
