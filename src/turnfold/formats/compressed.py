@@ -17,9 +17,13 @@ bytes read so far, by what no real file comes near (the numbers at :data:`MAX_IN
 - its lines: past :data:`MAX_LINES_PER_BYTE` lines a compressed byte (and at least
   :data:`LINE_FLOOR` lines), so that a file of tiny records, which stays under the first
   bound, holds a bounded number of them (36 MB of lines of 36 bytes at 256 times would be
-  over 100 GB of objects).
+  over 100 GB of objects);
+- both at once, whatever the compressed bytes: past :func:`held_limit`, a quarter of the memory
+  the process may use, its text and its lines counted at what each holds (:data:`LINE_BYTES`),
+  since a file large enough stays under both bounds above and still holds more than the
+  machine has (100 MB of gzip at 2 lines a byte would be 120 GB of objects).
 
-Past either bound the rest is not read, and a warning says which bound, the lines read and how
+Past any bound the rest is not read, and a warning says which bound, the lines read and how
 to read all of it; every line before it is read whole (the line the bound falls in is
 finished). Compressed data that is cut off or corrupt ends the text there, with a warning: what
 came before is read (L-4).
@@ -27,8 +31,11 @@ came before is read (L-4).
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import IO, Any
 
 #: Each compression by the bytes its files start with (RFC 1952, bzip2, the xz format, RFC 8878).
@@ -56,10 +63,55 @@ MAX_LINES_PER_BYTE = 2
 #: The lines read whatever their compressed bytes (the start of a file, where few are read):
 #: about 110 MB of the smallest records' objects.
 LINE_FLOOR = 250_000
+#: What a line holds in a load beside its text, however short it is: its record's objects and
+#: its entry's (a load of lines of ``{"role":"user","content":"hi"}`` holds 570 bytes a line,
+#: 590 at its peak).
+LINE_BYTES = 600
+#: The part of the memory the process may use that one load may hold of a compressed file's
+#: text and lines (:func:`held_limit`): a quarter, which leaves the rest to what the load
+#: builds of them and to the kernel's other work.
+HELD_SHARE = 4
+#: The memory assumed where the machine's cannot be asked for (no ``sysconf``: Windows).
+ASSUMED_MEMORY = 8 << 30
+#: The cgroup files that limit a container's memory (cgroup v2, v1): a notebook's pod may have
+#: far less than the machine it runs on.
+_CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
 #: How to decompress a file of each compression by hand, keeping it (said when a bound stops a
 #: load: a plain file is read whole).
 DECOMPRESS = {"gzip": "gunzip -k", "bzip2": "bunzip2 -k", "xz": "unxz -k", "zstd": "zstd -d"}
 _PEEK = max(len(magic) for magic in MAGIC)
+
+
+def memory_limit() -> int:
+    """The bytes of memory this process may use: the machine's, or less where its container
+    (cgroup) or its own limits (``RLIMIT_AS``, ``RLIMIT_DATA``) say so."""
+    try:
+        found = [os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")]
+    except (AttributeError, ValueError, OSError):
+        found = [ASSUMED_MEMORY]
+    for name in _CGROUP_LIMITS:
+        with contextlib.suppress(OSError, ValueError):  # absent, or "max": no limit
+            found.append(int(Path(name).read_text().strip()))
+    try:
+        import resource
+    except ImportError:  # Windows
+        return min(found)
+    for kind in (resource.RLIMIT_AS, resource.RLIMIT_DATA):
+        soft = resource.getrlimit(kind)[0]
+        if soft != resource.RLIM_INFINITY:
+            found.append(soft)
+    return max(min(found), 1)
+
+
+def held_limit() -> int:
+    """The bytes of text and lines (each line's objects counted as :data:`LINE_BYTES`) that
+    one load takes from a compressed file at most: :data:`HELD_SHARE` of
+    :func:`memory_limit`. No real session comes near it: a machine of 8 GB holds 2 GB, 3.5
+    million of the shortest records or 2 GB of text, where the largest sessions the bounds
+    above were judged on are tens of megabytes (a 15 MB Inspect log). A dataset of runs that
+    large (each line a run, which a scan reads one at a time) is read up to it, with the
+    warning; decompressed by hand, it is read whole, in parts."""
+    return memory_limit() // HELD_SHARE
 
 
 def compression_of(stream: Any) -> str | None:
@@ -176,6 +228,8 @@ class _Inflated(io.RawIOBase):
         self._kind = kind
         self._step = _steps(kind, io.BufferedReader(self._compressed))
         self._floor = floor
+        self._memory = memory_limit()
+        self._held = self._memory // HELD_SHARE
         self._warn = warn
         self._count = 0  # the bytes of text handed out, and their lines (newlines)
         self._lines = 0
@@ -214,6 +268,13 @@ class _Inflated(io.RawIOBase):
         if lines > max(LINE_FLOOR, MAX_LINES_PER_BYTE * read):
             return self._bound(
                 data, f"holds more than {MAX_LINES_PER_BYTE} lines per byte of its {kind} data"
+            )
+        if count + LINE_BYTES * lines > self._held:
+            return self._bound(
+                data,
+                f"holds more than {self._held:,} bytes of text and lines (a line's objects "
+                f"counted as {LINE_BYTES} bytes), the part of this process's {self._memory:,} "
+                "bytes of memory one load may take",
             )
         self._count, self._lines = count, lines
         self._open = data[-1:] not in (b"", b"\n")

@@ -140,6 +140,20 @@ DECODED_AGAIN_BYTES = 64 * 1024 * 1024
 BATCH_ROWS = 1024
 #: ...fewer when they hold more than this many bytes of the column (:func:`_batch_rows`).
 BATCH_BYTES = 64 * 1024 * 1024
+#: What a value of a cell holds once converted to Python values and read, however short it is
+#: (each list, struct and field in it: a message of a role and a text is three): 300 bytes at
+#: the peak of ``load(path, sample=1)`` of a cell of 200,000 messages ``{"role": "user",
+#: "content": "hi"}``, a Parquet file of 1.8 KB.
+VALUE_BYTES = 300
+#: The values a row group's footer may count (its columns' leaves, nulls too) per byte stored.
+#: Real tables hold 0.3 to 0.6 (3,000 runs of 2 to 40 messages, some of them tool calls, some
+#: of a few words, by Snappy or Zstandard), the file above 390: past this, and past
+#: :data:`VALUE_FLOOR`, a group is a compression bomb, its values never decoded (one row of them
+#: is decoded whole, by Arrow, before it can be looked at).
+MAX_VALUES_PER_BYTE = 8
+#: The values a row group holds whatever its stored bytes: about 75 MB of the smallest values'
+#: objects, as :data:`~turnfold.formats.compressed.LINE_FLOOR` is of lines.
+VALUE_FLOOR = 250_000
 #: What joins the columns of a virtual messages column: ``prompt+completion`` is read from
 #: ``prompt`` and ``completion`` (:func:`read_columns`).
 JOIN = "+"
@@ -491,6 +505,11 @@ def _bytes_of(info: pq.RowGroupMetaData, leaves: list[int], stored: bool = False
     return sum(info.column(i).total_uncompressed_size for i in leaves)
 
 
+def _values_of(info: pq.RowGroupMetaData, leaves: list[int]) -> int:
+    """The values of a row group's ``leaves`` (:func:`_leaves`), nulls included."""
+    return sum(info.column(i).num_values for i in leaves)
+
+
 def _batch_rows(meta: pq.FileMetaData, groups: list[int], read: list[str]) -> int:
     """:data:`BATCH_ROWS`, or as many of the rows of ``groups`` as hold about
     :data:`BATCH_BYTES`: Arrow joins the rows of one group to the next in a batch, so eight
@@ -512,12 +531,23 @@ def _unread_groups(
     JSON line is; a group over it that inflates past
     :data:`~turnfold.formats.compressed.MAX_INFLATION` times its stored bytes (text compresses
     5 to 25 times) is a compression bomb, whose one huge cell a few kilobytes of file can hide
-    among small ones (X-1)."""
+    among small ones (X-1). So is a group of more than :data:`MAX_VALUES_PER_BYTE` values a
+    stored byte (and :data:`VALUE_FLOOR`): tiny rows, or tiny messages, each some hundreds of
+    bytes of objects however few bytes its text, and fewer still stored (a dictionary's index)."""
     leaves, limit, found = _leaves(meta, read), record_limit(), {}
     for group in range(meta.num_row_groups):
         info = meta.row_group(group)
         size, stored = _bytes_of(info, leaves), _bytes_of(info, leaves, stored=True)
+        values = _values_of(info, leaves)
         over = f"over the limit of {limit:,} bytes (TURNFOLD_MAX_RECORD_BYTES); not read"
+        if values > max(VALUE_FLOOR, MAX_VALUES_PER_BYTE * stored):
+            found[group] = (
+                f"{what} in row group {group}: {values:,} values stored in {stored:,} bytes, "
+                f"more than {MAX_VALUES_PER_BYTE} a byte, as a compression bomb's must not be; "
+                "not read (to read them, read the file with pyarrow.parquet.read_table and "
+                "scan the table)"
+            )
+            continue
         if size <= limit:
             continue
         if info.num_rows == 1:
@@ -641,7 +671,7 @@ def cells(path: str, column: str, part: Rows | None = None) -> Iterator[Any]:
             for batch in file.iter_batches(size, row_groups=kept, columns=read):
                 begin, stop = max(start - row, 0), min(end - row, batch.num_rows)
                 if begin < stop:
-                    yield from batch_cells(batch.slice(begin, stop - begin))
+                    yield from _held_cells(batch.slice(begin, stop - begin))
                 row += batch.num_rows
                 if row >= end:
                     return
@@ -664,7 +694,7 @@ def _arrow_cells(path: str, column: str, part: Rows | None) -> Iterator[Any]:
             if begin < stop:
                 rows = batch.select(read)
                 for at in range(begin, stop, BATCH_ROWS):
-                    yield from batch_cells(
+                    yield from _held_cells(
                         _checked(path, rows.slice(at, min(BATCH_ROWS, stop - at)))
                     )
             row += batch.num_rows
@@ -672,6 +702,81 @@ def _arrow_cells(path: str, column: str, part: Rows | None) -> Iterator[Any]:
                 break
     finally:
         file.close()
+
+
+def _held_cells(batch: pa.RecordBatch) -> Iterator[Any]:
+    """:func:`batch_cells` of ``batch``, converted a few rows at a time so that no more than
+    :func:`held_values` values are converted at once; a row of more stands for itself, unread
+    (X-2: its error names it), as one over the record limit does."""
+    most = held_values()
+    counts = _values(batch)
+    start = held = 0  # the rows from ``start`` not yet converted, and their values
+    for at, count in enumerate(counts):
+        if held + count > most and at > start:
+            yield from batch_cells(batch.slice(start, at - start))
+            start, held = at, 0
+        if count > most:
+            yield Unread(
+                f"its messages hold {count:,} values (each list, struct and field in them), "
+                f"more than the {most:,} a load converts at once ({VALUE_BYTES} bytes of objects "
+                "each, in the part of this process's memory one load may take); not read (to "
+                "read it, read its row with pyarrow and load its messages)"
+            )
+            start = at + 1
+            continue
+        held += count
+    if start < len(counts):
+        yield from batch_cells(batch.slice(start))
+
+
+def held_values() -> int:
+    """The values of cells converted to Python values at once at most: the bytes one load may
+    take of a compressed file (:func:`~turnfold.formats.compressed.held_limit`, a part of the
+    memory the process may use), a value counted as :data:`VALUE_BYTES`. No real run comes near
+    it: a machine of 8 GB converts 7 million at once, where a run of 1,000 messages of tool
+    calls holds some 15,000 (a batch of :data:`BATCH_ROWS` such runs, 15 million, is converted
+    in parts)."""
+    return max(compressed.held_limit() // VALUE_BYTES, 1)
+
+
+def _values(batch: pa.RecordBatch) -> list[int]:
+    """The values each row of ``batch`` holds (:func:`_held_cells`), counted by Arrow before any
+    is converted."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    total: Any = pa.repeat(pa.scalar(0, pa.int64()), batch.num_rows)
+    for column in batch.columns:
+        total = pc.add(total, _item_values(column))
+    counts: list[int] = total.to_pylist()
+    return counts
+
+
+def _item_values(array: Any) -> Any:
+    """The values each item of ``array`` holds: itself, and each of its items' and fields'."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = array.type
+    if pa.types.is_struct(kind):
+        total: Any = pa.repeat(pa.scalar(1, pa.int64()), len(array))
+        for field in range(kind.num_fields):
+            total = pc.add(total, _item_values(array.field(field)))
+        return total
+    if pa.types.is_fixed_size_list(kind):
+        items = array.flatten()
+        offsets = pa.array(range(0, len(items) + 1, kind.list_size), pa.int64())
+    elif pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind):
+        offsets = pc.subtract(array.offsets.cast(pa.int64()), array.offsets[0].as_py())
+        items = array.values.slice(array.offsets[0].as_py(), offsets[-1].as_py())
+    else:
+        return pa.repeat(pa.scalar(1, pa.int64()), len(array))
+    # The items' values summed between each list's offsets: a running total, taken at both.
+    inner = pc.cumulative_sum(_item_values(items)) if len(items) else pa.array([], pa.int64())
+    running = pa.concat_arrays([pa.array([0], pa.int64()), inner])
+    ends = running.take(offsets.slice(1))
+    starts = running.take(offsets.slice(0, len(array)))
+    return pc.add(pc.subtract(ends, starts), 1)
 
 
 def cell(path: str, column: str, row: int) -> Any:
