@@ -126,15 +126,17 @@ def test_C7_a_record_that_cannot_be_read_is_a_row_with_its_error(tmp_path: Path)
     rows = corpus.to_pandas()
     assert len(rows) == 4
     assert corpus.errors == 2
-    assert rows["error"][1].startswith("line 2: invalid JSON")
+    assert rows["error"][1].startswith(f"{path}, line 2: not a transcript (invalid JSON")
     # The file and its line, not the record read as an object of its own ("<object>, line 1").
     assert rows["error"][2].startswith(f"{path}, line 3: not a transcript (")
     assert list(rows["tool_calls"][[0, 3]]) == [1, 1]
-    # Opening a row that cannot be read says why as its row does (it was read as a sample of
-    # an eval log: "the log holds no samples"), and so does load(path, sample=n).
-    for opened in (lambda: corpus[f"{path}#2"], lambda: turnfold.load(path, sample=2)):
-        with pytest.raises(TranscriptFormatError, match=rf"{path}, line 3: .*run #2: "):
-            opened()
+    # Opening a row that cannot be read says why as its row does, word for word (it was read
+    # as a sample of an eval log: "the log holds no samples"), and so does load(path, sample=n).
+    for place in (1, 2):
+        for key, sample in ((f"{path}#{place}", None), (None, place)):
+            with pytest.raises(TranscriptFormatError) as caught:
+                corpus[key] if key is not None else turnfold.load(path, sample=sample)
+            assert str(caught.value) == rows["error"][place]
 
 
 def test_C4_a_file_of_runs_comes_from_the_index_and_a_grown_one_is_read_again(
@@ -235,7 +237,8 @@ def test_C5_a_large_file_of_runs_is_read_in_parts_by_every_worker(
     assert split.tool_calls().equals(whole.tool_calls())
     assert split.turns().equals(whole.turns())
     rows = split.to_pandas()
-    assert rows["error"][3].startswith("line 4: invalid JSON")  # the file's line, not the part's
+    # The file's line, not the part's.
+    assert rows["error"][3].startswith(f"{path}, line 4: not a transcript (invalid JSON")
     assert split.keys[8] == f"{path}#8"
     assert split[f"{path}#8"] == turnfold.load(_rows(40)[8])
     assert split[f"{path}#38"] == turnfold.load(_rows(40)[39])

@@ -179,7 +179,7 @@ def test_L4_a_table_has_no_epochs_and_an_empty_one_no_runs() -> None:
         turnfold.load(table.slice(0, 0))
     with pytest.raises(SampleSelectionError, match=r"a pandas DataFrame of no rows holds no"):
         turnfold.load(table.slice(0, 0).to_pandas(), sample=0)
-    with pytest.raises(ValueError, match=r"agent= is for reading a framework's run"):
+    with pytest.raises(ValueError, match=r"^<table>, row 0 is read as openai, whose run says"):
         turnfold.load(table, sample=0, agent=object())
 
 

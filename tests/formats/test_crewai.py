@@ -1070,22 +1070,25 @@ def test_A2_the_limit_of_a_task_run_side_by_side_is_said_in_its_own_turn() -> No
 
 
 def test_C1_a_scan_finds_a_crew_s_text_log_by_its_name(tmp_path: Path) -> None:
-    """``output_log_file=True`` writes ``logs.txt`` where the crew ran: a scan reads it (by
-    its name: no other text file is opened), and another program's ``logs.txt`` is skipped,
-    not an error."""
+    """``output_log_file=True`` writes ``logs.txt`` where the crew ran: a scan reads it (and
+    a log of another name, told by its first line: tests/test_crewai_more.py), and another
+    program's ``logs.txt`` is skipped, not an error."""
     crew = tmp_path / "crew"
     crew.mkdir()
     log = crew / "logs.txt"
     shutil.copyfile(TEXT_LOG, log)
-    shutil.copyfile(TEXT_LOG, crew / "crew_log.txt")  # another name: not opened
+    shutil.copyfile(TEXT_LOG, crew / "crew_log.txt")  # output_log_file="crew_log"
     server = tmp_path / "server"
     server.mkdir()
     (server / "logs.txt").write_text("2026-12-06 10:00:00 INFO listening on :8080\n")
     corpus = turnfold.scan(tmp_path, workers=1, cache=False)
     rows = list(corpus)
-    assert [(r["key"], r["format"], r["error"]) for r in rows] == [(str(log), "crewai", None)]
-    assert rows[0]["title"] == "Add 1 and 2, then explode y."
-    assert corpus.skipped == 2
+    assert [(r["key"], r["format"], r["error"]) for r in rows] == [
+        (str(crew / "crew_log.txt"), "crewai", None),
+        (str(log), "crewai", None),
+    ]
+    assert rows[1]["title"] == "Add 1 and 2, then explode y."
+    assert corpus.skipped == 1
     assert corpus[str(log)] == turnfold.load(log)
 
 

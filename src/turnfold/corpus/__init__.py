@@ -308,23 +308,14 @@ class Corpus:
 
     def _repr_html_(self) -> str:
         """The counts and a table of the first rows, as the session browser's notebook
-        fallback draws them (in a kernel a Corpus shows as the browser itself, B-1). Where
-        rows share a file (an eval log's samples and epochs, a database's sessions), whose
-        titles may be the same prompt, the ``sample`` column beside the title tells them
-        apart (``1/2``: sample 1, epoch 2)."""
-        import pyarrow.compute as pc
-
-        from turnfold.corpus.columns import DEFAULT_COLUMNS
+        fallback draws them (in a kernel a Corpus shows as the browser itself, B-1), in its
+        default columns (:attr:`~turnfold.corpus.paging.Paging.default_columns`: ``sample``
+        among them where rows share a file)."""
         from turnfold.corpus.paging import Paging
         from turnfold.render.table import runs_html
 
-        table = self.to_arrow()
-        paging = Paging(table)
-        columns = list(DEFAULT_COLUMNS)
-        paths = table.column("path")
-        if pc.count(paths).as_py() > pc.count_distinct(paths).as_py():
-            columns.insert(columns.index("title") + 1, "sample")
-        return runs_html(paging, paging.query({"columns": columns})[0], self.describe())
+        paging = Paging(self.to_arrow())
+        return runs_html(paging, paging.query(None)[0], self.describe())
 
     def _display_(self) -> Any:
         """marimo's display protocol, which it prefers to ``_repr_html_``: a corpus left as a

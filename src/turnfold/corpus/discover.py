@@ -25,13 +25,20 @@ from typing import TYPE_CHECKING, Any
 
 from turnfold.caches import INDEX_NAME
 from turnfold.corpus.runs import Span
-from turnfold.formats import claude_code, codex, gemini, qwen, tables
+from turnfold.formats import tables
 from turnfold.formats.agents import cline, copilot, crush, kimi, kimi_cli, opencode
 from turnfold.formats.compressed import candidate_names
-from turnfold.formats.credentials import is_credentials, named_like
+from turnfold.formats.credentials import (
+    is_credentials,
+    keeper_of,
+    keepers,
+    named_like,
+    never_opened,
+)
 from turnfold.formats.frameworks import (
     adk_db,
     agno_db,
+    crewai,
     langgraph_checkpoints,
     openai_agents_db,
     strands_session,
@@ -75,16 +82,18 @@ DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 #: database, read with it, so neither items nor skipped files.
 DATABASE_PARTS = ("-wal", "-shm", "-journal")
 SESSION_DATABASES = (*NAMED_DATABASES, *NAMELESS_DATABASES)
-#: Names of session files that other programs' files bear too: CrewAI's text log
-#: (``output_log_file=True`` writes ``logs.txt`` in the folder the crew ran in,
-#: ``FileHandler``). A file of one that no format reads is skipped, not an error row (C-7).
-COMMON_NAMES = frozenset({"logs.txt"})
+#: Text files a format tells by their first line, whatever their name: CrewAI's text log
+#: (``output_log_file=True`` writes ``logs.txt`` where the crew ran, a name not ending in
+#: ``.json`` ``<name>.txt``, ``FileHandler``). Each is a candidate, unopened here: the worker
+#: looks at its first bytes (:func:`turnfold.formats.frameworks.crewai.detect_path`), another
+#: program's is skipped, not an error row (C-7), and the index keeps that verdict, so an
+#: unchanged one is not opened again (C-4).
+TEXT_SUFFIXES = (".txt",)
 #: Files worth opening by their name alone, hidden or not: aider's chat history (Markdown, in
-#: the folder aider ran in; its ``--chat-history-file`` default, ``aider/args.py``), the
-#: :data:`COMMON_NAMES` and the databases of sessions.
+#: the folder aider ran in; its ``--chat-history-file`` default, ``aider/args.py``) and the
+#: databases of sessions.
 CANDIDATE_NAMES = frozenset({
-    ".aider.chat.history.md", *COMMON_NAMES, *(m.DATABASE for m in NAMED_DATABASES),
-    opencode.KILO_DATABASE,
+    ".aider.chat.history.md", *(m.DATABASE for m in NAMED_DATABASES), opencode.KILO_DATABASE,
 })  # fmt: skip
 #: Hidden folders the agents keep their sessions in, walked like any other (a project's
 #: ``.gemini/tmp``, a home folder's ``.claude/projects``, ``.codex/sessions``…); other hidden
@@ -101,13 +110,16 @@ AGENT_FOLDERS = frozenset({
 #: files, no agent's sessions.
 DATA_HOME = (".local", "share")
 DATA_FOLDERS = frozenset({"opencode", "kilo", "crush"})
+#: Where each of those three writes instead when it is set: OpenCode's and Kilo Code's
+#: ``Global.Path.data`` is xdg-basedir's ``xdgData`` (``$XDG_DATA_HOME``, else
+#: ``~/.local/share``) joined with ``opencode`` or ``kilo``; Crush's ``GlobalConfigData`` and
+#: ``GlobalWorkspaceDir`` are under ``$XDG_DATA_HOME/crush`` (charmbracelet/crush
+#: ``internal/config/load.go``). A scan of the home walks its agents' folders there too.
+XDG_DATA_HOME = "XDG_DATA_HOME"
 #: The files the agents keep their keys and tokens in, in the folders a walk enters, each
 #: named by its reader (:class:`~turnfold.formats.credentials.Credentials`): passed over by
 #: name, never opened, and not counted as skipped files.
-CREDENTIALS = tuple(
-    reader.CREDENTIALS
-    for reader in (claude_code, codex, gemini, qwen, copilot, cline, kimi, opencode)
-)
+CREDENTIALS = tuple(keeper for _, keeper in keepers())
 _NAMED_LIKE_CREDENTIALS = named_like(CREDENTIALS)  # asked of every file: a set lookup first
 _HIDDEN_WALKED = AGENT_FOLDERS | {DATA_HOME[0]}
 
@@ -422,6 +434,8 @@ def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> No
             suffixes = CANDIDATE_SUFFIXES + TABLE_SUFFIXES + DATABASE_SUFFIXES
             if format in (None, openhands.NAME):  # no other format reads an archive
                 suffixes += ARCHIVE_SUFFIXES
+            if format in (None, crewai.NAME):  # nor a text file
+                suffixes += TEXT_SUFFIXES
             if saved is not None and saved.shards and name.endswith(ARROW_SUFFIXES):
                 # No shard of the dataset: a cache of one made of it (``map()`` writes its
                 # ``cache-<fingerprint>.arrow`` beside the shards it read), its rows again.
@@ -436,14 +450,53 @@ def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> No
 
 def _data_home_step(folder: str, start: str) -> frozenset[str] | None:
     """The only folders a walk of ``start`` enters of ``folder`` when ``folder`` is a
-    ``.local`` or ``.local/share`` met inside it (:data:`DATA_HOME`); None for any other
-    folder. A ``.local`` scanned by name is walked as any folder is."""
+    ``.local`` or ``.local/share`` met inside it (:data:`DATA_HOME`), or the data folder
+    ``$XDG_DATA_HOME`` names; None for any other folder. A ``.local`` scanned by name is
+    walked as any folder is."""
     parts = os.path.relpath(folder, start).split(os.sep)
     if parts[-1:] == [DATA_HOME[0]]:
         return frozenset({DATA_HOME[1]})
     if parts[-2:] == list(DATA_HOME):
         return DATA_FOLDERS
+    data_home = _xdg_data_home()
+    if (
+        data_home is not None
+        and parts != [os.curdir]
+        and parts[-1] == os.path.basename(os.path.normpath(data_home))  # no realpath per folder
+        and _same(folder, data_home)
+    ):
+        return DATA_FOLDERS
     return None
+
+
+def _xdg_data_home() -> str | None:
+    """The data folder ``$XDG_DATA_HOME`` names (:data:`XDG_DATA_HOME`), when it is set to an
+    absolute path: the XDG spec has a relative one ignored, and where an agent wrote with one
+    depends on the folder it ran in."""
+    value = os.environ.get(XDG_DATA_HOME, "")
+    return value if os.path.isabs(value) else None
+
+
+def _same(one: str, other: str) -> bool:
+    return os.path.realpath(one) == os.path.realpath(other)
+
+
+def _data_folders_elsewhere(root: str) -> list[str]:
+    """The agents' folders of ``$XDG_DATA_HOME`` (:data:`DATA_FOLDERS`) a scan of the home
+    ``root`` walks besides it: all of them when the data folder lies outside the home, or in
+    a hidden folder of it that no walk enters; none when a walk of the home meets it (its own
+    step enters only those, :func:`_data_home_step`), nor for a scan of any other folder."""
+    data_home = _xdg_data_home()
+    if data_home is None or not _same(root, os.path.expanduser("~")):
+        return []
+    inner = os.path.relpath(os.path.realpath(data_home), os.path.realpath(root))
+    met = not inner.startswith(os.pardir) and not any(
+        part.startswith(".") and part not in AGENT_FOLDERS for part in inner.split(os.sep)
+    )
+    if (met and inner != os.curdir) or inner == os.path.join(*DATA_HOME):
+        return []  # walked with the home (``.local/share``: by its own step)
+    return [path for name in sorted(DATA_FOLDERS)
+            if os.path.isdir(path := os.path.join(data_home, name))]  # fmt: skip
 
 
 def _is_glob(text: str) -> bool:
@@ -534,8 +587,14 @@ def discover(source: str | os.PathLike[str] | Iterable[Any], format: str | None)
             continue
         if os.path.isdir(text):
             _walk(text, format, found)
-        else:
-            _add_file(text, format, found)
+            for folder in _data_folders_elsewhere(text):
+                _walk(folder, format, found)
+            continue
+        keeper = keeper_of(text)
+        if keeper is not None:  # named, not met in a walk: the scan says why it read nothing
+            warn_at_caller(f"{entry}: {never_opened(keeper)}")
+            continue
+        _add_file(text, format, found)
     if found.tables and found.items:
         # Table files among sessions are passed over (a folder's Parquet files may be a
         # write_parquet() export of its own rows): counted as skipped, and said by name, as a

@@ -155,6 +155,16 @@ class Paging:
                  for name in table.column_names if name not in COLUMNS}  # fmt: skip
         self.columns: dict[str, Column] = {c.name: c for c in columns_of(extra)}
         self._kept: tuple[str, pa.Array[Any] | None] | None = None
+        #: What the table shows until the reader picks columns: :data:`DEFAULT_COLUMNS`, and
+        #: where rows share a file (an eval log's samples and epochs, a database's sessions),
+        #: whose titles may be the same prompt, ``sample`` beside the title to tell them apart
+        #: (``1/2``: sample 1, epoch 2): the live table and a saved notebook's alike (W-4).
+        import pyarrow.compute as pc
+
+        self.default_columns = list(DEFAULT_COLUMNS)
+        paths = table.column("path")
+        if pc.count(paths).as_py() > pc.count_distinct(paths).as_py():
+            self.default_columns.insert(self.default_columns.index("title") + 1, "sample")
 
     # --- queries ---------------------------------------------------------------------------------
 
@@ -179,7 +189,7 @@ class Paging:
             "sort": sort,
             "descending": bool(raw.get("descending")),
             "filters": filters,
-            "columns": list(dict.fromkeys(shown)) or list(DEFAULT_COLUMNS),
+            "columns": list(dict.fromkeys(shown)) or list(self.default_columns),
             "offset": max(0, offset) if isinstance(offset, int) else 0,
         }, problems
 

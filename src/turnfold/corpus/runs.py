@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from turnfold.formats import TranscriptFormatError, read_record, run_error
+from turnfold.formats import TranscriptFormatError, malformed_run, read_record, run_error
 from turnfold.formats.compressed import compression_of
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.resume import CountedLines, complete_lines, fingerprint
@@ -190,9 +190,10 @@ class Records:
 
 class Runs:
     """:class:`Records`, each read as ``load(record)`` reads it, with the warnings of its line:
-    ``(place, line, transcript)``, or the record's :class:`MalformedLine`, or the exception its
-    load raised; :attr:`mark` once read. A record that names its run (a Batch API line's
-    ``custom_id``: :func:`~turnfold.formats.wrappers.run_name`) gives that name for its place.
+    ``(place, line, transcript)``, or the exception its load raises (a line that is no JSON:
+    :func:`~turnfold.formats.malformed_run`); :attr:`mark` once read. A record that names its
+    run (a Batch API line's ``custom_id``: :func:`~turnfold.formats.wrappers.run_name`) gives
+    that name for its place.
 
     The records of one dataset are read in one format where they can be
     (:class:`~turnfold.formats.wrappers.OneFormat`): a part of the file is given ``guess``,
@@ -220,9 +221,9 @@ class Runs:
         for place, line, record, warned in self._records:
             name = run_name(record)
             self._named = self._named or name is not None
-            result: Transcript | MalformedLine | Exception
-            if isinstance(record, MalformedLine):
-                result = record
+            result: Transcript | Exception
+            if isinstance(record, MalformedLine):  # as load(path, sample=n) raises it
+                result = malformed_run(self._path, line, record)
             else:
                 try:
                     result = read(record)

@@ -25,9 +25,9 @@ from turnfold import progress
 from turnfold.corpus import runs
 from turnfold.corpus.discover import (
     CANDIDATE_SUFFIXES,
-    COMMON_NAMES,
     DATABASE_SUFFIXES,
     SESSION_DATABASES,
+    TEXT_SUFFIXES,
     Item,
     is_session_bookkeeping,
     is_subagent_file,
@@ -47,6 +47,7 @@ from turnfold.formats.common import as_text
 from turnfold.formats.databases import one_look
 from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
+from turnfold.formats.frameworks import crewai
 from turnfold.formats.harnesses import archive, inspect_log, openhands
 from turnfold.formats.source import Source, open_source
 from turnfold.formats.traces import otlp
@@ -244,6 +245,14 @@ def _is_eval_log(item: Item) -> bool:
         return False
 
 
+def _is_other_text(item: Item) -> bool:
+    """Whether ``item`` is a text file (:data:`TEXT_SUFFIXES`) that is no crew's text log:
+    told from its first bytes alone, so another program's file, however large, is not read."""
+    if item.path is None or item.format not in (None, crewai.NAME) or item.sample is not None:
+        return False
+    return item.path.endswith(TEXT_SUFFIXES) and crewai.detect_path(Path(item.path)) is None
+
+
 def _path_format(path: str) -> str | None:
     try:
         return path_format(Path(path))
@@ -277,6 +286,8 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
         return found or _one(_error_row(item, reason, openhands.NAME))
     if item.part is not None:
         return _examine_runs(item, tables, visit)
+    if _is_other_text(item):
+        return Summary("skipped")  # another program's text file, told by its first bytes
     if _is_eval_log(item) and item.sample is None:
         return _examine_log(item, tables, visit)
     if _is_archive(item):
@@ -285,7 +296,9 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
         return _examine_sessions(item, database, tables, visit)
     if item.format is None and item.path is not None and item.path.endswith(DATABASE_SUFFIXES):
         return Summary("skipped")  # a database of no agent's sessions: no JSON to read either
-    if item.grew and item.path is not None and item.sample is None:
+    # A crew's text log is read whole: it is no JSON, which reading on from a line needs.
+    text = item.path is not None and item.path.endswith(TEXT_SUFFIXES)
+    if item.grew and item.path is not None and item.sample is None and not text:
         growing = _examine_growing(item, tables, visit)
         if growing is not None:
             return growing
@@ -306,8 +319,6 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
                     # tells from JSON records: as load(path) reads it. Asked only here, so a
                     # session file is not opened once more for it.
                     format = _path_format(item.path) if item.sample is None else None
-                    if format is None and Path(item.path).name in COMMON_NAMES:
-                        raise _NotASession("skipped") from None  # another program's logs.txt
                     if format is None:
                         skipped = isinstance(exc, _NotASession) and exc.kind == "skipped"
                         if not skipped or runs_key(source) is None:
@@ -623,7 +634,7 @@ def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
     found = Summary("rows")
     assert item.part is None or isinstance(item.part, runs.Span)
     reading = runs.Runs(item.path, item.part, guessed_format(item))
-    for place, line, result in reading:
+    for place, _, result in reading:
         if item.sample is not None and str(place) != item.sample:
             continue
         key = item.key if item.sample is not None else f"{item.key}#{place}"
@@ -632,9 +643,6 @@ def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
         if isinstance(result, Transcript):
             format = as_text(result.metadata.get("source_format"))
             found.extend(_summarized(result, replace(each, format=format), format, tables, visit))
-        elif isinstance(result, MalformedLine):
-            reason = _reason(_Unreadable(f"line {line}: {result.reason}"))
-            found.extend(_one(_error_row(each, reason)))
         else:
             found.extend(_one(_error_row(each, _reason(result))))
         if item.sample is not None:

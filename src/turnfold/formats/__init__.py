@@ -18,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from turnfold.formats import detection, tables
+from turnfold.formats import credentials, detection, tables
 from turnfold.formats.compressed import decompressed
 from turnfold.formats.errors import LISTED_IDS, MalformedLine, TranscriptFormatError, unselected
 from turnfold.formats.source import (
@@ -250,13 +250,13 @@ def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Trans
             names.append(name)
         if is_run(record, count - 1, sample):
             if isinstance(record, MalformedLine):
-                raise TranscriptFormatError(
-                    source.name, FORMATS, line, f"#{count - 1}: {record.reason}"
-                )
+                raise malformed_run(source.name, line, record)
             try:
                 transcript = read(record)
             except TranscriptFormatError as exc:
-                raise run_error(exc, source.name, line, count - 1) from None
+                raise run_error(exc, source.name, line) from None
+            except AgentRefused as exc:
+                raise exc.of(f"{source.name}, line {line}") from None
             transcript.warnings[:0] = warned  # its line's, as a scan's row counts them
             return transcript
         if read.guess == UNKNOWN and not isinstance(record, MalformedLine):
@@ -278,14 +278,20 @@ def _no_place(name: str, sample: Any, epoch: int | None) -> ValueError:
     )
 
 
-def run_error(
-    exc: TranscriptFormatError, name: str, line: int | None, place: int | None = None
-) -> TranscriptFormatError:
+def run_error(exc: TranscriptFormatError, name: str, line: int | None) -> TranscriptFormatError:
     """A run's read error as its file's: the record was read as an object of its own
-    (``<object>``, its line 1), while the user looks for the file and the line (and the run's
-    place, where it is known: a part of a file numbers its runs from 0)."""
-    reason = f"run #{place}: {exc.reason}" if place is not None else exc.reason
-    return TranscriptFormatError(name, exc.tried, line, reason)
+    (``<object>``, its line 1), while the user looks for the file and the line. The one
+    message of that run's failure: ``load(path, sample=n)`` and ``corpus[key]`` raise it, a
+    scan's row says it (C-7). Its place is not in it: a part of a large file, read by a worker
+    of its own, numbers its runs from 0, and its rows are renumbered after; the key has it."""
+    return TranscriptFormatError(name, exc.tried, line, exc.reason)
+
+
+def malformed_run(name: str, line: int, record: MalformedLine) -> TranscriptFormatError:
+    """The error of a record of the file of runs ``name`` that is no JSON (its ``line``), one
+    message for ``load(path, sample=n)``, ``corpus[key]`` and a scan's row, as
+    :func:`run_error` is for a record no format reads."""
+    return TranscriptFormatError(name, FORMATS, line, record.reason)
 
 
 def read_record(record: Any, format: str | None = None, agent: Any = None) -> Transcript:
@@ -323,6 +329,24 @@ def _sample_choice(module: ModuleType, name: str, sample: Any, epoch: int | None
     return {}
 
 
+class AgentRefused(ValueError):
+    """``agent=`` given for a run of a format whose runs say themselves what ran
+    (:func:`agent_keyword`): an error, not silently ignored."""
+
+    def __init__(self, name: str, format: str) -> None:
+        self.format = format
+        super().__init__(
+            f"{name} is read as {format}, whose run says itself what ran: agent= tells "
+            "an ADK session which tools of its agents are agents (AgentTool), smolagents "
+            "steps where its managed agents' runs are, and a DSPy Prediction its LM calls"
+        )
+
+    def of(self, name: str) -> AgentRefused:
+        """The same refusal of the run a file of runs or a table holds at ``name`` (its file
+        and line, or row), which the record read as an object of its own does not know."""
+        return AgentRefused(name, self.format)
+
+
 def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
     """``agent=`` for a format whose runs leave out what only the agent knows (``READS_AGENT``:
     which of an ADK agent's tools are agents, where a smolagents agent's managed agents ran);
@@ -330,11 +354,7 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
     if agent is None:
         return {}
     if not getattr(module, "READS_AGENT", False):
-        raise ValueError(
-            f"{name} is read as {module.NAME}, whose run says itself what ran: agent= tells "
-            "an ADK session which tools of its agents are agents (AgentTool), smolagents "
-            "steps where its managed agents' runs are, and a DSPy Prediction its LM calls"
-        )
+        raise AgentRefused(name, module.NAME)
     return {"agent": agent}
 
 
@@ -499,6 +519,14 @@ def report_losses(
         )
 
 
+def refuse_credentials(path: Path) -> None:
+    """Refuse, unopened, a file an agent keeps its keys and tokens in (``~/.codex/auth.json``):
+    no transcript, and what its read would say could quote them."""
+    keeper = credentials.keeper_of(path)
+    if keeper is not None:
+        raise TranscriptFormatError(str(path), [], None, credentials.never_opened(keeper))
+
+
 def load(
     source: Any,
     format: str | None = None,
@@ -526,8 +554,8 @@ def load(
     A table of runs, a row each (a Parquet or Arrow file, a pandas or Polars DataFrame, a
     pyarrow Table, a Hugging Face ``Dataset``), holds one run per row: ``sample=n`` reads row
     ``n`` (from 0) as ``turnfold.scan(table)["#n"]`` does, its messages column chosen as the
-    scan chooses it, its other columns its metadata. A table in memory of one row needs no
-    ``sample``; one of several without it, or a row it does not hold, is a
+    scan chooses it, its other columns its metadata. A table of one row (in memory or a file)
+    needs no ``sample``; one in memory of several without it, or a row it does not hold, is a
     :class:`~turnfold.formats.errors.SampleSelectionError` saying how many rows it holds.
 
     ``agent`` is the agent a run was made with, for the formats whose runs leave out what only
@@ -536,7 +564,10 @@ def load(
     calls then show as sub-agents whose steps the session does not hold. A smolagents agent's:
     its managed agents' runs, which its steps do not hold, nest under their calls. A DSPy
     ``Prediction``'s (the program, its LM, or their ``history``): the LM calls, which give each
-    step its usage, model and time. Other formats refuse it with a ``ValueError``.
+    step its usage, model and time. A run of a table or of a file of runs is read with it as
+    its format reads it. Other formats refuse it with a ``ValueError`` (:class:`AgentRefused`)
+    naming the run. A file an agent keeps its keys and tokens in (``~/.codex/auth.json``) is
+    refused unopened, a :class:`TranscriptFormatError` saying so.
     """
     if format is not None and format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; known formats: {', '.join(FORMATS)}")
@@ -548,14 +579,14 @@ def load(
         return source
     table = table_of_runs(source)
     if table is not None:  # a DataFrame, a pyarrow Table, a Dataset: one row of it
-        if agent is not None:
-            raise ValueError("agent= is for reading a framework's run, not a table's row")
-        return tables.run_in_memory(table, format, sample, epoch)
+        return tables.run_in_memory(table, format, sample, epoch, agent)
     path = _path_of(source)
+    if path is not None:
+        refuse_credentials(path)
     # A table of runs: one row of it, or none. A folder is none, whatever its name, but one
     # ``datasets`` saved a dataset in.
     if path is not None and tables.is_table(path):
-        return tables.run_of(path, format, sample, epoch)
+        return tables.run_of(path, format, sample, epoch, agent)
     if path is not None:
         read = _read_path(path, format, sample, epoch, agent)
         if read is not None:

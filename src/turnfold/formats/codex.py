@@ -88,7 +88,9 @@ beyond the API (:class:`CodexBuilder`):
   more ``custom_tool_call_output`` under its cell's call id while it runs (codex-rs
   ``core/src/tools/code_mode/mod.rs``, ``CoreTurnHost::notify``: plain text, no ``Script …``
   header, recorded after the cell's answer): it is added to the cell's shown output in record
-  order (``meta["notifications"]``) and leaves its status as it is.
+  order (``meta["notifications"]``) and leaves its status as it is. One recorded before the
+  answer (injected input: nothing orders the two; told by the ``name`` the injection writes)
+  shows while the cell runs, and the answer follows it.
   Codex keeps a yielded cell running when its turn ends (its cells belong to the session,
   not the turn: a ``wait`` in a later turn collects it, and the commands its script runs then
   are still its own); at ``task_complete`` a cell no ``wait`` collected reads "Still running
@@ -1059,6 +1061,8 @@ class CodexBuilder(ResponsesBuilder):
         self._sessions: dict[int, ToolCall] = {}  # processes left running, by session id
         self._cells: dict[str, ToolCall] = {}  # exec calls that yielded, uncollected, by cell
         self._cells_printed: dict[str, ToolStatus] = {}  # their exit codes printed so far
+        #: Notifications recorded before their cell's answer, by call id: shown ahead of it.
+        self._early_notes: dict[str, str] = {}
         self._response_first: Entry | None = None  # first entry of the model response
         self._review: tuple[str, str | None] | None = None  # answer of an ended review, waiting
         self._review_answers: set[str] = set()  # echo keys of answers the review also gave
@@ -1633,34 +1637,49 @@ class CodexBuilder(ResponsesBuilder):
 
     def _output(self, item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         """A call's output; a code-mode notification (:meth:`_notification`) joins its cell's
-        output instead of replacing it."""
+        output instead of replacing it, and the cell's answer keeps the notifications
+        recorded before it, ahead of what it says."""
         call_id = item.get("call_id")
         call = self._calls.get(call_id) if isinstance(call_id, str) else None
-        if call is None or not self._notification(call, item):
-            super()._output(item, line, timestamp)
+        if call is not None and self._notification(call, item):
+            return
+        super()._output(item, line, timestamp)
+        early = self._early_notes.pop(call_id, None) if isinstance(call_id, str) else None
+        if call is not None and early is not None and call.result is not None:
+            shown = _joined(early, call.result.text)
+            self.transcript.update(call, result=replace(call.result, text=shown))
 
     def _notification(self, call: ToolCall, item: Mapping[str, Any]) -> bool:
         """Whether ``item`` is an output a script's ``notify(value)`` wrote for its ``exec``
-        cell, and if so add it to the cell's output. Codex answers an ``exec`` call with a
-        ``Script …`` status line first, always; a notification is the bare text under the same
-        call id, injected into the turn and so recorded after the answer, even when the script
-        sent it before (the next model request takes it): the cell's shown output gains it
-        after what it already shows, its status unchanged."""
+        cell, and if so add it to the cell's output, its status unchanged. Codex answers an
+        ``exec`` call with a ``Script …`` status line first, always; a notification is the
+        bare text under the same call id, injected into the turn and recorded when the turn
+        next takes its pending input (``Session::inject_response_items``): after the answer,
+        as Codex 0.171 writes it, and the cell's shown output gains it after what it already
+        shows. Nothing orders the two, so one may come first, told by the tool's ``name``
+        the injection writes (an answer has none): the cell, still running, shows it, and
+        its answer follows it (:meth:`_output`)."""
         if (
             item.get("type") != "custom_tool_call_output"
             or call.name != _CODE_MODE_TOOL
             or not call.meta.get("code_mode")
-            or call.result is None
-            or self._open.get(call.call_id) is call  # not answered yet: this is its answer
         ):
             return False
+        unanswered = call.result is None or self._open.get(call.call_id) is call
+        if unanswered and item.get("name") != _CODE_MODE_TOOL:
+            return False  # its answer (an error before the script ran has no Script line)
         text, _ = output_content(item.get("output"))
         if text is None or _CELL_RUNNING.match(text) or text.startswith(_CELL_ENDED):
             return False
         self.close_batch()  # the next call belongs to the next response
         meta = {**call.meta, "notifications": [*call.meta.get("notifications", ()), text]}
-        shown = _joined(call.result.text, text)
-        self.transcript.update(call, result=replace(call.result, text=shown), meta=meta)
+        if not unanswered and call.result is not None:
+            result = replace(call.result, text=_joined(call.result.text, text))
+        else:
+            early = _joined(self._early_notes.get(call.call_id), text)
+            self._early_notes[call.call_id] = early
+            result = ToolResult(text=early)
+        self.transcript.update(call, result=result, meta=meta)
         return True
 
     def start_call(

@@ -3,16 +3,37 @@
 A scan of a home walks the agents' folders (``~/.codex``, ``~/.gemini``…); each reader names,
 as its module's ``CREDENTIALS``, the files its tool keeps keys and tokens in there. A scan
 passes each over by its name and its folder's, never opening it (not even to learn it holds no
-session), and counts none as a skipped file: they are no input of anyone's.
+session), and counts none as a skipped file: they are no input of anyone's. One the user names
+(``scan("~/.codex/auth.json")``, ``load(...)``) is not opened either, and the scan warns, the
+load raises, saying so (:func:`keeper_of`).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import cache
 from pathlib import Path, PurePath
+
+#: The readers whose tools keep secrets beside their sessions, each naming them as its
+#: module's ``CREDENTIALS``: imported when a file may be one (:func:`keeper_of`).
+READERS: tuple[str, ...] = (
+    "turnfold.formats.claude_code", "turnfold.formats.codex", "turnfold.formats.gemini",
+    "turnfold.formats.qwen", "turnfold.formats.agents.copilot", "turnfold.formats.agents.cline",
+    "turnfold.formats.agents.kimi", "turnfold.formats.agents.opencode",
+)  # fmt: skip
+#: The last names of every reader's credential files, and the folders whose every file is one
+#: (:func:`named_like` of them all; a test keeps them equal): a load of a file of any other
+#: name imports none of :data:`READERS` to learn it is no credentials (issue 19).
+LIKELY_NAMES = frozenset({
+    ".credentials.json", "a2a-oauth-tokens.json", "auth.json", "config.json",
+    "gemini-credentials.json", "google_accounts.json", "mcp-auth.json",
+    "mcp-oauth-tokens-v2.json", "mcp-oauth-tokens.json", "oauth_creds.json", "secrets.json",
+})  # fmt: skip
+LIKELY_FOLDERS = frozenset({"credentials", "mcp-oauth-config"})
 
 
 @dataclass(frozen=True)
@@ -75,3 +96,30 @@ def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
         return name in frozen_names or os.path.basename(head) in frozen_folders
 
     return test
+
+
+@cache
+def keepers() -> tuple[tuple[str, Credentials], ...]:
+    """Every reader's credentials (:data:`READERS`), with the name of its format."""
+    found = []
+    for name in READERS:
+        __import__(name)
+        module = sys.modules[name]
+        found.append((str(module.NAME), module.CREDENTIALS))
+    return tuple(found)
+
+
+def keeper_of(path: str | os.PathLike[str]) -> str | None:
+    """The format whose tool keeps its secrets in the file at ``path`` (``codex`` for
+    ``~/.codex/auth.json``, ``~`` expanded), told without opening it; None for any other
+    file."""
+    where = Path(os.path.abspath(path))
+    if where.name not in LIKELY_NAMES and where.parent.name not in LIKELY_FOLDERS:
+        return None
+    return next((name for name, keeper in keepers() if keeper.holds(where)), None)
+
+
+def never_opened(keeper: str) -> str:
+    """Why a credential file the user named is not read, as a scan's warning and a load's
+    error say it (after the file's name)."""
+    return f"{keeper}'s credentials (keys, tokens), never opened"

@@ -1127,7 +1127,7 @@ def column_kinds(schema: pa.Schema) -> dict[str, Any]:
     return kinds
 
 
-def read_messages(cell: Any, format: str | None = None) -> Transcript:
+def read_messages(cell: Any, format: str | None = None, agent: Any = None) -> Transcript:
     """The run a table's cell of messages holds, as ``load(messages, format)`` reads it: JSON
     text parsed, as are the values ``datasets`` typed ``Json`` (:class:`JsonText`), each up to
     the record limit; Arrow's null struct fields dropped (Arrow gives every struct in a column
@@ -1148,16 +1148,16 @@ def read_messages(cell: Any, format: str | None = None) -> Transcript:
         raise TranscriptFormatError(ROW, [], None, cell.reason)
     if isinstance(cell, (str, bytes)):
         parsed = _parsed(cell)
-        return _as_row(lambda: read_record(parsed, format), parsed)
+        return _as_row(lambda: read_record(parsed, format, agent), parsed)
     if hasattr(cell, "tolist") and not isinstance(cell, (list, dict)):
         cell = cell.tolist()  # a numpy array out of pandas
     others: list[Any] = []
     said: list[str] = []
     messages = _drop_nulls(cell, others, said)
     if others:
-        read = _as_row(lambda: load(messages, format=format), messages)
+        read = _as_row(lambda: load(messages, format=format, agent=agent), messages)
     else:
-        read = _as_row(lambda: read_record(messages, format), messages)
+        read = _as_row(lambda: read_record(messages, format, agent), messages)
     held = cell.values() if type(cell) is dict else [cell]  # a virtual column's row: its cells
     said += [text for c in held if (text := getattr(c, "said", None))]
     read.warnings += [LoadWarning(reason=text) for text in said]
@@ -1368,11 +1368,15 @@ def row_count(path: str) -> int:
         file.close()
 
 
-def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Transcript:
+def run_of(
+    path: Path, format: str | None, sample: Any, epoch: int | None, agent: Any = None
+) -> Transcript:
     """The run in row ``sample`` (from 0, as ``scan`` keys it ``path#n``) of a table file of
     trajectories, or of a dataset ``datasets`` saved in a folder (its rows, shard after shard,
     as ``Dataset.load_from_disk(path)[n]`` has them), as ``load(messages)`` reads its
-    messages; the file alone names no run, nor does a ``DatasetDict``'s folder."""
+    messages (given ``agent``, as ``load(messages, agent=agent)`` does); a table of one row
+    needs no ``sample``, as one in memory does not; one of several names no run, nor does a
+    ``DatasetDict``'s folder."""
     name = str(path)
     saved = saved_dataset(path, os.listdir(path)) if path.is_dir() else None
     if saved is not None and saved.splits:
@@ -1382,6 +1386,9 @@ def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Tr
             "turnfold.scan() reads every split's runs; turnfold.load(path / split, sample=n) "
             "reads the n-th of one, from 0",
         )  # fmt: skip
+    files = [str(path / shard) for shard in saved.shards] if saved is not None else [name]
+    if sample is None and epoch is None and sum(row_count(file) for file in files) == 1:
+        sample = 0  # its one run: load(table) of one row reads it too
     place = run_place(sample)
     if sample is None or place is None or epoch is not None:
         what = "a dataset saved by datasets (each row of its shards holds a run)"
@@ -1395,7 +1402,6 @@ def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Tr
         if sample is not None:
             reason += f"; not sample={sample!r}" + (f", epoch={epoch!r}" if epoch else "")
         raise TranscriptFormatError(name, [], None, reason)
-    files = [str(path / shard) for shard in saved.shards] if saved is not None else [name]
     schema = schema_of(files[0])
     column = messages_column(list(schema.names), None, column_kinds(schema))
     row, count = place, 0
@@ -1409,7 +1415,7 @@ def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Tr
         raise no_such_run(name, count, place)
     return read_row(
         name, place, format, lambda: cell(file, column, row), lambda: cell(files[0], column, 0),
-        lambda: other_cells(file, column, row),
+        lambda: other_cells(file, column, row), agent,
     )  # fmt: skip
 
 
@@ -1420,17 +1426,25 @@ def read_row(
     held: Callable[[], Any],
     first: Callable[[], Any],
     others: Callable[[], Mapping[str, Any]],
+    agent: Any = None,
 ) -> Transcript:
     """The run in row ``place`` (from 0) of the table ``name`` (a file, or :data:`IN_MEMORY`),
     as a scan reads it: its cell (``held()``) read in the dataset's format, its first row's
     (``first()``, read only for a later row), unless ``format`` names one; an error naming
     the table and the row (:func:`row_error`); the row's other columns (``others()``) as its
-    metadata (C-1), as ``corpus[key]`` keeps them."""
+    metadata (C-1), as ``corpus[key]`` keeps them. ``agent`` is given to the row's format as
+    ``load(messages, agent=agent)`` gives it; one whose runs say themselves what ran refuses
+    it, naming the table and the row."""
+    from turnfold.formats import AgentRefused  # the package imports this module
+
     guess = format_of_first(first()) if place and format is None else UNKNOWN
+    read = OneFormat(lambda cell, format: read_messages(cell, format, agent), format, guess)
     try:
-        transcript = OneFormat(read_messages, format, guess)(held())
+        transcript = read(held())
     except TranscriptFormatError as exc:
         raise row_error(exc, name, place) from None
+    except AgentRefused as exc:
+        raise exc.of(f"{name}, row {place}") from None
     held_beside = {key: value for key, value in others().items() if value is not None}
     keep_wrapper_keys(transcript, held_beside)
     return transcript
@@ -1621,7 +1635,9 @@ def _cell_kind(value: Any) -> str | None:
     return "list" if type(value).__name__ == "ndarray" and getattr(value, "ndim", 0) == 1 else None
 
 
-def run_in_memory(table: Any, format: str | None, sample: Any, epoch: int | None) -> Transcript:
+def run_in_memory(
+    table: Any, format: str | None, sample: Any, epoch: int | None, agent: Any = None
+) -> Transcript:
     """``load(table, sample=n)``: the run in row ``n`` (from 0, as ``scan(table)`` keys it
     ``#n``) of a table of runs in memory (:class:`TableRuns`), read as ``scan(table)["#n"]``
     reads it (:func:`read_row`); a table of one row needs no ``sample``. A table of several
@@ -1641,7 +1657,7 @@ def run_in_memory(table: Any, format: str | None, sample: Any, epoch: int | None
         raise _unselected(what, count, sample, epoch)
     return read_row(
         IN_MEMORY, place, format, lambda: runs.cell(place), lambda: runs.cell(0),
-        lambda: runs.other_cells(place),
+        lambda: runs.other_cells(place), agent,
     )  # fmt: skip
 
 

@@ -93,7 +93,11 @@ in UTC):
   call delegated to (the delegation tools run it inside the call): a :class:`SubAgent` on the
   call, its task's description the sub-agent's prompt, and every frame until its
   ``agent_execution_completed`` (its ``started_event_id`` the start's) followed into its
-  transcript, whose answer is that frame's ``output``;
+  transcript, whose answer is that frame's ``output``. Coworkers of tasks run side by side
+  run at once, their frames interleaved: each start is the call's its frame's ``parent_id``
+  names (the call's start frame; frames with none: the running delegation naming its role
+  and task), and each frame after it the coworker's whose task (the one its delegation
+  made) it names (:class:`_Coworker`);
 - an ``llm_call_started`` whose last message is CrewAI's demand for the final answer: the
   agent reached its ``max_iter`` (the ``agent``'s of ``agent_execution_started``), a warning
   :class:`SystemNotice` after the task's answer. CrewAI makes that call with no task nor
@@ -130,6 +134,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -655,6 +660,35 @@ def _tool_key(name: str) -> str:
     return "_".join(name.lower().split())
 
 
+def _delegating(
+    running: list[ToolCall], parent: str | None, role: str | None, task: str | None
+) -> ToolCall:
+    """The call a coworker starting now runs in, of the ``running`` calls no coworker runs
+    in yet: the one its start's scope names (``parent_id``); else the latest delegation
+    naming the coworker and its task (CrewAI matches the role case and spaces aside,
+    ``BaseAgentTool.sanitize_agent_name``); else the latest delegation, else the latest call."""
+    named = next((c for c in running if parent is not None and c.call_id == parent), None)
+    if named is not None:
+        return named
+    delegations = [c for c in running if _tool_key(c.name) in _DELEGATIONS]
+    naming = [c for c in delegations if _names(c.args, role, task)]
+    return (naming or delegations or running)[-1]
+
+
+def _names(args: Any, role: str | None, task: str | None) -> bool:
+    """Whether a delegation's ``args`` name the coworker ``role`` and its ``task``."""
+    if not isinstance(args, Mapping) or not role:
+        return False
+    coworker = next((args[k] for k in _COWORKER if isinstance(args.get(k), str)), "")
+    asked = args.get("task", args.get("question"))
+    same_task = task is None or not isinstance(asked, str) or asked.strip() == task.strip()
+    return _sanitized(coworker) == _sanitized(role) and same_task
+
+
+def _sanitized(role: str) -> str:
+    return " ".join(role.split()).replace('"', "").casefold()
+
+
 def _role(message: Any) -> Any:
     return message.get("role") if isinstance(message, Mapping) else None
 
@@ -974,6 +1008,25 @@ def _frame(event: Any) -> tuple[Any, Mapping[str, Any], Any]:
     return kind, _mapping(getattr(event, "data", None)), frame_id
 
 
+def _parent(event: Any) -> str | None:
+    """The frame whose scope a frame's event was emitted in (``parent_id``): a coworker's
+    start names the delegating call's start."""
+    parent = (
+        event.get("parent_id") if isinstance(event, Mapping) else getattr(event, "parent_id", None)
+    )
+    return _key(parent)
+
+
+@dataclass
+class _Coworker:
+    """A coworker running inside a call that delegated to it: its follower, the call, its
+    ``agent_execution_started`` frame's id (its end's ``started_event_id``)."""
+
+    follower: Follower
+    call: ToolCall
+    start: str | None
+
+
 def _call_usage(data: Mapping[str, Any]) -> Usage | None:
     """An ``llm_call_completed`` frame's ``usage`` (the provider's counts, OpenAI's names)."""
     usage = usage_from(
@@ -1042,10 +1095,11 @@ class Follower:
         self._task_texts: dict[Any, AssistantText] = {}
         #: The time of the frame being read (a ``StreamFrame``'s own, in UTC): its entries'.
         self._stamp: str | None = None
-        #: The coworker running inside a call (a delegation), its call and its start frame.
-        self._child: Follower | None = None
-        self._child_call: ToolCall | None = None
-        self._child_start: Any = None
+        #: The coworkers running inside calls (delegations), in the order they started:
+        #: several at once when tasks side by side delegate, their frames interleaved.
+        self._coworkers: list[_Coworker] = []
+        #: A coworker's own task (the one its delegation made), whose frames are its.
+        self._own_task: str | None = None
 
     def begin(self, session: Any) -> None:
         self._session = session
@@ -1055,20 +1109,8 @@ class Follower:
         kind, data, frame_id = _frame(event)
         self._stamp = _frame_time(event)
         self._task = self._task_of(kind, data)
-        if self._child is not None and self._child_call is not None:
-            ended = kind == _AGENT_COMPLETED and data.get("started_event_id") == self._child_start
-            if ended or (
-                kind in (_TOOL_FINISHED, _TOOL_ERROR)
-                and data.get("started_event_id") == self._child_call.call_id
-            ):  # the coworker's own end, or its call's when that end was not streamed
-                self._end_child(data if ended else None)
-                if ended:
-                    return
-            elif self._task not in self._prompts:  # a crew's task's frame is no coworker's
-                self._child.feed(event)
-                # Tell the parent's observers the coworker's run grew.
-                self._update(self._child_call, subagent=self._child_call.subagent)
-                return
+        if self._coworkers and self._to_coworker(event, kind, data):
+            return
         if kind == _TASK_STARTED:
             task = _mapping(data.get("task"))
             text = as_text(task.get("description")) or as_text(data.get("task_name")) or ""
@@ -1079,7 +1121,7 @@ class Follower:
             self._turns.start(self._task, self._prompt)
             self._last_text = None
         elif kind == _AGENT_STARTED:
-            self._agent_started(data, frame_id)
+            self._agent_started(data, frame_id, _parent(event))
         elif kind == _TOOL_STARTED:
             self._calls[frame_id] = self._tool(data, frame_id)
         elif kind in (_TOOL_FINISHED, _TOOL_ERROR):
@@ -1127,19 +1169,80 @@ class Follower:
                 self._call_tasks[call] = tasks[0]
         return self._call_tasks.get(call)
 
-    def _agent_started(self, data: Mapping[str, Any], frame_id: Any) -> None:
+    def _to_coworker(self, event: Any, kind: Any, data: Mapping[str, Any]) -> bool:
+        """Whether the frame was a running coworker's (followed into its run): its end, or a
+        frame of its task, or of its own coworkers. The end of a delegating call ends its
+        coworker too, when the coworker's own end was not streamed."""
+        started = _key(data.get("started_event_id"))
+        if kind == _AGENT_COMPLETED:
+            ended = next((c for c in self._coworkers if c.start == started), None)
+            if ended is not None:
+                self._end_child(ended, data)
+                return True
+        if kind in (_TOOL_FINISHED, _TOOL_ERROR):
+            for coworker in [c for c in self._coworkers if c.call.call_id == started]:
+                self._end_child(coworker, None)
+        parent = _parent(event)
+        if self._task in self._prompts or (
+            kind == _AGENT_STARTED and self._delegates_to(data, parent)
+        ):
+            return False  # a crew's task's frame, or a coworker of one of this run's calls
+        claimed = [c for c in self._coworkers if c.follower._claims(kind, data, parent)]
+        if not claimed and len(self._coworkers) == 1:
+            claimed = self._coworkers  # a frame that names no one: the one coworker's
+        if len(claimed) != 1:
+            return False
+        coworker = claimed[0]
+        coworker.follower.feed(event)
+        # Tell the parent's observers the coworker's run grew.
+        self._update(coworker.call, subagent=coworker.call.subagent)
+        return True
+
+    def _claims(self, kind: Any, data: Mapping[str, Any], parent: str | None) -> bool:
+        """Whether a frame is of this coworker's run: of its task, a coworker starting under
+        one of its calls, or a frame its own coworkers claim."""
+        if self._own_task is not None and self._task_of(kind, data) == self._own_task:
+            return True
+        if kind == _AGENT_STARTED and self._delegates_to(data, parent):
+            return True
+        started = _key(data.get("started_event_id"))
+        if kind == _AGENT_COMPLETED and any(c.start == started for c in self._coworkers):
+            return True
+        return any(c.follower._claims(kind, data, parent) for c in self._coworkers)
+
+    def _delegates_to(self, data: Mapping[str, Any], parent: str | None) -> bool:
+        """Whether the agent starting now is a coworker one of this run's calls delegated
+        to: the call its start's scope names; or, of frames that name none, a running
+        delegation that names it and that no coworker runs in yet."""
+        if parent is not None:
+            return parent in self._calls
+        role = as_text(_mapping(data.get("agent")).get("role"))
+        task = as_text(_mapping(data.get("task")).get("description"))
+        free = self._free_calls()
+        return any(_tool_key(c.name) in _DELEGATIONS and _names(c.args, role, task) for c in free)
+
+    def _free_calls(self) -> list[ToolCall]:
+        """This run's calls still running that no coworker runs in yet."""
+        taken = [c.call for c in self._coworkers]
+        return [
+            c
+            for c in self._calls.values()
+            if c.status == self._builder.open_status and not any(c is t for t in taken)
+        ]
+
+    def _agent_started(self, data: Mapping[str, Any], frame_id: Any, parent: str | None) -> None:
         """An agent begins: the task's own, which names the turn's entries; or, while its
         agent's call runs, a coworker that call delegated to (CrewAI's ``Delegate work to
         coworker`` and ``Ask question to coworker`` run the coworker inside the call)."""
         agent = _mapping(data.get("agent"))
         role = as_text(agent.get("role"))
-        running = [c for c in self._calls.values() if c.status == self._builder.open_status]
+        running = self._free_calls()
         # Its own task's prompt (tasks run side by side name theirs); a coworker's task is
         # made by the delegation tool, so it is no task of the crew's.
         prompt = self._prompts.get(self._task, self._prompt)
         if prompt is not None and "agent" in prompt.meta and running:
-            delegating = [c for c in running if _tool_key(c.name) in _DELEGATIONS]
-            self._begin_child((delegating or running)[-1], role, data, frame_id)
+            task = as_text(_mapping(data.get("task")).get("description"))
+            self._begin_child(_delegating(running, parent, role, task), role, data, frame_id)
             return
         self._asked[self._task] = as_text(data.get("task_prompt")) or ""
         if type(agent.get("max_iter")) is int:
@@ -1160,19 +1263,17 @@ class Follower:
         if type(limit) is int:
             child._limits[self._task] = limit
         child._asked[self._task] = as_text(data.get("task_prompt")) or ""
-        self._child, self._child_call, self._child_start = child, call, frame_id
+        child._own_task = self._task
+        self._coworkers.append(_Coworker(child, call, _key(frame_id)))
         sub = SubAgent(name=role, task=task, transcript=child.transcript)
         self._update(call, subagent=sub)
 
-    def _end_child(self, data: Mapping[str, Any] | None) -> None:
-        child, call = self._child, self._child_call
-        self._child = self._child_call = self._child_start = None
-        if child is None or call is None:
-            return
+    def _end_child(self, coworker: _Coworker, data: Mapping[str, Any] | None) -> None:
+        self._coworkers.remove(coworker)
         if data is not None:
-            child._answer(as_text(data.get("output")), data)
-        child.close()
-        self._update(call, subagent=call.subagent)
+            coworker.follower._answer(as_text(data.get("output")), data)
+        coworker.follower.close()
+        self._update(coworker.call, subagent=coworker.call.subagent)
 
     def _agent_meta(self, data: Mapping[str, Any]) -> dict[str, Any]:
         role = as_text(data.get("agent_role"))
@@ -1321,8 +1422,8 @@ class Follower:
     def close(self) -> None:
         """The stream ended: calls never settled have no recorded outcome; the crew's usage
         is its result's."""
-        if self._child is not None:  # the stream ended inside a coworker's run
-            self._end_child(None)
+        for coworker in list(self._coworkers):  # the stream ended inside a coworker's run
+            self._end_child(coworker, None)
         for task, notice in self._limited.items():  # a run that stopped after the limit
             self._task = task
             self._add(notice)
