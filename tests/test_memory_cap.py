@@ -115,7 +115,10 @@ except (MemoryError, turnfold.TranscriptFormatError) as exc:
     print(type(exc).__name__, str(exc)[:2000].replace(chr(10), " "))
 else:
     print("loaded", len(transcript.entries), *[str(w) for w in transcript.warnings])
-print("peak", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+# VmHWM, not ru_maxrss: Linux carries a parent's peak across fork and exec into ru_maxrss, and
+# pytest's own process may be gigabytes by the time this runs.
+peak = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print("peak", peak.split()[1])
 """
 
 
