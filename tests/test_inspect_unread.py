@@ -60,7 +60,6 @@ def test_H6_an_invalidated_sample_says_who_why_and_when() -> None:
         "author": "qa-team",
         "reason": "the target was wrong in the dataset",
         "timestamp": "2026-05-04T12:30:00Z",
-        "scored_outcome": "pass",
     }
     [said] = _notices(transcript, "invalidated")
     assert transcript.entries[0] is said
@@ -70,18 +69,20 @@ def test_H6_an_invalidated_sample_says_who_why_and_when() -> None:
         "the target was wrong in the dataset"
     )
     assert _zh(said).startswith("此样本已被 qa-team")
-    assert transcript.metadata["outcome"] == "invalid"  # it no longer counts
+    # H-6's outcomes are four: the scored one stays, the invalidation is said apart.
+    assert transcript.metadata["outcome"] == "pass"
     assert transcript.metadata["score"] == 1.0  # as Inspect scored it
 
 
-def test_C2_an_invalidated_sample_s_row_and_header_say_invalid() -> None:
+def test_C2_an_invalidated_sample_s_row_keeps_its_outcome_and_header_says_invalid() -> None:
     rows = {row["sample"]: row for row in turnfold.scan(UNREAD, cache=False, workers=1)}
-    assert rows["invalid/1"]["outcome"] == "invalid"
-    assert rows["invalid/1"]["score"] == 1.0  # as scored; the outcome says it no longer counts
+    assert rows["invalid/1"]["outcome"] == "pass"  # H-6: one of four; C-2 has no other column
+    assert rows["invalid/1"]["score"] == 1.0
     assert rows["timeline/1"]["outcome"] == "pass"
     badge = outcome_badge(_load(UNREAD, "invalid").metadata, "en")
     assert badge is not None
-    assert badge["text"] == "Outcome: invalid · score 1"
+    assert badge["text"] == "Passed · score 1 · marked invalid"
+    assert badge["status"] == "pass"
 
 
 def test_H6_a_sample_nobody_invalidated_has_no_such_notice() -> None:

@@ -87,6 +87,10 @@ class SessionFacts:
     earlier runs included (``metadata["session_usage"]``), kept only when the transcript's own
     are unknown (the run's own tokens say more). It is not this run's, so it is never in
     ``tokens``, the cost, a corpus row or a comparison."""
+    failed_attempts_tokens: dict[str, int] = field(default_factory=dict)
+    """What the attempts that failed before the run shown spent, as far as the source keeps
+    them (``metadata["failed_attempts_usage"]``: an Inspect sample retried after an error). The
+    run's own total, which the source records, leaves them out, so ``tokens`` does too."""
     cost_usd: float | None = None
     """A cost the source recorded for the session."""
     cost: Cost | None = None
@@ -299,6 +303,9 @@ class SessionTally:
         so_far = meta.get("session_usage")
         if not own and isinstance(so_far, Mapping):
             facts.session_usage = counts_of(so_far)
+        failed = meta.get("failed_attempts_usage")
+        if isinstance(failed, Mapping):
+            facts.failed_attempts_tokens = counts_of(failed)
         # Priced again only when the tokens changed: a live session's updates are mostly not
         # new responses, and pricing walks every response (Q-3).
         priced = (facts.tokens, as_text(meta.get("model")), meta.get("cost_usd"))

@@ -7,6 +7,11 @@ the turns from 1, so a turn keeps its number as a session grows) and every tool 
 itself), and :meth:`turnfold.TranscriptWidget.reveal` takes the same anchors, so a link copied
 from a page opens the same place in the notebook.
 
+A call's anchor is its key, never the source's ``call_id``: a source may give two calls one id
+(Inspect reuses its ids in each attempt of a retried sample), and a transcript never gives two
+entries one (:meth:`turnfold.model.Transcript.append` suffixes a repeated one, ``~2``), so every
+link (timeline bars, search hits, ``reveal``) lands on the one call it names.
+
 >>> call_anchor("toolu_1/toolu_7"), turn_anchor(3)
 ('call-toolu_1/toolu_7', 'turn-3')
 >>> view = {"nodes": [{"kind": "user", "key": "u1"}, {"kind": "turn", "key": "turn:e0"},

@@ -195,7 +195,7 @@ def _no_turns(session: SessionNode | None, locale: str) -> SessionNode:
 
 
 #: The parts of a session header that follow its count of turns (see ``session_header``).
-_AFTER_TURNS = frozenset({"tools", "tokens", "tokens_so_far", "cost"})
+_AFTER_TURNS = frozenset({"tools", "tokens", "tokens_so_far", "tokens_failed_attempts", "cost"})
 
 
 def _first_key(nodes: list[TopNode] | None) -> str:

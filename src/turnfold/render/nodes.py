@@ -50,10 +50,11 @@ class OutcomeNode(TypedDict):
 
 class SessionPart(TypedDict):
     """One fact of the session header: its ``name`` (``agent``, ``model``, ``started``,
-    ``duration``, ``turns``, ``tools``, ``tokens``, ``tokens_so_far``, ``cost``), the text shown,
-    and a fuller form for a tooltip (the full model name, the exact time, the token breakdown),
-    or None. ``tokens_so_far`` is what the whole session had spent when the run was written,
-    earlier runs included, shown when the run's own tokens are not recorded."""
+    ``duration``, ``turns``, ``tools``, ``tokens``, ``tokens_so_far``, ``tokens_failed_attempts``,
+    ``cost``), the text shown, and a fuller form for a tooltip (the full model name, the exact
+    time, the token breakdown), or None. ``tokens_so_far`` is what the whole session had spent
+    when the run was written, earlier runs included, shown when the run's own tokens are not
+    recorded; ``tokens_failed_attempts`` what the attempts retried before the run spent."""
 
     name: str
     text: str

@@ -574,6 +574,12 @@ def session_header(
         part("tokens_so_far",
              translate("session.tokens_so_far", locale, tokens=compact_count(so_far)),
              translate("session.tokens_so_far_title", locale, tokens=f"{so_far:,}"))  # fmt: skip
+    failed = total_of(facts.failed_attempts_tokens)
+    if failed:  # U-1: spent, but not in the run's own total (the source's), and labelled so
+        key = "session.tokens_failed_attempts"
+        part("tokens_failed_attempts",
+             translate(key, locale, tokens=compact_count(failed)),
+             translate(f"{key}_title", locale, tokens=f"{failed:,}"))  # fmt: skip
     if facts.cost is not None:
         cost = format_usd(facts.cost.usd)
         if facts.cost.recorded:
@@ -624,6 +630,10 @@ def outcome_badge(metadata: Mapping[str, Any], locale: str) -> OutcomeNode | Non
     score = _score_text(metadata.get("score"))
     if score:
         parts.append(translate("outcome.score", locale, score=score))
+    if isinstance(metadata.get("invalidation"), Mapping):
+        # Marked invalid after it ran (an Inspect sample): the outcome stays as scored (H-6),
+        # and the badge says it no longer counts; the transcript's notice says who and why.
+        parts.append(translate("outcome.invalidated", locale))
     if not parts:  # the session's cost is in its header (U-3), not repeated here
         return None
     status = outcome if isinstance(outcome, str) and outcome in OUTCOMES else "other"

@@ -82,11 +82,13 @@ scorer → value; letters as Inspect counts them: C 1, I 0, P 0.5, N 0), ``outco
 none), ``error_retries`` (the errors of the attempts retried before this one, each also a
 warning notice opening the transcript), ``started_at``, ``completed_at``, ``total_time``,
 ``working_time``, ``model_usage``, ``role_usage`` and ``cost_usd`` when the usage records a
-cost; ``model_fallbacks``; ``invalidation`` (who marked the sample invalid after it ran,
-why, when, and what its scores said); ``eval_status`` (``started`` for an ``.eval`` still being
-written). ``outcome``: ``"invalid"`` when the sample was marked invalid; else ``"error"`` when
-the sample errored; else ``"incomplete"`` when a limit stopped it or it was cancelled; else
-from the scores: ``C`` passes, ``I`` and ``N``
+cost; ``failed_attempts_usage`` (the tokens of the failed attempts' responses the log keeps,
+which Inspect's ``model_usage`` leaves out); ``model_fallbacks``; ``invalidation`` (who marked
+the sample invalid after it ran, why, when); ``eval_status`` (``started`` for an ``.eval``
+still being written). ``outcome`` (one of H-6's four, an invalidated sample's as scored: the
+invalidation is its own key and notice): ``"error"`` when the sample errored; else
+``"incomplete"`` when a limit stopped it or it was cancelled; else from the scores: ``C``
+passes, ``I`` and ``N``
 (no answer) fail, a number passes at 1 (or ``True``) and fails at 0 (or ``False``); ``P``
 (partial) and other numbers say nothing. Any failing scorer fails the sample, all passing ones
 pass it; no scorer that says anything leaves ``outcome`` absent.
@@ -140,7 +142,7 @@ from turnfold.model import (
     UserMessage,
     Wording,
 )
-from turnfold.usage import attach_usage
+from turnfold.usage import USAGE_KINDS, add_into, attach_usage, tokens_spent
 
 NAME = "inspect"
 #: ``turnfold.load(path, sample=ID, epoch=N)`` picks one of a log's samples.
@@ -872,17 +874,42 @@ def _failed_attempts(context: _Context, record: Mapping[str, Any], transcript: T
     the sample holds: for each, the events Inspect kept of it (``EvalRetryError.events``, from
     its last model call on: ``_eval_retry_error`` in ``inspect_ai/_eval/task/run.py``), read
     apart from the other attempts (each begins anew from the sample's prompt, with the same
-    message ids), then its error as a warning notice."""
+    message ids), then its error as a warning notice.
+
+    Their responses' tokens are ``metadata["failed_attempts_usage"]``, not on their entries:
+    Inspect's sample total (``model_usage``) counts the attempt that ran last alone (each
+    attempt starts its sample's usage anew, ``init_sample_model_data`` in
+    ``_task_run_sample_attempt``), and the header's tokens and cost are that total (U-1)."""
+    spent: dict[str, int] = {}
     for attempt, retry in enumerate(_retry_records(record), start=1):
         events = retry.get("events")
         if isinstance(events, list) and events:
             kept = {"attempt": attempt}
             transcript.append(notice("reader.attempt_kept", kept, subtype="attempt"))
+            start = len(transcript.entries)
             conversation = _Conversation(context, transcript)
             _Events(context, events).read(conversation, _ROOT)
             conversation.cancel_open_calls(None)  # the attempt ended in its error
+            add_into(spent, _usage_set_apart(transcript.entries[start:]))
         tried = {"attempt": attempt, "said": str(retry.get("message") or "an error")}
         transcript.append(notice("reader.sample_retried", tried, level="warning", subtype="retry"))
+    if any(spent.values()):
+        transcript.metadata["failed_attempts_usage"] = spent
+
+
+def _usage_set_apart(entries: list[Entry]) -> dict[str, int]:
+    """What ``entries``' responses spent (each once, their sub-agents' included), taken off
+    them: their tokens are counted apart from the session's own."""
+    spent = tokens_spent(entries)
+    for entry in entries:
+        if isinstance(entry, USAGE_KINDS):
+            entry.usage = None
+        agent = entry.subagent if isinstance(entry, ToolCall) else None
+        if agent is not None:
+            agent.usage = None
+            if agent.transcript is not None:
+                _usage_set_apart(agent.transcript.entries)
+    return spent
 
 
 def _legacy_transcript(record: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -2128,14 +2155,10 @@ def _sample_metadata(
         metadata["error"] = said if isinstance(said, str) else stringify(error)
         if not conversation.errored:
             transcript.append(AssistantError(message=str(metadata["error"])))
+    # An invalidated sample keeps the outcome its scores give, as Inspect keeps its scores
+    # (``invalidate_samples`` changes none): H-6 has four outcomes, and the invalidation is
+    # said apart (metadata["invalidation"], its notice, the outcome badge).
     outcome = _outcome(metadata, scores)
-    invalidation = metadata.get("invalidation")
-    if isinstance(invalidation, dict):
-        # Marked invalid after it ran: its result no longer counts (an eval set runs it
-        # again), whatever its scores said, which the invalidation keeps.
-        if outcome is not None:
-            invalidation["scored_outcome"] = outcome
-        outcome = "invalid"
     if outcome is not None:
         metadata["outcome"] = outcome
 
