@@ -316,7 +316,7 @@ def test_a_dspy_run_that_never_called_finish_says_so_in_chinese() -> None:
     [
         (["explode"], "reader.run_ended_raised", "explode raised", "explode 抛出了"),
         ([None], "reader.run_ended_raised.a_tool", "a tool raised", "某个工具抛出了"),
-        (["a", "b", "c"], "reader.run_ended_raised.either", "a, b or c raised", "a, b 或 c 抛出了"),
+        (["a", "b", "c"], "reader.run_ended_raised.either", "a, b or c raised", "a、b 或 c 抛出了"),
     ],
 )  # fmt: skip
 def test_an_adk_run_a_tool_ended_names_it_with_the_message_s_own_or(

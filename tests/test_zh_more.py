@@ -273,7 +273,7 @@ def test_a_list_of_words_a_dump_cannot_say_shows_the_stored_text() -> None:
     ("names", "english", "chinese"),
     [
         (["explode", None], "explode or a tool raised", "explode 或某个工具抛出了"),
-        ([None, "a", "b"], "a, b or a tool raised", "a, b 或某个工具抛出了"),
+        ([None, "a", "b"], "a, b or a tool raised", "a、b 或某个工具抛出了"),
     ],
 )
 def test_an_adk_tool_with_no_name_is_a_tool_in_the_view_s_language(

@@ -254,7 +254,7 @@ class CompareWidget(anywidget.AnyWidget):
             return [""]
         side, own = found
         run = self.comparison.a if side == "a" else self.comparison.b
-        return output_parts(entry_for_key(run.transcript, own))
+        return output_parts(entry_for_key(run.transcript, own), self.settings.locale)
 
     # --- outputs (W-4) ---------------------------------------------------------------------------
 

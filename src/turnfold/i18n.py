@@ -109,15 +109,20 @@ def with_words(params: Mapping[str, str], locale: str | None) -> Mapping[str, st
     ``"<list>.<item>"`` is one item of ``{<list>}``, said by the catalog's
     ``"reader.<list>.<item>"`` with its value, the items joined as the language lists them.
     A word is the reader's, so it is a message of its own; only the value is the source's.
+    A numbered item (``"<list>.<n>"``) is a value alone, as it is (a name).
 
     >>> with_words({"spent.input_tokens": "1,200", "spent.output_tokens": "80"}, "zh")["spent"]
     '输入 1,200、输出 80'
+    >>> with_words({"names.0": "a", "names.1": "b"}, "zh")["names"]
+    'a、b'
     """
     lists: dict[str, list[str]] = {}
     for name, value in params.items():
         head, dot, item = name.partition(".")
         if dot:
-            word = translate(f"reader.{head}.{item}", locale, value=value)
+            word = (
+                value if item.isdigit() else translate(f"reader.{head}.{item}", locale, value=value)
+            )
             lists.setdefault(head, []).append(word)
     if not lists:
         return params

@@ -34,7 +34,7 @@ from turnfold import codec, keys
 from turnfold.model import AssistantText, Entry, ToolCall, Transcript, UserMessage
 from turnfold.render.content import plain_text, result_text
 from turnfold.render.nodes import TimelineNode
-from turnfold.render.viewmodel import iter_nodes
+from turnfold.render.viewmodel import iter_nodes, worded_result
 from turnfold.timeline import closed
 
 __all__ = [
@@ -378,12 +378,13 @@ def entry_for_key(transcript: Transcript, key: str) -> Entry | None:
     return transcript.get(own)
 
 
-def output_parts(entry: Entry | None) -> list[str]:
+def output_parts(entry: Entry | None, locale: str) -> list[str]:
     """The whole of what a view capped, in parts, as plain text (escape sequences read,
-    controls made visible; the view sets it as text, never as HTML): a tool call's result, or
-    a message's text (an answer, a progress note or a prompt past ``content.PROSE_CHARS``)."""
+    controls made visible; the view sets it as text, never as HTML): a tool call's result, in
+    ``locale`` as the view says it, or a message's text (an answer, a progress note or a prompt
+    past ``content.PROSE_CHARS``)."""
     if isinstance(entry, ToolCall):
-        text = result_text(entry.result)
+        text = result_text(worded_result(entry.result, locale) if entry.result else None)
     elif isinstance(entry, AssistantText | UserMessage):
         text = plain_text(entry.text)
     else:

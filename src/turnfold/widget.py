@@ -477,7 +477,7 @@ class TranscriptWidget(anywidget.AnyWidget):
     def output_parts(self, key: str) -> list[str]:
         """The whole output of the tool ``key``, or text of the message ``key``, as plain text in
         parts (F-12: never lost)."""
-        return output_parts(entry_for_key(self.transcript, key))
+        return output_parts(entry_for_key(self.transcript, key), self.view["locale"])
 
     def timeline(self, key: str) -> TimelineNode | None:
         """The whole timeline, laid out now if it was not yet, or the turn ``key``

@@ -1,7 +1,7 @@
 """Search across runs (spec C-6): stream the items, match their text, stop at the limit.
 
 No full-text index yet: each item is read again by a worker and its prompts, answers, thinking,
-tool arguments and outputs (and errors and notices) are matched. A hit names the entry, so
+tool arguments and outputs (and errors, notices and stops) are matched. A hit names the entry, so
 ``TranscriptWidget.reveal(hit.entry_id)`` on ``corpus[hit.key]`` opens the folds around it (P-11).
 
 A large file of many runs is searched in the parts a scan reads it in (:func:`search_parts`),
@@ -38,6 +38,7 @@ from turnfold.formats.source import open_source
 from turnfold.formats.wrappers import OneFormat
 from turnfold.i18n import DEFAULT_LOCALE, SUPPORTED_LOCALES, localized
 from turnfold.model import (
+    AbortMarker,
     AssistantError,
     AssistantText,
     Entry,
@@ -75,6 +76,9 @@ def _texts(entry: Entry) -> Iterator[str]:
         yield from _said(entry.text, entry.wording)
     elif isinstance(entry, AssistantError):
         yield from _said(entry.message, entry.wording)
+    elif isinstance(entry, AbortMarker):
+        if entry.reason:
+            yield from _said(entry.reason, entry.wording)
     elif isinstance(entry, ToolCall):
         yield entry.name
         if entry.args is not None:

@@ -2041,8 +2041,8 @@ def _fallback_notice(part: dict[str, Any]) -> SystemNotice:
     def model(side: Any) -> str:
         return _str(side.get("model")) or "?" if isinstance(side, dict) else "?"
 
-    text = f"Model fallback: {model(part.get('from'))} → {model(part.get('to'))}"
-    return SystemNotice(text=text, subtype="fallback")
+    sides = {"model": model(part.get("from")), "fallback": model(part.get("to"))}
+    return notice("reader.model_fallback.from_to", sides, subtype="fallback")
 
 
 def _boundary(record: dict[str, Any]) -> CompactionBoundary:

@@ -61,14 +61,13 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.source import Source, open_source, sibling_files, type_of_record
-from turnfold.formats.wording import failure
+from turnfold.formats.wording import failure, notice, worded
 from turnfold.model import (
     AbortMarker,
     AssistantError,
     AssistantText,
     LoadWarning,
     SubAgent,
-    SystemNotice,
     Thinking,
     ToolCall,
     Transcript,
@@ -99,7 +98,8 @@ _HUMAN_TIME = re.compile(
 )
 _SUBAGENT_TASK_KEYS = ("prompt", "description", "task")
 #: cursor-agent's tool kinds (the key inside ``tool_call``) by the names tools.py knows.
-NO_RESULTS = "Cursor transcripts do not record tool results: the outcome of every call is unknown."
+#: What the notice of a transcript without tool results says, in English (its stored text).
+NO_RESULTS = worded("reader.no_tool_results")[0]
 
 
 def _is_line(value: Any) -> bool:
@@ -198,7 +198,7 @@ class CursorReader:
             self.record(record, line)
         if self.calls and all(c.result is None for c in self.calls.values()):
             self.transcript.metadata["tool_results"] = "not recorded"
-            self.transcript.append(SystemNotice(text=NO_RESULTS, subtype="no_tool_results"))
+            self.transcript.append(notice("reader.no_tool_results", subtype="no_tool_results"))
         return self.transcript
 
     def record(self, record: Any, line: int) -> None:

@@ -37,6 +37,7 @@ from turnfold.model import (
     PendingAction,
     SystemNotice,
     ToolCall,
+    ToolResult,
     Transcript,
     UserMessage,
     Wording,
@@ -1051,11 +1052,19 @@ def _answer_is_result(call: ToolCall) -> bool:
     return isinstance(last, AssistantText) and last.text.strip() == result.text.strip()
 
 
+def worded_result(result: ToolResult, locale: str) -> ToolResult:
+    """``result`` with its text in the view's language where a reader wrote it
+    (:class:`Wording`): what the view and its "show all" show."""
+    if result.wording is None or not result.text:
+        return result
+    return replace(result, text=_worded(result.text, result.wording, locale))
+
+
 def _result(result: Any, options: _Options) -> ResultView | None:
     """A tool's result as the view shows it, with its phrases in the reader's language."""
     locale = options.settings.locale
-    if result is not None and result.wording is not None and result.text:
-        result = replace(result, text=_worded(result.text, result.wording, locale))
+    if result is not None:
+        result = worded_result(result, locale)
     shown = result_view(result, more_chars=options.more_chars)
     if shown is None:
         return None
@@ -1172,4 +1181,5 @@ __all__ = [
     "rebuilt",
     "session_header",
     "turn_usage",
+    "worded_result",
 ]

@@ -87,6 +87,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.openai_responses import plan_result
 from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source
+from turnfold.formats.wording import failure
 from turnfold.formats.wording import result as worded_result
 from turnfold.model import (
     AbortMarker,
@@ -397,7 +398,9 @@ class _Reader:
         elif kind == "msg/token_count":
             self._token_count(msg)
         elif kind == "msg/error":
-            self.transcript.append(AssistantError(message=text or "error"))
+            self.transcript.append(
+                AssistantError(message=text) if text else failure("reader.error")
+            )
             meta["outcome"] = "error"
         elif kind == "msg/stream_error":
             self.transcript.append(SystemNotice(text=text, level="warning", subtype="error"))

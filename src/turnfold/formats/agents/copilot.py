@@ -90,7 +90,7 @@ from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
 from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source
-from turnfold.formats.wording import failure, stop
+from turnfold.formats.wording import failure, notice, stop
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -750,16 +750,20 @@ class _Reader:
 
     # --- notices ------------------------------------------------------------------------------
 
-    def _notice(self, thread: _Thread, text: str, subtype: str, stamp: str | None,
-                level: str = "info") -> SystemNotice:  # fmt: skip
-        notice = SystemNotice(text=text, subtype=subtype, timestamp=stamp)
-        notice.level = "warning" if level == "warning" else "error" if level == "error" else "info"
-        self._add(thread, notice)
-        return notice
+    def _notice(self, thread: _Thread, text: str | SystemNotice, subtype: str,
+                stamp: str | None, level: str = "info") -> SystemNotice:  # fmt: skip
+        """A notice of the source's ``text``, or one in the reader's words (:func:`notice`)."""
+        made = text if isinstance(text, SystemNotice) else SystemNotice(text=text)
+        made.subtype, made.timestamp = subtype, stamp
+        made.level = "warning" if level == "warning" else "error" if level == "error" else "info"
+        self._add(thread, made)
+        return made
 
     def _session_error(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                        line: int) -> None:  # fmt: skip
-        error = AssistantError(message=as_text(data.get("message")) or "error", timestamp=stamp)
+        said = as_text(data.get("message"))
+        error = (AssistantError(message=said, timestamp=stamp) if said
+                 else failure("reader.error", timestamp=stamp))  # fmt: skip
         for key, name in (("errorType", "error_type"), ("statusCode", "status_code"),
                           ("errorCode", "error_code")):  # fmt: skip
             if data.get(key) is not None:
@@ -809,27 +813,31 @@ class _Reader:
         if thread is self.main:
             self.main.transcript.metadata.setdefault("model", new)
         if before is not None and before != new:
-            self._notice(thread, f"Model changed from {before} to {new}", "model_change", stamp)
+            changed = notice("reader.model_changed", {"before": before, "model": new})
+            self._notice(thread, changed, "model_change", stamp)
 
     def _session_mode_changed(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                               line: int) -> None:  # fmt: skip
         new = as_text(data.get("newMode")) or "?"
         old = as_text(data.get("previousMode"))
-        text = f"Mode changed from {old} to {new}" if old else f"Mode: {new}"
-        self._notice(thread, text, "mode_change", stamp)
+        changed = (notice("reader.mode.changed", {"before": old, "mode": new}) if old
+                   else notice("reader.mode", {"mode": new}))  # fmt: skip
+        self._notice(thread, changed, "mode_change", stamp)
 
     def _session_task_complete(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                                line: int) -> None:  # fmt: skip
-        text = as_text(data.get("summary")) or "Task complete."
+        summary = as_text(data.get("summary"))
         level = "warning" if data.get("success") is False else "info"
-        self._notice(thread, text, "task_complete", stamp, level)
+        self._notice(thread, summary or notice("reader.task_complete"), "task_complete", stamp,
+                     level)  # fmt: skip
 
     def _session_compaction_complete(self, thread: _Thread, data: Mapping[str, Any],
                                      stamp: str | None, line: int) -> None:  # fmt: skip
         if data.get("success") is not True:
             reason = as_text(data.get("error")) or as_text(data.get("failureReason"))
-            text = f"Compaction failed: {reason}" if reason else "Compaction failed."
-            self._notice(thread, text, "compaction", stamp, "warning")
+            failed = (notice("reader.compaction_failed.said", {"said": reason}) if reason
+                      else notice("reader.compaction_failed"))  # fmt: skip
+            self._notice(thread, failed, "compaction", stamp, "warning")
             return
         boundary = CompactionBoundary(
             summary=as_text(data.get("summaryContent")),
@@ -861,15 +869,17 @@ class _Reader:
     def _subagent_selected(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                            line: int) -> None:  # fmt: skip
         name = as_text(data.get("agentDisplayName")) or as_text(data.get("agentName")) or "?"
-        self._notice(thread, f"Custom agent selected: {name}", "agent_selected", stamp)
+        selected = notice("reader.custom_agent_selected", {"name": name})
+        self._notice(thread, selected, "agent_selected", stamp)
 
     def _subagent_deselected(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                              line: int) -> None:  # fmt: skip
-        self._notice(thread, "Back to the default agent", "agent_deselected", stamp)
+        self._notice(thread, notice("reader.default_agent"), "agent_deselected", stamp)
 
     def _skill_invoked(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                        line: int) -> None:  # fmt: skip
-        self._notice(thread, f"Skill invoked: {as_text(data.get('name')) or '?'}", "skill", stamp)
+        invoked = notice("reader.skill_invoked", {"name": as_text(data.get("name")) or "?"})
+        self._notice(thread, invoked, "skill", stamp)
 
     _skill_invoked_ref = _skill_invoked
 
@@ -878,9 +888,10 @@ class _Reader:
         if data.get("success") is False:
             error = data.get("error")
             message = error.get("message") if isinstance(error, MAPPINGS) else error
-            hook = as_text(data.get("hookType")) or "hook"
-            text = f"{hook} failed: {message}" if as_text(message) else f"{hook} failed"
-            self._notice(thread, text, "hook", stamp, "warning")
+            hook, said = as_text(data.get("hookType")), as_text(message)
+            named = "reader.hook_type_failed" if hook else "reader.hook_type_failed.unnamed"
+            failed = notice(f"{named}.said" if said else named, {"hook": hook, "said": said})
+            self._notice(thread, failed, "hook", stamp, "warning")
 
     # --- sub-agents ---------------------------------------------------------------------------
 

@@ -74,8 +74,8 @@ from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
 from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source, open_source, read_file
+from turnfold.formats.wording import stop
 from turnfold.model import (
-    AbortMarker,
     AssistantText,
     CompactionBoundary,
     Entry,
@@ -250,7 +250,7 @@ class _Reader:
         self.transcript.update(call, status=status, ended_at=stamp, meta=meta,
                                result=text_result(text))  # fmt: skip
 
-    def _abort(self, reason: str | None, stamp: str | None, calls: list[ToolCall]) -> None:
+    def _abort(self, reason: str, stamp: str | None, calls: list[ToolCall]) -> None:
         """The turn stopped: its running calls are ``cancelled``, and so is a command of the
         stopped step that Ctrl-C killed first (the terminal's SIGINT reaches the command's
         process group before the soul's cancel, so the Shell tool returns its exit code -2,
@@ -264,7 +264,7 @@ class _Reader:
             said = call.result.text if call.result is not None else None
             if call.status == "error" and said and said.endswith(_KILLED_BY_SIGINT):
                 self.transcript.update(call, status="cancelled")
-        self.transcript.append(AbortMarker(reason=reason, timestamp=stamp))
+        self.transcript.append(stop(reason, timestamp=stamp))
 
     def finish(self) -> Transcript:
         self._close_step()
@@ -356,13 +356,13 @@ class _Reader:
         calls = [entry for entry in self.step.entries if isinstance(entry, ToolCall)]
         self._close_step()
         if calls:
-            self._abort("stopped before the model saw the tool results", stamp, calls)
+            self._abort("reader.stopped_before_results_seen", stamp, calls)
 
     def _StepInterrupted(self, payload: Mapping[str, Any], stamp: str | None,
                          line: int) -> None:  # fmt: skip
         calls = [entry for entry in self.step.entries if isinstance(entry, ToolCall)]
         self._close_step()
-        self._abort("interrupted", stamp, calls)
+        self._abort("reader.interrupted", stamp, calls)
 
     def _CompactionEnd(self, payload: Mapping[str, Any], stamp: str | None, line: int) -> None:
         self._close_step()

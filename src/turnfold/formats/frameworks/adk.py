@@ -700,10 +700,13 @@ class AdkBuilder(TranscriptBuilder):
         # The tools the exception may have come from, in the message's words: a tool with no
         # name is "a tool" in the message, never a value.
         names = list(dict.fromkeys(call.name for call in failed if call.name))
-        if names and not all(call.name for call in failed):
-            key, who = "reader.run_ended_raised.either_a_tool", {"names": ", ".join(names)}
+        unnamed = not all(call.name for call in failed)
+        # The names numbered: {names} lists them as the view's language does (with_words).
+        listed = {f"names.{n}": v for n, v in enumerate(names if unnamed else names[:-1])}
+        if names and unnamed:
+            key, who = "reader.run_ended_raised.either_a_tool", listed
         elif len(names) > 1:
-            key, who = "reader.run_ended_raised.either", {"names": ", ".join(names[:-1])}
+            key, who = "reader.run_ended_raised.either", listed
         elif names:
             key, who = "reader.run_ended_raised", {"who": names[0]}
         else:

@@ -1036,7 +1036,8 @@ class Follower:
         elif name == "ToolCallCompleted":
             self._settle(getattr(event, "tool", None))
         elif name == "RunError":
-            self._show(AssistantError(message=str(getattr(event, "content", None) or "Error")))
+            said = getattr(event, "content", None)
+            self._show(AssistantError(message=str(said)) if said else failure("reader.error_event"))
         elif name == "RunCancelled":
             self._show(stop("reader.cancelled"))
         elif name in ("RunCompleted", "RunPaused", "ReasoningStep", "ReasoningContentDelta"):

@@ -235,7 +235,7 @@ from turnfold.formats.traces.spans import (
     jaeger_traces,
     raw_spans,
 )
-from turnfold.formats.wording import failure
+from turnfold.formats.wording import failure, notice, result
 from turnfold.model import (
     Accounting,
     AssistantError,
@@ -1298,17 +1298,20 @@ class _Rebuild:
         if not message and not step.failed:
             return
         calls = builder.step_calls.get(step.span_id, [])
-        message = message or "The step failed."
         for call in calls:
             # A managed agent whose run raised is ``error`` (its stand-in agent span) without
             # a result: the step's error is what its manager was told.
             unsettled = call.status == "unknown" or (call.status == "error" and not call.result)
-            if unsettled and (len(calls) == 1 or f"'{call.name}'" in message):
-                builder.transcript.update(call, status="error", result=text_result(message))
+            if unsettled and (len(calls) == 1 or (message and f"'{call.name}'" in message)):
+                told = text_result(message) if message else result("reader.step_failed")
+                builder.transcript.update(call, status="error", result=told)
         if not any(call.status == "error" for call in calls):
-            text = f"{error[0]}: {error[1]}" if error is not None else message
-            notice = SystemNotice(text=text, level="error", subtype="step", timestamp=step.ended_at)
-            builder.transcript.append(notice)
+            at = step.ended_at
+            said = f"{error[0]}: {error[1]}" if error is not None else message
+            builder.transcript.append(
+                SystemNotice(text=said, level="error", subtype="step", timestamp=at) if said
+                else notice("reader.step_failed", level="error", subtype="step", timestamp=at)
+            )  # fmt: skip
 
     def _forced_answer(self, builder: _Builder, span: Span) -> bool:
         """Whether a smolagents model span is the call for an answer a run that hit
