@@ -757,10 +757,19 @@ def ai_sdk_response(a: Mapping[str, Any]) -> dict[str, Any]:
     return {"role": "assistant", "parts": parts}
 
 
+#: pydantic-ai's ``gen_ai.usage.details.*`` (``RequestUsage.opentelemetry_attributes``) that
+#: hold an Anthropic response's one-hour cache writes (``extract_usage_details``): its own, and
+#: those of its compaction iterations, which pydantic-ai adds to the writes it prices.
+_ONE_HOUR_WRITES = ("gen_ai.usage.details.ephemeral_1h_input_tokens",
+                    "gen_ai.usage.details.compaction_ephemeral_1h_input_tokens")  # fmt: skip
+
+
 def span_usage(a: Mapping[str, Any]) -> Usage | None:
     """``gen_ai.usage.*`` (and the older ``prompt_tokens``), ``llm.token_count.*`` or the AI
     SDK's ``ai.usage.*`` (4.x ``promptTokens``, 5.0 ``cachedInputTokens``, 6.0 the
-    ``inputTokenDetails`` / ``outputTokenDetails``)."""
+    ``inputTokenDetails`` / ``outputTokenDetails``). The semantic conventions have no name for
+    the one-hour part of the cache writes; pydantic-ai's details give it
+    (:data:`_ONE_HOUR_WRITES`)."""
 
     def first(*keys: str) -> int | None:
         for key in keys:
@@ -790,6 +799,10 @@ def span_usage(a: Mapping[str, Any]) -> Usage | None:
                                "ai.usage.outputTokenDetails.reasoningTokens",
                                "ai.usage.reasoningTokens"),
     )  # fmt: skip
+    hour = sum(as_int(a.get(key)) or 0 for key in _ONE_HOUR_WRITES)
+    # A part of the writes: a count above them is no one-hour split of these writes.
+    if 0 < hour <= (usage.cache_write_tokens or 0):
+        usage.cache_write_1h_tokens = hour
     return None if usage == Usage() else usage
 
 
