@@ -196,6 +196,7 @@ class Follow:
 
     async def _async(self) -> AsyncIterator[Any]:
         try:
+            await self._read_run()
             async for event in self.events:
                 self.see(event)
                 yield event
@@ -204,6 +205,20 @@ class Follow:
             raise
         finally:
             self.end()
+
+    async def _read_run(self) -> None:
+        """What the run starts from that only an await reads, read on the loop that runs the
+        stream before its first event: its framework's ``read_run_async(run)`` (LangGraph: a
+        thread's history in an async checkpointer, whose sync read would wait on this very
+        loop). The follower is told the run at the first event, as a sync stream's is."""
+        read = getattr(self._adapter, "read_run_async", None)
+        if self.run is None or read is None:
+            return
+        try:
+            await read(self.run)
+        except Exception as exc:  # the agent's run must go on whatever turnfold makes of it
+            with self._lock:
+                self._warn_of("could not read what the run starts from", exc)
 
     def _broke_off(self, exc: BaseException) -> None:
         """The stream raised ``exc``: the run's end says so in the transcript, as a session file

@@ -142,6 +142,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import islice
 from typing import Any, TypeAlias
 
+from turnfold.codec import dumps
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     MAPPINGS,
@@ -170,6 +171,7 @@ from turnfold.formats.langchain_blocks import (
     tool_content,
 )
 from turnfold.formats.source import Source, flat_fields, plain_each, plain_value, type_of_record
+from turnfold.formats.wording import notice
 from turnfold.formats.wording import result as worded_result
 from turnfold.model import (
     AssistantText,
@@ -1363,9 +1365,11 @@ class Follower:
         self.source_name, self.live = source_name, live
         self._root = _Run(LangChainBuilder(transcript, source_name, live=live), ())
         self._root.builder.unknown_call_hint = _BEFORE_STREAM["live" if live else "saved"]
-        #: A saved stream whose first message of the root graph is not a prompt says so in
-        #: its place (:meth:`_unprompted`); decided at that message.
-        self._prompt_unknown = not live
+        #: A stream whose first message of the root graph is not a prompt, and whose input
+        #: the follower was not told (:meth:`begin`: saved, or a stream of the user's own
+        #: around LangGraph's), says so in its place (:meth:`_unprompted`); decided at that
+        #: message, live or loaded alike.
+        self._prompt_unknown = True
         self._runs: dict[tuple[str, ...], _Run] = {(): self._root}
         #: A tool task's id → the id of the tool call it ran (from ``tasks``/``debug`` events).
         self._task_calls: dict[str, str] = {}
@@ -1399,6 +1403,7 @@ class Follower:
 
         if not isinstance(given, GraphInput):
             given = GraphInput([], given if isinstance(given, list) else [given])
+        self._prompt_unknown = False  # its input is known, whatever it holds
         for message in given.history:
             self._message(self._root, message)
         if given.unread is not None:
@@ -1901,6 +1906,7 @@ class Follower:
         self._structured(run, update)
         messages = update.get("messages") if isinstance(update, Mapping) else None
         messages = list(messages) if isinstance(messages, (list, tuple)) else [messages]
+        messages = [_written(message) for message in messages]
         prompts = _rewritten_prompts(messages, run.seen)
         for message in messages:
             if message is not None and id(message) not in prompts:
@@ -1965,6 +1971,8 @@ class Follower:
         self._name_subagent(run, data)
         if own_id is not None and own_id in run.seen:
             self._complete(run, own_id, kind, data)
+            if kind == "ai":
+                self._edited(run, own_id, data)
             return
         self._unprompted(run, kind)
         if own_id is not None:
@@ -1991,8 +1999,9 @@ class Follower:
         self._touch(run)
 
     def _unprompted(self, run: _Run, kind: str) -> None:
-        """A saved stream whose root graph's first message (of type ``kind``) is not a
-        prompt, the stream having shown nothing before it, holds no input: LangGraph writes
+        """A stream whose root graph's first message (of type ``kind``) is not a prompt, the
+        stream having shown nothing before it, and whose input the follower was not told
+        (:meth:`begin`), holds no input: LangGraph writes
         the input to the state before the first step, and ``updates`` and ``messages``
         stream what the nodes write. One line says so in the prompt's place
         (:data:`PROMPT_NOT_STREAMED`): a state mode saved with them would hold it."""
@@ -2004,6 +2013,40 @@ class Follower:
             note = prompt_not_recorded()
             note.meta["prompt_note"] = PROMPT_NOT_STREAMED
             transcript.append(note)
+
+    def _edited(self, run: _Run, own_id: str, data: Mapping[str, Any]) -> None:
+        """An AI message shown already, come again under its id with other calls: a human
+        review edited them before they ran (LangGraph's review pattern: a node after
+        ``interrupt()`` writes the message again with the reviewer's arguments and the same
+        id, which ``add_messages`` puts in its place). Each call shows the call as it runs;
+        the model's own stays in its ``meta["model_call"]`` and in a notice after it. A call
+        the edit adds is shown as a new call of the message; one that ran already keeps the
+        arguments it ran with."""
+        builder = run.builder
+        for item in data.get("tool_calls") or ():
+            if not isinstance(item, Mapping):
+                continue
+            call_id, name, args = item.get("id"), item.get("name"), _copied(item.get("args"))
+            call = builder._calls.get(call_id) if isinstance(call_id, str) else None
+            if call is None:
+                builder._start(builder._new_call(item, own_id, {}, run.line))
+                continue
+            name = name if isinstance(name, str) and name else call.name
+            if call.result is not None or (name, args) == (call.name, call.args):
+                continue
+            model_call = {"name": call.name, "args": call.args}
+            builder.update(
+                call,
+                name=name,
+                args=args,
+                description=describe_args(name, args, builder.cwd),
+                meta={**call.meta, "model_call": model_call},
+            )
+            model_args = model_call["args"]
+            shown = model_args if isinstance(model_args, str) else dumps(model_args, default=str)
+            said = {"name": model_call["name"], "args": shown}
+            builder._emit(notice("reader.call_edited", said, subtype="call_edited"))
+        self._touch(run)
 
     def _complete(self, run: _Run, own_id: str, kind: str, data: Mapping[str, Any]) -> None:
         """The complete form of a message first shown from its merged chunks: its entries
@@ -2166,6 +2209,30 @@ def _rewritten_prompts(messages: list[Any], seen: set[str]) -> set[int]:
         and found[0] == "human"
         and summary_of(found[1]) is None  # a summary is the rewrite's own, not the input
     }
+
+
+def _written(message: Any) -> Any:
+    """A message as a node wrote it to the state: a dict of a ``role`` (``{"role": "ai",
+    ...}``, as LangGraph's review how-to writes its edited message) or a ``(role, text)``
+    pair made a message by LangChain's own rule, the one ``add_messages`` applies; any other
+    value as it is (:meth:`Follower._message` warns of what it cannot read: a string is a
+    message saved as its ``str()`` far more often than a node's prompt)."""
+    role = (
+        message.get("role")
+        if type(message) is dict
+        else message[0]
+        if type(message) is tuple and len(message) == 2 and isinstance(message[1], str)
+        else None
+    )
+    if not isinstance(role, str) or message_of(message) is not None:
+        return message
+    try:
+        from langchain_core.messages import convert_to_messages
+
+        (made,) = convert_to_messages([message])
+    except (ImportError, ValueError, TypeError, NotImplementedError):
+        return message
+    return made
 
 
 def tool_task(part: str) -> str | None:
@@ -2372,11 +2439,28 @@ class GraphInput:
     """What a followed ``graph.stream(input, config, ...)`` starts from, read before it runs
     (:func:`run_of_generator`): the thread's messages its checkpointer holds (``history``),
     the messages ``input`` adds (``given``), and, when the history of a run resumed from a
-    checkpoint could not be read, why (``unread``)."""
+    checkpoint could not be read, why (``unread``). ``astream``'s history is read by an
+    await before the first event (:func:`read_run_async`): until then ``pending`` holds
+    the graph and its config."""
 
     history: list[Any]
     given: list[Any] | None
     unread: str | None = None
+    resumed: bool = False
+    pending: tuple[Any, Any] | None = None
+
+    def read(self, snapshot: Any) -> None:
+        """The thread's state read from its checkpointer (``graph.get_state(config)``, or
+        its await), or the exception the read raised: the history, or why it is not shown."""
+        self.pending = None
+        if isinstance(snapshot, Exception):
+            why = f"{type(snapshot).__name__}: {snapshot}"
+            self.history, self.unread = [], why if self.resumed else None
+            return
+        state = _state_fields(getattr(snapshot, "values", None))
+        messages = state.get("messages") if state is not None else None
+        self.history = list(messages) if isinstance(messages, (list, tuple)) else []
+        self.unread = None
 
 
 def run_of_generator(events: Any) -> GraphInput | None:
@@ -2387,7 +2471,9 @@ def run_of_generator(events: Any) -> GraphInput | None:
     ``updates`` or ``messages`` event holds the prompt, nor the messages of the thread before
     it (a next turn's earlier turns; the call a run resumed with ``Command(resume=...)``
     answers), which the load of the run's final state shows (spec A-2): those are read from
-    the graph's checkpointer (:func:`_thread_history`)."""
+    the graph's checkpointer (``graph.get_state(config)``; for ``astream``, awaited on the
+    loop that runs it, :func:`read_run_async`). An input of no messages is a
+    :class:`GraphInput` too: the follower knows it read it (no prompt not recorded)."""
     frame = getattr(events, "gi_frame", None) or getattr(events, "ag_frame", None)
     if frame is None or frame.f_globals.get("__name__") != _STREAMS_MODULE:
         return None
@@ -2404,39 +2490,50 @@ def run_of_generator(events: Any) -> GraphInput | None:
         return None
     graph, config, run_input = given.get("self"), given.get("config"), given.get("input")
     command = type(run_input).__name__ == "Command"  # langgraph.types.Command
-    resumed = command and getattr(run_input, "resume", None) is not None
-    history, unread = _thread_history(graph, config, asynchronous=frame.f_code.co_name == "astream")
     # A Command's messages are those of its state update (``Command(update=...)``).
     state = _state_fields(getattr(run_input, "update", None) if command else run_input)
     messages = state.get("messages") if state is not None else None
-    if not (history or messages or (resumed and unread)):
-        return None
     given_messages = (messages if isinstance(messages, list) else [messages]) if messages else None
-    return GraphInput(history, given_messages, unread if resumed else None)
+    resumed = command and getattr(run_input, "resume", None) is not None
+    start = GraphInput([], given_messages, resumed=resumed)
+    if not _has_thread(graph, config):
+        return start
+    if frame.f_code.co_name == "astream":
+        # Its checkpointer may be async only (AsyncSqliteSaver: a sync read waits on the
+        # loop that runs the stream); said so until the await reads it.
+        start.pending = (graph, config)
+        if start.resumed:
+            start.unread = "an astream's checkpointer is read when it is followed with async for"
+        return start
+    try:
+        snapshot = graph.get_state(config)
+    except Exception as exc:  # the user's checkpointer: whatever it raises, the run goes on
+        snapshot = exc
+    start.read(snapshot)
+    return start
 
 
-def _thread_history(graph: Any, config: Any, *, asynchronous: bool) -> tuple[list[Any], str | None]:
-    """The messages of ``config``'s thread in ``graph``'s checkpointer before the run
-    (``graph.get_state(config)``), and why they could not be read, if so. A graph without a
-    checkpointer, or a config naming no thread, has none. An async checkpointer
-    (``AsyncSqliteSaver``, ``AsyncPostgresSaver``: its sync reads wait on the event loop it
-    was made in, ``loop``) is not read for ``astream``: that loop is the one running it."""
+async def read_run_async(run: Any) -> None:
+    """Read what an ``astream`` run starts from (:func:`run_of_generator`) on the loop that
+    runs it, before its first event: ``await graph.aget_state(config)``, as ``astream``
+    reads its checkpointer (``turnfold.follow`` awaits this in ``async for``)."""
+    if not isinstance(run, GraphInput) or run.pending is None:
+        return
+    graph, config = run.pending
+    try:
+        snapshot = await graph.aget_state(config)
+    except Exception as exc:  # the user's checkpointer: whatever it raises, the run goes on
+        snapshot = exc
+    run.read(snapshot)
+
+
+def _has_thread(graph: Any, config: Any) -> bool:
+    """Whether ``config`` names a thread of ``graph``'s checkpointer: a graph without one,
+    or a config naming no thread, has no history to read."""
     saver = getattr(graph, "checkpointer", None)
     configurable = config.get("configurable") if isinstance(config, Mapping) else None
     thread = configurable.get("thread_id") if isinstance(configurable, Mapping) else None
-    if not hasattr(saver, "get_tuple") or thread is None:
-        return [], None
-    import asyncio
-
-    if asynchronous and isinstance(getattr(saver, "loop", None), asyncio.AbstractEventLoop):
-        return [], f"its {type(saver).__name__} is read asynchronously only"
-    try:
-        values = graph.get_state(config).values
-    except Exception as exc:  # the user's checkpointer: whatever it raises, the run goes on
-        return [], f"{type(exc).__name__}: {exc}"
-    state = _state_fields(values)
-    messages = state.get("messages") if state is not None else None
-    return (list(messages) if isinstance(messages, (list, tuple)) else []), None
+    return hasattr(saver, "get_tuple") and thread is not None
 
 
 def _debug_state(event: Any) -> Mapping[str, Any] | None:
