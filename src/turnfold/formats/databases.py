@@ -16,6 +16,11 @@ row a reader cannot do without (a session's own) is read by :func:`row`, the lon
 clipped. Python 3.10 cannot set SQLite's limit: there :func:`rows` asks each value's length in
 its query and reads none over the limit (SQLite still loads it to measure it, Python never
 holds it).
+
+An id or a time (a session's, a message's, a checkpoint's id; a ``created_at``) is read under
+a far smaller bound, :data:`KEY_BYTES`: a reader names it in ``bounded=``, and :func:`rows`
+measures it in SQL and skips a row whose one is longer (a warning, or :func:`listed`'s
+stand-in in a listing of sessions: that session alone an error), :func:`row` leaves it out.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +50,15 @@ HEADER = b"SQLite format 3\x00"
 LIMITED = sys.version_info >= (3, 11)
 #: What :func:`row` keeps of a value over the record limit: its first bytes.
 CLIPPED_BYTES = 64 * 1024
+#: The most bytes of an id or a time a reader takes from a row (``bounded=`` of :func:`rows`):
+#: the tools' own are tens of bytes, and one of a hostile database, up to the record limit,
+#: would be held whole, a copy in every row naming it.
+KEY_BYTES = 1024
+#: How a listing names a session whose id is too long to read (:func:`listed`): asked for
+#: (``sample=``), :func:`rows` refuses it, saying why.
+UNREADABLE_ID = "<unreadable id: "
+#: What a warning says of an id or a time longer than :data:`KEY_BYTES`.
+_OVER_KEY = f"over the {KEY_BYTES:,} bytes an id or a time may hold"
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -256,11 +270,26 @@ class OversizedRow:
 def listed(row: OversizedRow) -> str:
     """The id by which a listing of sessions names the session of ``row``, skipped for a long
     value (its title, its metadata), which reading the session clips or leaves out with a
-    warning; an error saying why when the id itself is too long to read (no ``sample=``
-    could name it)."""
-    if row.key is None:
-        raise sqlite3.DataError(row.said)
-    return str(row.key)
+    warning. When the id itself is too long to read, a stand-in saying why
+    (:data:`UNREADABLE_ID`): no ``sample=`` could name the session, and asking for the
+    stand-in is an error (:func:`rows`), so a scan shows that session as an error row and
+    every other as it is."""
+    return stand_in(row) if row.key is None else str(row.key)
+
+
+def stand_in(row: OversizedRow) -> str:
+    """What a listing names the session of ``row`` by when its id (or a part of it: the ADK's
+    app and user) is too long to read: :data:`UNREADABLE_ID` and why."""
+    return f"{UNREADABLE_ID}{row.said}>"
+
+
+def refuse_unreadable(params: Sequence[Any]) -> None:
+    """A query for a session by :func:`listed`'s stand-in is refused with its reason (asked
+    by :func:`rows` of its ``params``; by a reader that finds its session otherwise, of its
+    ``sample=``)."""
+    for param in params:
+        if isinstance(param, str) and param.startswith(UNREADABLE_ID) and param.endswith(">"):
+            raise sqlite3.DataError(param[len(UNREADABLE_ID) : -1])
 
 
 def rows(
@@ -272,44 +301,55 @@ def rows(
     *,
     alias: str = "",
     key: str | None = None,
+    bounded: Collection[str] = (),
 ) -> Iterator[Any]:
     """The rows of ``SELECT {columns} FROM {table} {alias} {rest}`` (``rest``: its joins,
     ``WHERE`` and ``ORDER BY``), as ``db`` makes rows; a row holding a value longer than
-    :func:`~turnfold.formats.source.record_limit` is an :class:`OversizedRow` in its place
-    (named by its ``key`` column), and the rows after it are still read. ``columns`` are
-    ``table``'s own (a row is read again alone by its rowid).
+    :func:`~turnfold.formats.source.record_limit`, or one of its ``bounded`` columns (its ids
+    and times) longer than :data:`KEY_BYTES`, is an :class:`OversizedRow` in its place (named
+    by its ``key`` column), and the rows after it are still read. ``columns`` are ``table``'s
+    own (a row is read again alone by its rowid). A ``params`` value that is :func:`listed`'s
+    stand-in for an unreadable id is refused (:class:`sqlite3.DataError`) with its reason.
 
     SQLite's refusal of the long value ends the whole query, and an ``ORDER BY`` sorts whole
     rows: so the query is read as it is, each row's rowid noted, until it is refused; then the
     rows' rowids alone are read in the query's order, and every row not yet read is read alone,
     the oversized one told apart. A database with no long value is read by the one query.
-    Where SQLite cannot refuse it (:data:`LIMITED`), the one query measures each value and
-    reads those within the limit only (:func:`_measured`).
+    Where SQLite cannot refuse it (:data:`LIMITED`), and for the ``bounded`` columns, the query
+    measures each value and reads those within their bound only (:func:`_measured`): SQLite
+    loads a long one to measure it, Python never holds it.
     """
+    refuse_unreadable(params)
     named = f"{quoted(table)} {alias}".rstrip()
     own = alias or quoted(table)
     made = db.row_factory
     shape = db.execute(f"SELECT {columns} FROM {named} LIMIT 0")  # the rows' column names
     cursor = db.cursor()
     cursor.row_factory = None
+    items = _items(db, table, columns, own) if bounded or not LIMITED else []
+    bounds = [_bound(column, bounded) for _, column in items]
+    select = _measured(items, bounds) if items else columns
+    measured = [(column or item, bound) for (item, column), bound in zip(items, bounds, strict=True)
+                if bound is not None]  # fmt: skip
+
+    def checked(rowid: int, found: Sequence[Any]) -> Any:
+        sizes, values = found[: len(measured)], tuple(found[len(measured) :])
+        long = [(name, size, bound) for (name, bound), size in zip(measured, sizes, strict=True)
+                if size > bound]  # fmt: skip
+        if long:
+            return _oversized(db, table, rowid, key, long)
+        return made(shape, values) if made is not None else values
+
+    query = f"SELECT {own}.rowid, {select} FROM {named} {rest}"
     if not LIMITED:
-        items = _items(db, table, columns, own)
-        limit, count = record_limit(), len(items)
-        for rowid, *found in cursor.execute(_measured(own, named, items, rest), params):
-            sizes, values = found[:count], tuple(found[count:])
-            measured = zip(items, sizes, strict=True)
-            long = [(column or item, size) for (item, column), size in measured if size > limit]
-            if long:
-                yield _oversized(db, table, rowid, key, long)
-            else:
-                yield made(shape, values) if made is not None else values
+        for rowid, *found in cursor.execute(query, params):
+            yield checked(rowid, found)
         return
     read: set[int] = set()
     try:
-        for rowid, *values in cursor.execute(f"SELECT {own}.rowid, {columns} FROM {named} {rest}",
-                                             params):  # fmt: skip
+        for rowid, *found in cursor.execute(query, params):
             read.add(rowid)
-            yield made(shape, tuple(values)) if made is not None else tuple(values)
+            yield checked(rowid, found)
         return
     except sqlite3.DataError as exc:
         if not _too_long(exc):
@@ -323,19 +363,19 @@ def rows(
         raise sqlite3.DataError(f"the rows of {table} are chosen or ordered by a value over the "
                                 f"limit of {record_limit():,} bytes (TURNFOLD_MAX_RECORD_BYTES)"
                                 ) from None  # fmt: skip
-    alone = f"SELECT {columns} FROM {named} WHERE {own}.rowid = ?"
+    alone = f"SELECT {select} FROM {named} WHERE {own}.rowid = ?"
     for rowid in order:
         if rowid in read:
             continue
         try:
-            row = db.execute(alone, (rowid,)).fetchone()
+            found = cursor.execute(alone, (rowid,)).fetchone()
         except sqlite3.DataError as exc:
             if not _too_long(exc):
                 raise
             yield _oversized(db, table, rowid, key)
             continue
-        if row is not None:
-            yield row
+        if found is not None:
+            yield checked(rowid, found)
 
 
 def row(
@@ -347,13 +387,16 @@ def row(
     *,
     alias: str = "",
     key: str | None = None,
+    bounded: Collection[str] = (),
 ) -> tuple[Any, list[str]]:
     """The first row of the query :func:`rows` reads (None when there is none), whole: a
     value longer than :func:`~turnfold.formats.source.record_limit` clipped to its first
-    :data:`CLIPPED_BYTES` (text decoded, a character cut at the end replaced), with what a
-    warning says of each such value. For the row a reader cannot do without, a session's
-    own: its long title or summary clipped, its session still shown."""
-    found = next(rows(db, table, columns, rest, params, alias=alias, key=key), None)
+    :data:`CLIPPED_BYTES` (text decoded, a character cut at the end replaced), one of its
+    ``bounded`` columns longer than :data:`KEY_BYTES` left out (None: a time or an id of that
+    size is none), with what a warning says of each such value. For the row a reader cannot
+    do without, a session's own: its long title or summary clipped, its session still shown."""
+    found = next(rows(db, table, columns, rest, params, alias=alias, key=key, bounded=bounded),
+                 None)  # fmt: skip
     if not isinstance(found, OversizedRow):
         return found, []
     named, own = f"{quoted(table)} {alias}".rstrip(), alias or quoted(table)
@@ -363,6 +406,10 @@ def row(
     said: list[str] = []
     for item, column in _items(db, table, columns, own):
         kind, size = _measure(db, table, named, own, item, column, found.rowid)
+        if column is not None and column in bounded and size > KEY_BYTES:
+            values.append(None)
+            said.append(f"{where}: its {column} of {size:,} bytes, {_OVER_KEY}; left out")
+            continue
         if size <= limit:
             alone = f"SELECT {item} FROM {named} WHERE {own}.rowid = ?"
             values.append(db.execute(alone, (found.rowid,)).fetchone()[0])
@@ -402,15 +449,28 @@ def _items(
             for item, name in zip(items, named, strict=True)]  # fmt: skip
 
 
-def _measured(own: str, named: str, items: list[tuple[str, str | None]], rest: str) -> str:
-    """The query of ``items`` that measures each (``length`` of its bytes, which SQLite reads
-    but Python does not) and reads only those within the record limit: each row its rowid,
-    the values' sizes, then the values (a long one null)."""
-    limit = record_limit()
-    sizes = [f"coalesce(length(CAST({item} AS BLOB)), 0)" for item, _ in items]
-    values = [f"CASE WHEN {size} > {limit} THEN NULL ELSE {item} END"
-              for size, (item, _) in zip(sizes, items, strict=True)]  # fmt: skip
-    return f"SELECT {own}.rowid, {', '.join(sizes + values)} FROM {named} {rest}"
+def _bound(column: str | None, bounded: Collection[str]) -> int | None:
+    """The most bytes :func:`rows` reads of a query's item that is ``column``: :data:`KEY_BYTES`
+    for an id or a time (``bounded``), the record limit where SQLite cannot refuse a longer
+    value (:data:`LIMITED`); None where the value is read as it is."""
+    if column is not None and column in bounded:
+        return min(KEY_BYTES, record_limit())
+    return None if LIMITED else record_limit()
+
+
+def _measured(items: list[tuple[str, str | None]], bounds: list[int | None]) -> str:
+    """The columns of a query of ``items`` that measures each one with a bound (``length`` of
+    its bytes, which SQLite reads but Python does not) and reads it only within its bound:
+    the bounded values' sizes, then every value (a long one null)."""
+    sizes, values = [], []
+    for (item, _), bound in zip(items, bounds, strict=True):
+        if bound is None:
+            values.append(item)
+            continue
+        size = f"coalesce(length(CAST({item} AS BLOB)), 0)"
+        sizes.append(size)
+        values.append(f"CASE WHEN {size} > {bound} THEN NULL ELSE {item} END")
+    return ", ".join(sizes + values)
 
 
 def _measure(
@@ -454,12 +514,12 @@ def _too_long(error: sqlite3.DataError) -> bool:
 
 def _oversized(
     db: sqlite3.Connection, table: str, rowid: int, key: str | None,
-    long: list[tuple[str, int]] | None = None,
+    long: list[tuple[str, int, int]] | None = None,
 ) -> OversizedRow:  # fmt: skip
     """The stand-in of a row of ``table`` that holds a value over the limit: the row,
     by its rowid and ``key``, and each long value's column and size (``long``, as the query
-    measured them; else read without reading the value, by a blob handle), as a long JSON
-    line's warning says it."""
+    measured them, with their bound; else read without reading the value, by a blob handle),
+    as a long JSON line's warning says it; an id or a time over :data:`KEY_BYTES` said so."""
     limit = record_limit()
     named = _key(db, table, rowid, key)
     if long is None:
@@ -470,20 +530,25 @@ def _oversized(
             with contextlib.suppress(sqlite3.Error):
                 item = f"{own}.{quoted(column)}"
                 _, size = _measure(db, table, own, own, item, column, rowid)
-                long += [(column, size)] if size > limit else []
-    held = ", ".join(f"its {column} of {size:,} bytes" for column, size in long) or "a value"
-    said = (f"{_where(db, table, rowid, key, named)}: {held}, over the limit of {limit:,} "
-            "(TURNFOLD_MAX_RECORD_BYTES)")  # fmt: skip
+                long += [(column, size, limit)] if size > limit else []
+    keys = [f"its {column} of {size:,} bytes" for column, size, bound in long if bound < limit]
+    held = [f"its {column} of {size:,} bytes" for column, size, bound in long if bound >= limit]
+    parts = [f"{', '.join(held)}, over the limit of {limit:,} (TURNFOLD_MAX_RECORD_BYTES)"
+             ] if held else []  # fmt: skip
+    parts += [f"{', '.join(keys)}, {_OVER_KEY}"] if keys else []
+    said = f"{_where(db, table, rowid, key, named)}: " + (
+        "; ".join(parts) or f"a value, over the limit of {limit:,} (TURNFOLD_MAX_RECORD_BYTES)"
+    )
     return OversizedRow(table, rowid, named, said)
 
 
 def _key(db: sqlite3.Connection, table: str, rowid: int, key: str | None) -> Any:
-    """The ``key`` column's value of the row ``rowid`` (None when it is too long to read)."""
+    """The ``key`` column's value of the row ``rowid`` (None when it is longer than an id
+    may be, :data:`KEY_BYTES`, or too long to read)."""
     if key is None:
         return None
-    within = (
-        f"CASE WHEN coalesce(length(CAST({key} AS BLOB)), 0) <= {record_limit()} THEN {key} END"
-    )
+    bound = min(KEY_BYTES, record_limit())
+    within = f"CASE WHEN coalesce(length(CAST({key} AS BLOB)), 0) <= {bound} THEN {key} END"
     with contextlib.suppress(sqlite3.DataError):
         found = db.execute(f"SELECT {within} FROM {quoted(table)} WHERE rowid = ?", (rowid,))
         return found.fetchone()[0]

@@ -75,6 +75,7 @@ from turnfold.formats.common import (
     stringify,
     text_result,
 )
+from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError, unselected
 from turnfold.formats.source import Source
@@ -97,6 +98,13 @@ from turnfold.model import (
 NAME = "crush"
 #: A database holds many sessions: ``sample=`` names one by its id.
 HAS_SAMPLES = True
+#: What Crush keeps its secrets in: ``crush.json`` of its data folder
+#: (``$XDG_DATA_HOME/crush``, ``~/.local/share/crush``: ``GlobalConfigData`` of
+#: charmbracelet/crush ``internal/config/load.go``), where ``SetProviderAPIKey``
+#: (``internal/config/config.go``) writes each provider's ``api_key`` (and OAuth tokens) the
+#: user enters; and the user's own ``crush.json`` of ``~/.config/crush`` (``GlobalConfig``),
+#: whose ``providers`` hold ``api_key`` too.
+CREDENTIALS = Credentials(folders=frozenset({"crush"}), files=frozenset({"crush.json"}))
 
 RECORDS = Records(
     mapped={
@@ -144,6 +152,10 @@ _EXIT_LINE = re.compile(r"Exit code (-?\d+)")
 _ABORTED_LINE = "Command was aborted before completion"
 #: The note ``bash`` ends its output with: the folder the command ran in.
 _CWD_NOTE = re.compile(r"\n\n<cwd>[^\n]*</cwd>\Z")
+#: The ids and times of the sessions' and messages' rows, read no longer than an id may be
+#: (``databases.KEY_BYTES``): a hostile one costs its row, never the database.
+_KEYS = ("id", "session_id", "parent_session_id", "summary_message_id", "created_at",
+         "updated_at", "finished_at")  # fmt: skip
 # --- detection ------------------------------------------------------------------------------------
 
 
@@ -195,6 +207,7 @@ class _Database:
         for row in databases.rows(
             self.db, "sessions", "id, title",
             "WHERE parent_session_id IS NULL ORDER BY created_at, rowid", key="id",
+            bounded=_KEYS,
         ):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
                 found.append((databases.listed(row), "session"))  # its title clipped when read
@@ -204,25 +217,26 @@ class _Database:
 
     def session(self, session_id: str) -> Session | None:
         row, clipped = databases.row(self.db, "sessions", "*", "WHERE id = ?", (session_id,),
-                                     key="id")  # fmt: skip
+                                     key="id", bounded=_KEYS)  # fmt: skip
         if row is None:
             return None
         for reason in clipped:
             self.source.warn(reason, record_type="session")
         self.source.mapped("session")
-        children = frozenset(
-            str(r["id"])
-            for r in self.db.execute(
-                "SELECT id FROM sessions WHERE parent_session_id = ?", (session_id,)
-            )
-        )
+        children: set[str] = set()
+        for child in databases.rows(self.db, "sessions", "id", "WHERE parent_session_id = ?",
+                                    (session_id,), key="id", bounded=_KEYS):  # fmt: skip
+            if isinstance(child, databases.OversizedRow):
+                self.source.warn(f"a sub-agent's session: {child.reason}", record_type="session")
+                continue
+            children.add(str(child["id"]))
         keys = row.keys()
         summary_id = row["summary_message_id"] if "summary_message_id" in keys else None
         messages = []
         # created_at is in seconds: the messages of one second keep the order they were written.
         for message in databases.rows(
             self.db, "messages", "*", "WHERE session_id = ? ORDER BY created_at, rowid",
-            (session_id,), key="id",
+            (session_id,), key="id", bounded=_KEYS,
         ):  # fmt: skip
             if isinstance(message, databases.OversizedRow):
                 self.source.warn(message.reason, record_type="message")
@@ -243,7 +257,7 @@ class _Database:
                     or bool("is_summary_message" in mkeys and message["is_summary_message"]),
                 )
             )
-        return Session({k: row[k] for k in keys}, messages, children)
+        return Session({k: row[k] for k in keys}, messages, frozenset(children))
 
     def _parts(self, message: sqlite3.Row) -> list[Any] | None:
         """A message's parts; None, with a warning naming it, when they are no JSON list."""

@@ -157,6 +157,10 @@ CREDENTIALS = Credentials(
 #: ``metadata["agent"]`` of a session of Kilo Code's database (OpenCode's is the format's own).
 KILO_AGENT = "kilo-code"
 _TABLES = frozenset({"session", "message", "part"})
+#: The ids and times of the sessions', messages' and parts' rows, read no longer than an id
+#: may be (``databases.KEY_BYTES``): a hostile one costs its row, never the database.
+_KEYS = ("id", "session_id", "message_id", "parent_id", "project_id", "workspace_id",
+         "time_created", "time_updated")  # fmt: skip
 #: The folder of the data folder OpenCode kept its sessions in before 1.2, and its folders of
 #: sessions, messages and parts, each file's name the id its prefix starts.
 STORAGE = "storage"
@@ -322,7 +326,7 @@ class _Database:
         found = []
         for row in databases.rows(self.db, "session", "id, title",
                                   "WHERE parent_id IS NULL ORDER BY time_created, id",
-                                  key="id"):  # fmt: skip
+                                  key="id", bounded=_KEYS):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
                 found.append((databases.listed(row), "session"))  # its title clipped when read
                 continue
@@ -333,7 +337,7 @@ class _Database:
         self.db.row_factory = sqlite3.Row
         try:
             row, clipped = databases.row(self.db, "session", "*", "WHERE id = ?", (session_id,),
-                                         key="id")  # fmt: skip
+                                         key="id", bounded=_KEYS)  # fmt: skip
             if row is None:
                 return None
             for reason in clipped:
@@ -343,7 +347,7 @@ class _Database:
             messages: dict[str, Message] = {}
             for message in databases.rows(
                 self.db, "message", "id, data", "WHERE session_id = ? ORDER BY time_created, id",
-                (session_id,), key="id",
+                (session_id,), key="id", bounded=_KEYS,
             ):  # fmt: skip
                 if isinstance(message, databases.OversizedRow):
                     self.warn(message.reason, "message")
@@ -356,7 +360,7 @@ class _Database:
                     messages[message["id"]] = Message({**data, "id": message["id"]})
             for part in databases.rows(
                 self.db, "part", "id, message_id, data", "WHERE session_id = ? ORDER BY id",
-                (session_id,), key="id",
+                (session_id,), key="id", bounded=_KEYS,
             ):  # fmt: skip
                 if isinstance(part, databases.OversizedRow):
                     self.warn(part.reason, "part")

@@ -157,6 +157,12 @@ def _json(value: Any) -> Any:
     return codec.loads(value) if isinstance(value, (str, bytes)) else value
 
 
+#: The ids and times of the sessions' and events' rows, read no longer than an id may be
+#: (``databases.KEY_BYTES``): a hostile one costs its row, never the database.
+_KEYS = ("app_name", "user_id", "id", "session_id", "invocation_id", "create_time",
+         "update_time", "timestamp")  # fmt: skip
+
+
 @dataclass(frozen=True)
 class _Key:
     app_name: str
@@ -178,10 +184,13 @@ class _Database:
         ``<app>/<user>/<id>`` when one id is several sessions'."""
         rows = []
         for store in self.stores:
-            for row in self.db.execute(
-                "SELECT app_name, user_id, id FROM "
-                f"{databases.quoted(store.sessions)} ORDER BY create_time, rowid"
-            ):
+            for row in databases.rows(self.db, store.sessions, "app_name, user_id, id",
+                                      "ORDER BY create_time, rowid", key="id",
+                                      bounded=_KEYS):  # fmt: skip
+                if isinstance(row, databases.OversizedRow):  # its load says why, alone
+                    unread = databases.stand_in(row)
+                    rows.append((store, _Key(unread, unread, unread)))
+                    continue
                 rows.append((store, _Key(*(str(v) for v in row))))
         ids = [key.id for _, key in rows]
         found = []
@@ -194,7 +203,7 @@ class _Database:
         """The session document ``adk.read`` reads: as the ADK's ``Session.model_dump``."""
         row, clipped = databases.row(
             self.db, store.sessions, "*", "WHERE app_name = ? AND user_id = ? AND id = ?",
-            (key.app_name, key.user_id, key.id), key="id",
+            (key.app_name, key.user_id, key.id), key="id", bounded=_KEYS,
         )  # fmt: skip
         for reason in clipped:
             self.source.warn(reason, record_type="session")
@@ -221,7 +230,7 @@ class _Database:
         for row in databases.rows(
             self.db, store.events, "*",
             "WHERE app_name = ? AND user_id = ? AND session_id = ? ORDER BY timestamp, id",
-            (key.app_name, key.user_id, key.id), key="id",
+            (key.app_name, key.user_id, key.id), key="id", bounded=_KEYS,
         ):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
                 # The ADK reader says it skipped it.

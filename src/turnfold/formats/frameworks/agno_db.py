@@ -67,6 +67,10 @@ _RUN_COLUMNS = frozenset({"run_id", "session_id", "run_type", "run_data"})
 _DEFAULTS = ("agno_sessions", "agno_runs")
 #: A session's runs in the order ``get_session`` reads them, of the columns the table has.
 _RUN_ORDER = ("run_index", "created_at", "run_id", "rowid")
+#: The ids and times of the sessions' and runs' rows, read no longer than an id may be
+#: (``databases.KEY_BYTES``): a hostile one costs its row, never the database.
+_KEYS = ("session_id", "run_id", "parent_run_id", "agent_id", "team_id", "workflow_id",
+         "user_id", "created_at", "updated_at")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -168,7 +172,7 @@ class _Database:
         found = []
         for store in self.stores:
             for row in databases.rows(self.db, store.sessions, "*", "ORDER BY created_at, rowid",
-                                      key="session_id"):  # fmt: skip
+                                      key="session_id", bounded=_KEYS):  # fmt: skip
                 if isinstance(row, databases.OversizedRow):  # read clipped, with a warning
                     found.append((databases.listed(row), "session"))
                     continue
@@ -180,7 +184,8 @@ class _Database:
         its row's ids and its runs."""
         for store in self.stores:
             row, clipped = databases.row(self.db, store.sessions, "*", "WHERE session_id = ?",
-                                         (session_id,), key="session_id")  # fmt: skip
+                                         (session_id,), key="session_id",
+                                         bounded=_KEYS)  # fmt: skip
             if row is not None:
                 for reason in clipped:
                     self.source.warn(reason, record_type="session")
@@ -216,7 +221,7 @@ class _Database:
         found = []
         for row in databases.rows(
             self.db, store.runs, "run_id, run_data", f"WHERE session_id = ? ORDER BY {order}",
-            (session_id,), key="run_id",
+            (session_id,), key="run_id", bounded=_KEYS,
         ):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
                 self.source.warn(row.reason, record_type="run")

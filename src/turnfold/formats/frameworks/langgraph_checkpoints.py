@@ -229,6 +229,12 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+#: The ids of the checkpoints' and writes' rows, read no longer than an id may be
+#: (``databases.KEY_BYTES``): a hostile one costs its row, never the database.
+_KEYS = ("thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "task_id",
+         "task_path", "channel")  # fmt: skip
+
+
 def _store(db: sqlite3.Connection) -> _Store | None:
     """The saver's tables of ``db``, told by their columns; None when it has none."""
     columns: dict[str, set[str]] = {}
@@ -312,7 +318,7 @@ class _Database:
             f"WHERE checkpoint_ns = '' AND checkpoint_id IN (SELECT MAX(checkpoint_id) FROM "
             f"{self.table} WHERE checkpoint_ns = '' GROUP BY thread_id) "
             f"ORDER BY (SELECT MIN(checkpoint_id) FROM {self.table} AS t "
-            f"WHERE t.thread_id = {self.table}.thread_id)", key="thread_id",
+            f"WHERE t.thread_id = {self.table}.thread_id)", key="thread_id", bounded=_KEYS,
         ):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
                 found.append((databases.listed(row), "thread"))  # its metadata: warned when read
@@ -330,7 +336,7 @@ class _Database:
         rows = databases.rows(
             self.db, self.store.checkpoints, "checkpoint_id, type, checkpoint",
             "WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC",
-            (thread, namespace), key="checkpoint_id",
+            (thread, namespace), key="checkpoint_id", bounded=_KEYS,
         )  # fmt: skip
         read: _Thread | None = None
         newest = True
@@ -411,9 +417,17 @@ class _Database:
         the call its parent's task ran; a graph used as a node, whose messages all came back
         in its parent's, counted; any other (``checkpointer=True`` drops the task id, a
         node's own state schema) shown after the thread's messages, with a warning."""
-        found = [ns for (ns,) in self.db.execute(
-            f"SELECT checkpoint_ns FROM {self.table} WHERE thread_id = ? AND checkpoint_ns != '' "
-            "GROUP BY checkpoint_ns ORDER BY MIN(checkpoint_id)", (thread,))]  # fmt: skip
+        found = []
+        for row in databases.rows(
+            self.db, self.store.checkpoints, "checkpoint_ns",
+            "WHERE thread_id = ? AND checkpoint_ns != '' GROUP BY checkpoint_ns "
+            "ORDER BY MIN(checkpoint_id)", (thread,), key="checkpoint_ns", bounded=_KEYS,
+        ):  # fmt: skip
+            if isinstance(row, databases.OversizedRow):
+                self.source.warn(f"thread {thread}: a subgraph's {row.reason}",
+                                 record_type="checkpoint")  # fmt: skip
+                continue
+            found.append(str(row[0]))
         graphs: dict[str, tuple[Transcript, set[str]]] = {"": (root, _ids(messages))}
         for namespace in sorted(found, key=lambda ns: ns.count(_NS_SEP)):  # stable: time order
             parts = namespace.split(_NS_SEP)
@@ -471,7 +485,7 @@ class _Database:
             self.db, self.store.writes, "checkpoint_id, value",
             "WHERE thread_id = ? AND checkpoint_ns = ? AND channel = 'messages' "
             "AND checkpoint_id < ? ORDER BY checkpoint_id", (thread, namespace, newest),
-            key="checkpoint_id",
+            key="checkpoint_id", bounded=_KEYS,
         ):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
                 self.source.warn(f"thread {thread}: {row.reason}: the messages it removed, if "
@@ -579,7 +593,7 @@ class _Database:
             row = next(databases.rows(
                 self.db, self.store.checkpoints, "type, checkpoint, parent_checkpoint_id",
                 "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
-                (thread, namespace, parent), key="checkpoint_id",
+                (thread, namespace, parent), key="checkpoint_id", bounded=_KEYS,
             ), None)  # fmt: skip
             if row is None:
                 break
@@ -610,11 +624,15 @@ class _Database:
         return messages
 
     def _parent(self, thread: str, namespace: str, checkpoint_id: str) -> str | None:
-        row = self.db.execute(
-            f"SELECT parent_checkpoint_id FROM {self.table} WHERE thread_id = ? "
-            "AND checkpoint_ns = ? AND checkpoint_id = ?",
-            (thread, namespace, checkpoint_id),
-        ).fetchone()
+        row = next(databases.rows(
+            self.db, self.store.checkpoints, "parent_checkpoint_id",
+            "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
+            (thread, namespace, checkpoint_id), key="checkpoint_id", bounded=_KEYS,
+        ), None)  # fmt: skip
+        if isinstance(row, databases.OversizedRow):  # the chain ends there, said
+            self.source.warn(f"thread {thread}: {row.reason}: the checkpoints before it are "
+                             "not read", record_type="delta write")  # fmt: skip
+            return None
         return row[0] if row is not None and isinstance(row[0], str) else None
 
     def _channel_writes(self, thread: str, namespace: str, chain: list[str]) -> list[Any]:
@@ -631,7 +649,7 @@ class _Database:
                 self.db, self.store.writes, "task_id, type, value",
                 "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
                 f"AND channel = 'messages' ORDER BY {path}, task_id, idx",
-                (thread, namespace, checkpoint), key="task_id",
+                (thread, namespace, checkpoint), key="task_id", bounded=_KEYS,
             ):  # fmt: skip
                 if isinstance(row, databases.OversizedRow):
                     self.source.warn(f"thread {thread}: {row.reason}", record_type="delta write")
@@ -654,7 +672,7 @@ class _Database:
         for row in databases.rows(
             self.db, self.store.writes, "task_id, channel, type, value",
             "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx",
-            (thread, namespace, checkpoint_id), key="task_id",
+            (thread, namespace, checkpoint_id), key="task_id", bounded=_KEYS,
         ):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
                 self.source.warn(f"thread {thread}: {row.reason}", record_type="pending write")

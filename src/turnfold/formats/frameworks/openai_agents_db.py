@@ -88,6 +88,9 @@ _DEFAULTS = ("agent_sessions", "agent_messages")
 #: columns it is read by.
 _STRUCTURE = "message_structure"
 _STRUCTURE_COLUMNS = frozenset({"session_id", "message_id", "branch_id", "sequence_number"})
+#: The ids and times of the tables' rows, read no longer than an id may be
+#: (``databases.KEY_BYTES``): a hostile one costs its row, never the database.
+_KEYS = ("session_id", "branch_id", "created_at", "updated_at")
 
 
 @dataclass(frozen=True)
@@ -169,6 +172,8 @@ class _Database:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
         self.stores = _stores(db)
+        #: What the session's warnings say of its rows' ids and times left out.
+        self.said: list[str] = []
 
     def roots(self) -> list[tuple[str, str]]:
         """Every session (id, title), oldest first: each sessions table's rows, then the
@@ -176,17 +181,17 @@ class _Database:
         prompt."""
         found: dict[str, str] = {}
         for store in self.stores:
-            ids: list[str] = []
-            if store.sessions is not None:
-                ids += [str(i) for (i,) in self.db.execute(
-                    f"SELECT session_id FROM {databases.quoted(store.sessions)} "
-                    "ORDER BY created_at, rowid")]  # fmt: skip
-            ids += [str(i) for (i,) in self.db.execute(
-                f"SELECT session_id FROM {databases.quoted(store.messages)} "
-                "GROUP BY session_id ORDER BY MIN(id)")]  # fmt: skip
-            for session_id in ids:
-                if session_id not in found:
-                    found[session_id] = self._title(store, session_id)
+            listed = [] if store.sessions is None else databases.rows(
+                self.db, store.sessions, "session_id", "ORDER BY created_at, rowid",
+                key="session_id", bounded=_KEYS)  # fmt: skip
+            grouped = databases.rows(self.db, store.messages, "session_id",
+                                     "GROUP BY session_id ORDER BY MIN(id)", key="session_id",
+                                     bounded=_KEYS)  # fmt: skip
+            for row in [*listed, *grouped]:
+                if isinstance(row, databases.OversizedRow):  # its load says why, alone
+                    found.setdefault(databases.listed(row), "session")
+                elif str(row[0]) not in found:
+                    found[str(row[0])] = self._title(store, str(row[0]))
         return list(found.items())
 
     def _title(self, store: _Store, session_id: str) -> str:
@@ -208,11 +213,10 @@ class _Database:
         for store in self.stores:
             times: dict[str, Any] = {}
             if store.sessions is not None:
-                row = self.db.execute(
-                    f"SELECT created_at, updated_at FROM {databases.quoted(store.sessions)} "
-                    "WHERE session_id = ?",
-                    (session_id,),
-                ).fetchone()
+                row, said = databases.row(self.db, store.sessions, "created_at, updated_at",
+                                          "WHERE session_id = ?", (session_id,),
+                                          key="session_id", bounded=_KEYS)  # fmt: skip
+                self.said += said
                 if row is not None:
                     times = {"created_at": _iso(row[0]), "updated_at": _iso(row[1])}
             held = self.db.execute(
@@ -228,9 +232,15 @@ class _Database:
         none for a session of a plain ``SQLiteSession``."""
         if not store.branched:
             return []
-        return [str(b) for (b,) in self.db.execute(
-            f"SELECT branch_id FROM {_STRUCTURE} WHERE session_id = ? "
-            "GROUP BY branch_id ORDER BY MAX(id)", (session_id,))]  # fmt: skip
+        found = []
+        for row in databases.rows(self.db, _STRUCTURE, "branch_id",
+                                  "WHERE session_id = ? GROUP BY branch_id ORDER BY MAX(id)",
+                                  (session_id,), key="branch_id", bounded=_KEYS):  # fmt: skip
+            if isinstance(row, databases.OversizedRow):
+                self.said.append(f"a branch of session {session_id}: {row.reason}")
+                continue
+            found.append(str(row[0]))
+        return found
 
     def items(
         self, store: _Store, session_id: str, branch: str | None = None
@@ -249,7 +259,8 @@ class _Database:
                 "WHERE s.session_id = ? AND s.branch_id = ? ORDER BY s.sequence_number, s.id"
             )
             arguments = (session_id, branch)
-        for row in databases.rows(self.db, store.messages, columns, rest, arguments, alias="m"):
+        for row in databases.rows(self.db, store.messages, columns, rest, arguments, alias="m",
+                                  bounded=_KEYS):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
                 found.append((row.rowid, MalformedLine(row.reason, record_type="message row")))
                 continue
@@ -333,6 +344,8 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
         except sqlite3.Error as exc:
             raise databases.unreadable(path, NAME, exc) from None
     source = Source(str(path), iter(items), path=path)
+    for reason in dict.fromkeys(store.said):  # branches() is asked twice of a branched session
+        source.warn(reason, record_type="session")
     transcript = Transcript(metadata={"source_format": NAME, "session_id": session_id})
     transcript.metadata.update({k: v for k, v in times.items() if v is not None})
     if branch is not None:

@@ -101,6 +101,7 @@ from turnfold.formats.common import (
     stringify,
     text_result,
 )
+from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError, unselected
 from turnfold.formats.harnesses import openhands_sdk
@@ -135,6 +136,18 @@ from turnfold.model import (
 )
 
 NAME = "openhands"
+#: What OpenHands keeps its secrets in, beside its sessions in ``~/.openhands``: the app's
+#: ``settings.json`` (``FileSettingsStore``, ``path: str = 'settings.json'``, written with
+#: ``expose_secrets``: the LLM's key) and ``secrets.json`` (``FileSecretsStore``,
+#: ``path: str = 'secrets.json'``: the git providers' tokens and custom secrets),
+#: All-Hands-AI/OpenHands ``openhands/storage/settings/file_settings_store.py:17`` and
+#: ``openhands/storage/secrets/file_secrets_store.py:17``; and the CLI's
+#: ``agent_settings.json`` (``AGENT_SETTINGS_PATH``, OpenHands/OpenHands-CLI
+#: ``openhands_cli/locations.py``; ``AgentStore.save`` writes the agent with its LLM key).
+CREDENTIALS = Credentials(
+    folders=frozenset({".openhands"}),
+    files=frozenset({"settings.json", "secrets.json", "agent_settings.json"}),
+)
 
 #: Actions that run something: each is a tool call.
 TOOL_ACTIONS = NameSet(

@@ -149,6 +149,9 @@ RECORDS = Records(
 
 #: The trace metadata key of the session a trace belongs to (mlflow/tracing/constant.py).
 SESSION = "mlflow.trace.session"
+#: The ids and keys of the store's rows, read no longer than an id may be
+#: (``databases.KEY_BYTES``): a hostile one costs its row, never the store.
+_KEYS = ("request_id", "trace_id", "span_id", "session_id", "status", "key")
 
 
 # --- objects --------------------------------------------------------------------------------
@@ -959,7 +962,7 @@ def _store_traces(db: sqlite3.Connection, path: Path, source: Source) -> Iterato
     tags = _by_trace(db, "trace_tags", source)
     spans: dict[str, list[Any]] = {}
     for row in databases.rows(db, "spans", "trace_id, content", "ORDER BY start_time_unix_nano",
-                              key="span_id"):  # fmt: skip
+                              key="span_id", bounded=_KEYS):  # fmt: skip
         if isinstance(row, databases.OversizedRow):
             source.warn(row.reason, record_type="span")
             continue
@@ -970,8 +973,13 @@ def _store_traces(db: sqlite3.Connection, path: Path, source: Source) -> Iterato
             source.warn(f"trace {trace}: a span's content is no JSON ({exc})", record_type="span")
     # The store keeps a trace's session and cost in columns of their own (3.x), not in its
     # metadata.
-    query = "SELECT request_id, status, {}, {} FROM trace_info ORDER BY timestamp_ms"
-    for trace, state, session, total in db.execute(query.format(*_columns(db))):
+    columns = "request_id, status, {}, {}".format(*_columns(db))
+    for row in databases.rows(db, "trace_info", columns, "ORDER BY timestamp_ms",
+                              key="request_id", bounded=_KEYS):  # fmt: skip
+        if isinstance(row, databases.OversizedRow):
+            source.warn(row.reason, record_type="trace")
+            continue
+        trace, state, session, total = row
         meta = metadata.get(trace, {})
         if session:
             meta.setdefault(SESSION, session)
@@ -994,7 +1002,7 @@ def _by_trace(
     listing has none: the load of the conversation says it)."""
     found: dict[str, dict[str, Any]] = {}
     for row in databases.rows(db, table, "key, value, request_id", where, params,
-                              key="request_id"):  # fmt: skip
+                              key="request_id", bounded=_KEYS):  # fmt: skip
         if isinstance(row, databases.OversizedRow):
             if source is not None:
                 source.warn(row.reason, record_type="trace")
@@ -1045,6 +1053,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
             return opened.hand_over(read(opened, sample=sample))
     warnings = Source(str(path), iter(()), path=path)
     try:
+        databases.refuse_unreadable([sample])  # a trace whose id the listing could not read
         db = databases.connect(path)
         with contextlib.closing(db):
             records = list(enumerate(_store_traces(db, path, warnings), start=1))
@@ -1061,15 +1070,17 @@ def sessions(path: Path) -> Iterator[tuple[str, str]]:
     with contextlib.closing(databases.connect(path)) as db:
         held = _by_trace(db, "trace_request_metadata", None, "WHERE key = ?", (SESSION,))
         groups = {trace: values[SESSION] for trace, values in held.items()}
-        column = _columns(db)[0]
-        for trace, session in db.execute(f"SELECT request_id, {column} FROM trace_info"):
-            if session:
-                groups[trace] = session
         tags = _by_trace(db, "trace_tags", None, "WHERE key = ?", ("mlflow.traceName",))
         names = {trace: values["mlflow.traceName"] for trace, values in tags.items()}
         seen = set()
-        for (trace,) in db.execute("SELECT request_id FROM trace_info ORDER BY timestamp_ms"):
-            key = groups.get(trace) or trace
+        for row in databases.rows(db, "trace_info", f"request_id, {_columns(db)[0]}",
+                                  "ORDER BY timestamp_ms", key="request_id",
+                                  bounded=_KEYS):  # fmt: skip
+            if isinstance(row, databases.OversizedRow):  # its load says why, alone
+                yield databases.stand_in(row), ""
+                continue
+            trace, session = row
+            key = session or groups.get(trace) or trace
             if key not in seen:
                 seen.add(key)
                 yield key, str(names.get(trace) or "")
