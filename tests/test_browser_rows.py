@@ -17,6 +17,7 @@ from turnfold.browser import SessionBrowser
 from turnfold.corpus import scan
 from turnfold.corpus.columns import column as column_of
 from turnfold.corpus.columns import row_of, unreadable
+from turnfold.formats import FORMATS
 
 from .test_corpus import cache_dir  # noqa: F401  every test its own index, never the user's
 
@@ -93,11 +94,14 @@ def test_B1_an_unreadable_file_s_row_names_the_file_and_its_path_on_hover(
     at = [head["name"] for head in browser._page["columns"]].index("title")
     broken = {row["cells"][at]["text"]: row["cells"][at]["title"]
               for row in browser._page["rows"] if row.get("tone") == "error"}  # fmt: skip
-    empty, garbage = TREE / "broken" / "empty.jsonl", TREE / "broken" / "garbage.jsonl"
-    assert broken == {
-        "⚠ empty.jsonl: the file is empty": f"{empty}: the file is empty",
-        "⚠ garbage.jsonl: line 1: invalid JSON": f"{garbage}: line 1: invalid JSON",
+    # The row's error is the load's, which names the file first: the cell names it once.
+    tried = f"; formats tried: {', '.join(FORMATS)}"
+    said = {
+        "empty.jsonl": f"not a transcript (the source is empty){tried}",
+        "garbage.jsonl": f"line 1: not a transcript (invalid JSON){tried}",
     }
+    assert broken == {f"⚠ {name}: {error}": f"{TREE / 'broken' / name}: {error}"
+                      for name, error in said.items()}  # fmt: skip
 
 
 def test_B1_an_unreadable_sample_of_a_file_of_many_runs_is_named_by_file_and_sample() -> None:

@@ -13,6 +13,7 @@ with pyarrow, as a training loop writes them.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import warnings
@@ -32,10 +33,12 @@ from turnfold.formats import FORMATS, AgentRefused, _module
 from turnfold.formats.credentials import LIKELY_FOLDERS, LIKELY_NAMES, READERS, named_like
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.model import ToolCall, Transcript
+from turnfold.render.site import INDEX, build_site
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ADK_SESSION = FIXTURES / "frameworks" / "adk" / "adk_v2.13.0_session_subagents.json"
 EVAL_LOG = FIXTURES / "harnesses" / "inspect" / "mockllm_two-epochs.eval"
+FOUR_SAMPLES = FIXTURES / "harnesses" / "inspect" / "react_four-samples_two-epochs.eval"
 ROLLOUT = FIXTURES / "codex_rollout_schema-coverage.jsonl"
 OPENCODE = FIXTURES / "opencode" / "work" / "opencode.db"
 KILO = FIXTURES / "opencode" / "kilo" / "work" / "kilo.db"
@@ -52,6 +55,7 @@ CODEX_AUTH = {
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.delenv("CRUSH_GLOBAL_DATA", raising=False)
 
 
 def _rows(count: int) -> list[dict[str, Any]]:
@@ -224,6 +228,40 @@ def test_W4_a_saved_browser_shows_the_sample_column_the_live_table_shows() -> No
         alone.close()
 
 
+def test_B2_the_site_s_index_shows_the_sample_column_the_session_browser_shows(
+    tmp_path: Path,
+) -> None:
+    """An eval log of four samples over two epochs beside a session: the static site's index
+    had the default columns alone, where the browser tells the log's rows apart by sample."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copyfile(FOUR_SAMPLES, runs / FOUR_SAMPLES.name)
+    shutil.copyfile(ROLLOUT, runs / ROLLOUT.name)
+    corpus = scan(runs, workers=1, cache=False)
+    assert len(corpus) == 9
+    browser = SessionBrowser(corpus)
+    try:
+        live = [head["label"] for head in browser._page["columns"]]
+    finally:
+        browser.close()
+    assert live[:2] == ["Title", "Sample"]
+    build_site(runs, tmp_path / "site", workers=1, progress=False)
+    index = (tmp_path / "site" / INDEX).read_text(encoding="utf-8")
+    assert _heads(index) == live
+    samples = sorted(str(row["sample"]) for row in corpus if row["sample"] is not None)
+    assert len(samples) == 8
+    for sample in samples:
+        assert f'<td title="{sample}"><span class="tf-runs-clip">{sample}</span></td>' in index
+    # A site of runs each of a file of its own has no Sample column, as the browser has none.
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copyfile(ROLLOUT, alone / ROLLOUT.name)
+    build_site(alone, tmp_path / "site-alone", workers=1, progress=False)
+    heads = _heads((tmp_path / "site-alone" / INDEX).read_text(encoding="utf-8"))
+    assert heads[0] == "Title"
+    assert "Sample" not in heads
+
+
 # --- 5. $XDG_DATA_HOME: where OpenCode, Kilo Code and Crush write when it is set ---------------
 
 
@@ -273,6 +311,49 @@ def test_C1_the_default_data_folder_is_still_walked_with_xdg_data_home_set(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     assert sorted(scan(home, workers=1, cache=False).keys) == sorted(wanted)
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["outside the home", "hidden in the home", "in the home's data folder", "in the home"],
+)
+def test_C1_a_scan_of_the_home_walks_crush_s_own_data_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """``$CRUSH_GLOBAL_DATA`` is Crush's data folder itself (its ``crush.json``, and
+    ``crush server``'s workspace ``.crush/crush.db``), checked before ``$XDG_DATA_HOME``
+    (charmbracelet/crush internal/config/load.go, ``GlobalConfigData``): a scan of the home
+    walks it as it walks Crush's folder of ``$XDG_DATA_HOME``, each session once."""
+    home = tmp_path / "me"
+    home.mkdir()
+    data = {"outside the home": tmp_path / "crush-data",
+            "hidden in the home": home / ".crush-global",
+            "in the home's data folder": home / ".local" / "share" / "crush-work",
+            "in the home": home / "crush-data"}[where]  # fmt: skip
+    server = _place(CRUSH_SERVER, data / ".crush" / "crush.db")
+    # Written before it was set: where Crush wrote then, still walked.
+    old = _place(OPENCODE, home / ".local" / "share" / "opencode" / "opencode.db")
+    before = scan([old], workers=1, cache=False).keys
+    wanted = scan([server], workers=1, cache=False).keys + before
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CRUSH_GLOBAL_DATA", str(data))
+    corpus = scan(Path.home(), workers=1, cache=False)
+    assert sorted(corpus.keys) == sorted(wanted)
+    assert "crush" in {row["agent"] for row in corpus}
+    # Set with $XDG_DATA_HOME, both are walked; a relative value names no folder a scan can
+    # know (it is the folder Crush ran in's), and a scan of another folder is not widened.
+    xdg = _place(KILO, tmp_path / "xdg" / "kilo" / "kilo.db")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    both = scan(Path.home(), workers=1, cache=False).keys
+    assert sorted(both) == sorted(wanted + scan([xdg], workers=1, cache=False).keys)
+    monkeypatch.delenv("XDG_DATA_HOME")
+    if where != "in the home":
+        monkeypatch.setenv("CRUSH_GLOBAL_DATA", os.path.relpath(data))
+        assert scan(Path.home(), workers=1, cache=False).keys == before
+    elsewhere = tmp_path / "project"
+    elsewhere.mkdir()
+    monkeypatch.setenv("CRUSH_GLOBAL_DATA", str(data))
+    assert len(scan(elsewhere, workers=1, cache=False)) == 0
 
 
 # --- 6. a credential file named directly says why it is not read, unopened ---------------------

@@ -139,7 +139,7 @@ def test_C7_parquet_files_among_sessions_are_named_when_passed_over(tmp_path: Pa
 
 
 def test_C7_compressed_data_cut_off_at_its_start_is_no_empty_file(tmp_path: Path) -> None:
-    """Its row said "the file is empty", where load() says the gzip data is cut off."""
+    """Its row said the file is empty, where load() says the gzip data is cut off."""
     folder = tmp_path / "projects" / "-home-dev-shop"
     folder.mkdir(parents=True)
     whole = gzip.compress(SESSION.read_bytes())
@@ -147,8 +147,11 @@ def test_C7_compressed_data_cut_off_at_its_start_is_no_empty_file(tmp_path: Path
     (folder / "empty.jsonl").write_bytes(b"")
     corpus = scan(folder.parent, workers=1)
     errors = {Path(row["key"]).name: row["error"] for row in corpus}
-    assert errors["empty.jsonl"] == "the file is empty"
-    assert errors["cut.jsonl.gz"].startswith("nothing read: the gzip data is cut off or corrupt")
+    empty, cut = folder / "empty.jsonl", folder / "cut.jsonl.gz"
+    assert errors["empty.jsonl"].startswith(f"{empty}: not a transcript (the source is empty); ")
+    assert errors["cut.jsonl.gz"].startswith(
+        f"{cut}: not a transcript (nothing read: the gzip data is cut off or corrupt"
+    )
     assert repr(corpus) == "<Corpus: 2 rows, 2 errors, 0 skipped>"
 
 

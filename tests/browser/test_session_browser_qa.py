@@ -76,7 +76,9 @@ def test_C7_the_browser_shows_the_rows_errors_and_skipped_files_repr_counts(lab:
     expect(counts[1]).to_have_text("0 rows, 0 errors, 1 skipped")
     expect(browsers.nth(1).locator(".tf-b-range")).to_have_text("No run matches")
     expect(counts[2]).to_have_text("1 row, 1 error, 1 skipped")
-    expect(rows(browsers.nth(2)).first).to_contain_text("⚠ broken.jsonl: line 1: invalid JSON")
+    expect(rows(browsers.nth(2)).first).to_contain_text(
+        "⚠ broken.jsonl: line 1: not a transcript (invalid JSON"
+    )
 
 
 def test_B1_a_rescan_set_from_the_kernel_redraws_the_rows_and_keeps_the_reader_s_view(

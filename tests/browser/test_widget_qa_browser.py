@@ -14,6 +14,8 @@ from playwright.sync_api import Locator, expect
 from test_compare_browser import FIRST_A, TWO_DEMOS
 from test_session_browser import SCAN_TREE, SETUP, TREE, browser_of, column, rows
 
+from turnfold.formats import FORMATS
+
 # A session of fifty minutes whose second turn lasts 5 ms, its one call 3 ms: a thousandth of
 # a pixel at any width a notebook has.
 SHORT_TURN_SETUP = """\
@@ -176,8 +178,14 @@ def test_B1_an_unreadable_file_s_row_names_the_file_with_its_path_on_hover(lab: 
     broken = browser.locator("tr.tf-tone-row-error td.tf-tone-error")
     expect(broken).to_have_count(2)
     texts = sorted(broken.all_inner_texts())
-    assert texts == ["⚠ empty.jsonl: the file is empty", "⚠ garbage.jsonl: line 1: invalid JSON"]
+    tried = f"; formats tried: {', '.join(FORMATS)}"
+    assert texts == [
+        f"⚠ empty.jsonl: not a transcript (the source is empty){tried}",
+        f"⚠ garbage.jsonl: line 1: not a transcript (invalid JSON){tried}",
+    ]
     garbage = broken.filter(has_text="garbage.jsonl")
     garbage.hover()
     path = TREE / "broken" / "garbage.jsonl"
-    expect(garbage).to_have_attribute("title", f"{path}: line 1: invalid JSON")
+    expect(garbage).to_have_attribute(
+        "title", f"{path}: line 1: not a transcript (invalid JSON){tried}"
+    )

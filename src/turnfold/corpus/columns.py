@@ -249,11 +249,15 @@ def row_of(values: dict[str, Any], shown: list[Column], locale: str) -> Row:
 def unreadable(error: Any, path: str | None, sample: str | None = None) -> Cell:
     """The title cell of an item that could not be read: the file's name (and the sample's,
     of a file of many runs) before the error, since an unreadable file has no title of its
-    own to tell it from the others, and its whole path in the tooltip.
+    own to tell it from the others, and its whole path in the tooltip. An error that names
+    the file first, as a load's does (L-4), does not name it twice: its reason follows the
+    name, where a narrow cell would have cut it off after the path.
 
     >>> shown = unreadable("line 1: invalid JSON", "/runs/broken/garbage.jsonl")
     >>> shown["text"], shown["title"]
     ('⚠ garbage.jsonl: line 1: invalid JSON', '/runs/broken/garbage.jsonl: line 1: invalid JSON')
+    >>> unreadable("/runs/a.jsonl, line 2: not a transcript", "/runs/a.jsonl")["text"]
+    '⚠ a.jsonl: line 2: not a transcript'
     >>> unreadable("no messages", None)
     {'text': '⚠ no messages', 'tone': 'error', 'title': 'no messages'}
     """
@@ -261,6 +265,10 @@ def unreadable(error: Any, path: str | None, sample: str | None = None) -> Cell:
     if not path:
         return {"text": f"⚠ {error}", "tone": "error", "title": error}
     path = plain_text(path)
+    for named in (f"{path}, ", f"{path}: "):
+        if error.startswith(named):
+            error = error[len(named) :]
+            break
     where = f"#{plain_text(str(sample))}" if sample else ""
     name = f"{PurePath(path).name}{where}"
     return {"text": f"⚠ {name}: {error}", "tone": "error", "title": f"{path}{where}: {error}"}

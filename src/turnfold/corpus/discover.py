@@ -116,6 +116,12 @@ DATA_FOLDERS = frozenset({"opencode", "kilo", "crush"})
 #: ``GlobalWorkspaceDir`` are under ``$XDG_DATA_HOME/crush`` (charmbracelet/crush
 #: ``internal/config/load.go``). A scan of the home walks its agents' folders there too.
 XDG_DATA_HOME = "XDG_DATA_HOME"
+#: Crush's own data folder when it is set, checked before ``$XDG_DATA_HOME``: the folder
+#: itself, not a parent (``GlobalConfigData`` is ``$CRUSH_GLOBAL_DATA/crush.json``, and
+#: ``crush server``'s workspace, ``GlobalWorkspaceDir``, its folder: charmbracelet/crush
+#: ``internal/config/load.go``). A scan of the home walks it too, as it walks Crush's folder
+#: of ``$XDG_DATA_HOME``.
+CRUSH_GLOBAL_DATA = "CRUSH_GLOBAL_DATA"
 #: The files the agents keep their keys and tokens in, in the folders a walk enters, each
 #: named by its reader (:class:`~turnfold.formats.credentials.Credentials`): passed over by
 #: name, never opened, and not counted as skipped files.
@@ -473,7 +479,13 @@ def _xdg_data_home() -> str | None:
     """The data folder ``$XDG_DATA_HOME`` names (:data:`XDG_DATA_HOME`), when it is set to an
     absolute path: the XDG spec has a relative one ignored, and where an agent wrote with one
     depends on the folder it ran in."""
-    value = os.environ.get(XDG_DATA_HOME, "")
+    return _absolute_folder(XDG_DATA_HOME)
+
+
+def _absolute_folder(variable: str) -> str | None:
+    """The folder the environment ``variable`` names when it is an absolute path; a relative
+    one names a folder of wherever the agent ran, which a scan cannot know."""
+    value = os.environ.get(variable, "")
     return value if os.path.isabs(value) else None
 
 
@@ -482,21 +494,44 @@ def _same(one: str, other: str) -> bool:
 
 
 def _data_folders_elsewhere(root: str) -> list[str]:
-    """The agents' folders of ``$XDG_DATA_HOME`` (:data:`DATA_FOLDERS`) a scan of the home
-    ``root`` walks besides it: all of them when the data folder lies outside the home, or in
-    a hidden folder of it that no walk enters; none when a walk of the home meets it (its own
-    step enters only those, :func:`_data_home_step`), nor for a scan of any other folder."""
-    data_home = _xdg_data_home()
-    if data_home is None or not _same(root, os.path.expanduser("~")):
+    """The agents' folders of ``$XDG_DATA_HOME`` (:data:`DATA_FOLDERS`) and Crush's own
+    (:data:`CRUSH_GLOBAL_DATA`) a scan of the home ``root`` walks besides it: those a walk of
+    the home does not meet (outside the home, in a hidden folder of it that no walk enters,
+    in a data folder whose step enters only the agents' folders: :func:`_data_home_step`);
+    none for a scan of any other folder."""
+    if not _same(root, os.path.expanduser("~")):
         return []
-    inner = os.path.relpath(os.path.realpath(data_home), os.path.realpath(root))
-    met = not inner.startswith(os.pardir) and not any(
-        part.startswith(".") and part not in AGENT_FOLDERS for part in inner.split(os.sep)
-    )
-    if (met and inner != os.curdir) or inner == os.path.join(*DATA_HOME):
-        return []  # walked with the home (``.local/share``: by its own step)
-    return [path for name in sorted(DATA_FOLDERS)
-            if os.path.isdir(path := os.path.join(data_home, name))]  # fmt: skip
+    folders = []
+    data_home = _xdg_data_home()
+    if data_home is not None and not _walked_with(root, data_home):
+        folders += [os.path.join(data_home, name) for name in sorted(DATA_FOLDERS)]
+    crush_data = _absolute_folder(CRUSH_GLOBAL_DATA)
+    if crush_data is not None and not _walked_with(root, crush_data):
+        folders.append(crush_data)
+    real = {os.path.realpath(folder): folder for folder in folders if os.path.isdir(folder)}
+    return list(real.values())  # a folder named twice (both variables alike) walked once
+
+
+def _walked_with(root: str, folder: str) -> bool:
+    """Whether a walk of ``root`` enters ``folder``: it lies inside ``root``, through no
+    hidden folder a walk passes over (:data:`_HIDDEN_WALKED`) and no folder of which a walk
+    enters only some (``.local``, a data folder: :func:`_data_home_step`) but those."""
+    top = os.path.realpath(root)
+    inner = os.path.relpath(os.path.realpath(folder), top)
+    if inner == os.curdir:
+        return True
+    parts = inner.split(os.sep)
+    if parts[0] == os.pardir:
+        return False
+    at = top
+    for part in parts:
+        entered = _data_home_step(at, top)
+        if (part.startswith(".") and part not in _HIDDEN_WALKED) or (
+            entered is not None and part not in entered
+        ):
+            return False
+        at = os.path.join(at, part)
+    return True
 
 
 def _is_glob(text: str) -> bool:

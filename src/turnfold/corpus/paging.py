@@ -67,6 +67,7 @@ __all__ = [
     "Page",
     "Paging",
     "Query",
+    "default_columns",
 ]
 
 #: Rows in one page: what a view holds at a time (issue 16: 50 to 200).
@@ -140,6 +141,24 @@ class Choices(TypedDict):
     op_labels: dict[str, str]
 
 
+def default_columns(rows_share_a_file: bool) -> list[str]:
+    """What a table of runs shows until the reader picks columns: :data:`DEFAULT_COLUMNS`,
+    and where rows share a file (an eval log's samples and epochs, a database's sessions),
+    whose titles may be the same prompt, ``sample`` beside the title to tell them apart
+    (``1/2``: sample 1, epoch 2). One rule for every table of runs: the live browser, a saved
+    notebook's (W-4), a Corpus's own HTML and the static site's index (B-2).
+
+    >>> default_columns(True)[:3]
+    ['title', 'sample', 'agent']
+    >>> "sample" in default_columns(False)
+    False
+    """
+    shown = list(DEFAULT_COLUMNS)
+    if rows_share_a_file:
+        shown.insert(shown.index("title") + 1, "sample")
+    return shown
+
+
 class Paging:
     """Answers queries over one corpus table (the C-2 columns, a table source's own after).
 
@@ -155,16 +174,13 @@ class Paging:
                  for name in table.column_names if name not in COLUMNS}  # fmt: skip
         self.columns: dict[str, Column] = {c.name: c for c in columns_of(extra)}
         self._kept: tuple[str, pa.Array[Any] | None] | None = None
-        #: What the table shows until the reader picks columns: :data:`DEFAULT_COLUMNS`, and
-        #: where rows share a file (an eval log's samples and epochs, a database's sessions),
-        #: whose titles may be the same prompt, ``sample`` beside the title to tell them apart
-        #: (``1/2``: sample 1, epoch 2): the live table and a saved notebook's alike (W-4).
         import pyarrow.compute as pc
 
-        self.default_columns = list(DEFAULT_COLUMNS)
         paths = table.column("path")
-        if pc.count(paths).as_py() > pc.count_distinct(paths).as_py():
-            self.default_columns.insert(self.default_columns.index("title") + 1, "sample")
+        #: What the table shows until the reader picks columns (:func:`default_columns`).
+        self.default_columns = default_columns(
+            pc.count(paths).as_py() > pc.count_distinct(paths).as_py()
+        )
 
     # --- queries ---------------------------------------------------------------------------------
 

@@ -39,14 +39,12 @@ from turnfold.formats import (
     load,
     path_format,
     read_source,
-    which_format,
+    readable_format,
 )
 from turnfold.formats import _module as _format_module
 from turnfold.formats import tables as table_runs  # ``tables``: whether to build them
 from turnfold.formats.common import as_text
 from turnfold.formats.databases import one_look
-from turnfold.formats.detection import AmbiguousFormat
-from turnfold.formats.errors import MalformedLine
 from turnfold.formats.frameworks import crewai
 from turnfold.formats.harnesses import archive, inspect_log, openhands
 from turnfold.formats.source import Source, open_source
@@ -314,7 +312,7 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
             try:
                 try:
                     format = _detect(source)
-                except (_NotASession, _Unreadable) as exc:
+                except (_NotASession, TranscriptFormatError) as exc:
                     # A file a format reads itself (aider's Markdown history), which no format
                     # tells from JSON records: as load(path) reads it. Asked only here, so a
                     # session file is not opened once more for it.
@@ -908,10 +906,6 @@ def examine_many(items: list[Item], tables: bool = True) -> list[Summary]:
     return [examine(item, tables=tables) for item in items]
 
 
-class _Unreadable(ValueError):
-    """A file that is no JSON at all, or empty: a row whose ``error`` says so (C-7)."""
-
-
 class _NotASession(Exception):
     def __init__(self, kind: Kind, session: str | None = None, unread: str | None = None) -> None:
         super().__init__(kind)
@@ -924,32 +918,23 @@ def _reason(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return (
         text
-        if isinstance(exc, (TranscriptFormatError, OSError, _Unreadable))
+        if isinstance(exc, (TranscriptFormatError, OSError))
         else (f"{type(exc).__name__}: {text}")
     )
 
 
 def _detect(source: Source) -> str:
     """The format of an opened session file, from its first records only (``Source.head``), so
-    a file no loader knows costs a few lines, not a parse of the whole file."""
-    head = source.head_values()
-    if not source.head:
-        # Nothing read is not always an empty file: compressed data cut off or corrupt from its
-        # first bytes reads as no lines, and its warning says why, as load()'s error does.
-        if source.warnings:
-            raise _Unreadable(f"nothing read: {source.warnings[0].reason}")
-        raise _Unreadable("the file is empty")
-    if not head:
-        line, value = source.head[0]
-        reason = value.reason if isinstance(value, MalformedLine) else "unreadable"
-        raise _Unreadable(f"line {line}: {reason}")
-    try:
-        format = which_format(source)
-    except AmbiguousFormat as exc:
-        raise _Unreadable(f"reads as several formats ({exc}); pass format=") from None
+    a file no loader knows costs a few lines, not a parse of the whole file.
+
+    A file that cannot be read at all (empty, no JSON, two formats alike) raises the error
+    ``load(path)`` raises for it (:func:`~turnfold.formats.readable_format`): its row's
+    ``error`` is what ``corpus[key]`` says, word for word, not a shorter text of its own."""
+    format = readable_format(source)
     if format is None:
         raise _NotASession("skipped")
     assert source.path is not None
+    head = source.head_values()
     if is_subagent_file(source.path, format, head):
         raise _NotASession("child", session_of(source.path, format, head))
     return format

@@ -174,6 +174,19 @@ def which_format(source: Source) -> str | None:
     return detection.choose(_weigh(source))
 
 
+def readable_format(source: Source) -> str | None:
+    """:func:`which_format`, raising the :class:`TranscriptFormatError` ``load()`` raises for
+    a source it cannot read at all: none of its first records could be read (an empty file,
+    no JSON, binary data, compressed data cut off) or it reads equally well as two formats.
+    None when records were read and no format fits them. The one message of such a file for
+    ``load(path)``, ``corpus[key]`` and a scan's row (C-7), as :func:`malformed_run` is a
+    run's."""
+    if not source.head_values():
+        line, reason = _first_offending_line(source)
+        raise TranscriptFormatError(source.name, FORMATS, line, reason)
+    return _choose(source.name, _weigh(source), source.head[0][0])
+
+
 def _choose(
     name: str, candidates: list[tuple[str, detection.Evidence]], line: int | None
 ) -> str | None:

@@ -36,7 +36,6 @@ from typing import Any
 
 from turnfold.corpus.columns import (
     CHOICE_COLUMNS,
-    DEFAULT_COLUMNS,
     Column,
     Row,
     column,
@@ -48,6 +47,7 @@ from turnfold.corpus.columns import (
 )
 from turnfold.corpus.discover import Item, discover, parquet_files
 from turnfold.corpus.engine import spread, worth_workers
+from turnfold.corpus.paging import default_columns
 from turnfold.corpus.parts import Parts
 from turnfold.corpus.summarize import DATETIME_COLUMNS, Summary, examine
 from turnfold.i18n import plural, translate
@@ -411,8 +411,10 @@ body.tf-page .turnfold.tf-site-index { max-width: 1400px; }
 def _index_html(runs: list[dict[str, Any]], counts: str, locale: str) -> str:
     """The index: every run in the browser's default columns and cells. Built from the rows
     as they are (no Arrow: a rebuild of one run costs what that run costs)."""
-    shown = [column(name) for name in DEFAULT_COLUMNS]
-    titled = DEFAULT_COLUMNS.index("title")
+    paths = [run["row"]["path"] for run in runs if run["row"]["path"] is not None]
+    names = default_columns(len(paths) > len(set(paths)))
+    shown = [column(name) for name in names]
+    titled = names.index("title")
     rows: list[Row] = []
     attributes: dict[str, str] = {}
     for run in runs:
