@@ -5,13 +5,21 @@ one ``{"warning": {...}}`` line per load warning (record types for the accountin
 each entry's ``kind``, ``warning``). The JSON layout holds the same three parts in
 one object. Entries carry their ``kind``; fields left at their default are omitted, so dumps stay
 small and a field added later reads back as its default.
+
+Reading checks each value against its field's type as :mod:`turnfold.model` declares it (one
+table per class, derived from the type hints): a value of another type (a number written as
+text included) is a warning naming the line or entry and the field, which is read as its
+default, so that a hostile or corrupt file still shows all it holds and fails no view (L-4).
 """
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, Field, fields, is_dataclass
-from typing import Any, Literal
+from functools import cache
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from turnfold import codec
 from turnfold.formats.catalog import Records
@@ -20,21 +28,10 @@ from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, type_of_record
 from turnfold.model import (
     ENTRY_TYPES,
-    AbortMarker,
-    AssistantError,
-    AssistantText,
     Disposition,
     Entry,
-    ImageData,
     LoadWarning,
-    SubAgent,
-    SystemNotice,
-    Thinking,
-    ToolCall,
-    ToolResult,
     Transcript,
-    Usage,
-    UserMessage,
     Wording,
 )
 
@@ -95,72 +92,296 @@ def dumps(transcript: Transcript, *, layout: Literal["jsonl", "json"] = "jsonl")
 # --- reading -------------------------------------------------------------------------------------
 
 
-_FIELD_NAMES: dict[type[Any], frozenset[str]] = {}
+class _WrongType(Exception):
+    """A value not of its declared type: its field is read as its default, with a warning."""
 
 
-def _field_names(cls: type[Any]) -> frozenset[str]:
-    # Cached: dataclasses.fields() is slow enough to dominate decoding a large file.
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = frozenset({"kind"} | {f.name for f in fields(cls)})
-    return names
+#: A field that falls back to its default (the value dropped, or the entry's ``kind`` tag).
+_DEFAULT: Any = object()
+
+#: What was wrong with the values of one record, each as ``"<field>: <why>; <what was kept>"``:
+#: the loader turns each into a warning naming the file, the line or entry, and the field.
+Problems = list[str]
+#: A value made to fit its declared type, or :class:`_WrongType`; ``ValueError`` for a nested
+#: record that cannot be read at all (its entry is then unreadable, spec L-4).
+Convert = Callable[[Any, str, Problems], Any]
+#: How one field is checked: a value of one of the exact types, or one of the texts, is kept
+#: with no further look (every value of a valid dump but records and typed lists), the rest
+#: converted. Two set lookups: the checks run on every field of every entry of a large file.
+Check = tuple[frozenset[type], frozenset[str], Convert]
+
+_NO_TEXTS: frozenset[str] = frozenset()
+
+_JSON_TYPES: frozenset[type] = frozenset({str, int, float, bool, type(None), list, dict})
+_WORDS: dict[type, str] = {str: "text", int: "an integer", float: "a number", bool: "true or false",
+                           type(None): "null", list: "a list", dict: "an object"}  # fmt: skip
+_DESCRIBE = reprlib.Repr()  # a hostile value is named in a warning, never shown whole
+_DESCRIBE.maxstring = _DESCRIBE.maxother = 40
+_DESCRIBE.maxlist = _DESCRIBE.maxdict = 4
+_DESCRIBE.maxlevel = 2
 
 
-def _build(cls: type[Any], data: dict[str, Any], nested: dict[str, Any]) -> Any:
-    unknown = sorted(data.keys() - _field_names(cls))
-    if unknown:
-        raise ValueError(f"unknown field(s) {', '.join(unknown)} for {cls.__name__}")
-    values = {k: nested[k](v) if k in nested and v is not None else v for k, v in data.items()}
-    if issubclass(cls, Entry):  # an entry's kind is a tag; ToolResult.kind is a real field
-        values.pop("kind", None)
+def _wrong(value: Any, expected: str, numeric: bool = False) -> _WrongType:
+    said = f"{_DESCRIBE.repr(value)} is not {expected}"
+    if numeric and isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            pass
+        else:  # a dump writes numbers as numbers: text that reads as one is not taken for one
+            said += " (a number written as text is not read as one)"
+    return _WrongType(said)
+
+
+def _refused(types: frozenset[type], expected: str) -> Convert:
+    """The convert of a field whose values are all plain (:data:`Check`): any other is wrong."""
+    numeric = bool(types & {int, float})
+
+    def convert(value: Any, path: str, problems: Problems) -> Any:
+        raise _wrong(value, expected, numeric)
+
+    return convert
+
+
+def _keep(value: Any, path: str, problems: Problems) -> Any:
+    return value
+
+
+def _one_of(values: tuple[Any, ...]) -> Check:
+    if not all(type(v) is str for v in values):
+        raise TypeError(f"no check for a Literal of other values than text: {values!r}")
+    return (
+        frozenset(),
+        frozenset(values),
+        _refused(frozenset(), "one of " + ", ".join(map(repr, values))),
+    )
+
+
+def _list_of(item: Any) -> Check:
+    plain, texts, convert = _check(item)
+    if plain is _JSON_TYPES:
+        return frozenset({list}), _NO_TEXTS, _refused(frozenset({list}), "a list")
+
+    def convert_list(value: Any, path: str, problems: Problems) -> Any:
+        if type(value) is not list:
+            raise _wrong(value, "a list")
+        if not texts and all(type(v) in plain for v in value):
+            return value
+        kept = []
+        for index, v in enumerate(value):
+            try:
+                kept.append(v if type(v) in plain else convert(v, f"{path}[{index}]", problems))
+            except _WrongType as wrong:
+                problems.append(f"{path}[{index}]: {wrong}; left out")
+        return kept
+
+    return frozenset(), _NO_TEXTS, convert_list
+
+
+def _dict_of(item: Any) -> Check:
+    plain, texts, convert = _check(item)
+    if plain is _JSON_TYPES:
+        return frozenset({dict}), _NO_TEXTS, _refused(frozenset({dict}), "an object")
+    if texts:
+        raise TypeError("no check for a mapping of enumerated values")
+
+    def convert_dict(value: Any, path: str, problems: Problems) -> Any:
+        if type(value) is not dict:
+            raise _wrong(value, "an object")
+        kept = {}
+        for key, v in value.items():
+            try:
+                kept[key] = v if type(v) in plain else convert(v, f"{path}[{key!r}]", problems)
+            except _WrongType as wrong:
+                problems.append(f"{path}[{key!r}]: {wrong}; left out")
+        return kept
+
+    return frozenset(), _NO_TEXTS, convert_dict
+
+
+#: Converts that raise no :class:`_WrongType`: a record either reads or is unreadable.
+_SHAPES: set[Convert] = set()
+
+
+def _record_of(cls: type[Any]) -> Check:
+    read = _READERS.get(cls, _build)
+
+    def convert(value: Any, path: str, problems: Problems) -> Any:
+        if type(value) is not dict:  # a record's shape, not a value: its entry is unreadable
+            raise ValueError(f"{path}: {_DESCRIBE.repr(value)} is not a {cls.__name__} object")
+        return read(cls, value, f"{path}.", problems)
+
+    _SHAPES.add(convert)
+    return frozenset(), _NO_TEXTS, convert
+
+
+def _union_of(members: tuple[Any, ...]) -> Check:
+    checks = [_check(m) for m in members]
+    plain = frozenset().union(*(p for p, _, _ in checks))
+    texts = frozenset().union(*(t for _, t, _ in checks))
+    # A member of plain types or texts only has nothing to convert.
+    converts = [c for p, t, c in checks if not p and not t]
+    if len(converts) == 1 and converts[0] in _SHAPES:
+        return plain, texts, converts[0]  # one record or null: nothing of its own to say
+    expected = " or ".join(_expected(m) for m in members)
+    numeric = bool(plain & {int, float})
+
+    def convert(value: Any, path: str, problems: Problems) -> Any:
+        for member in converts:
+            try:
+                return member(value, path, problems)
+            except _WrongType:
+                continue
+        raise _wrong(value, expected, numeric)
+
+    return plain, texts, convert
+
+
+def _expected(tp: Any) -> str:
+    """How a warning names a declared type."""
+    if tp is Any:
+        return "any value"
+    if get_origin(tp) is Literal:
+        return "one of " + ", ".join(map(repr, get_args(tp)))
+    if get_origin(tp) in (Union, UnionType):
+        return " or ".join(_expected(m) for m in get_args(tp))
+    origin = get_origin(tp) or tp
+    return _WORDS.get(origin) or f"a {getattr(origin, '__name__', origin)} object"
+
+
+@cache
+def _check(tp: Any) -> Check:
+    """The check of a value declared ``tp`` in :mod:`turnfold.model`, derived from the type
+    itself so that a field added there is checked with no change here."""
+    if tp is Any:
+        return _JSON_TYPES, _NO_TEXTS, _keep
+    origin, args = get_origin(tp), get_args(tp)
+    if origin is Literal:
+        return _one_of(args)
+    if origin in (Union, UnionType):
+        return _union_of(args)
+    if origin is list:
+        return _list_of(args[0] if args else Any)
+    if origin is dict:
+        return _dict_of(args[1] if args else Any)
+    if tp is float:  # an int is a float's value (the numeric tower): kept as it is, no copy
+        return frozenset({float, int}), _NO_TEXTS, _refused(frozenset({float, int}), "a number")
+    if tp is Transcript:
+        _SHAPES.add(_nested_transcript)
+        return frozenset(), _NO_TEXTS, _nested_transcript
+    if isinstance(tp, type) and is_dataclass(tp):
+        return _record_of(tp)
+    if tp in _WORDS:
+        return frozenset({tp}), _NO_TEXTS, _refused(frozenset({tp}), _WORDS[tp])
+    raise TypeError(f"no check for the model's type {tp!r}")  # a new kind of field: add one
+
+
+def _field_check(tp: Any, default: Any) -> Check:
+    plain, texts, convert = _check(tp)
+    if convert in _SHAPES:
+        return plain, texts, convert
+    if default is MISSING:  # a required field has no default: its record is unreadable
+
+        def required(value: Any, path: str, problems: Problems) -> Any:
+            try:
+                return convert(value, path, problems)
+            except _WrongType as wrong:
+                raise ValueError(f"{path}: {wrong}") from None
+
+        return plain, texts, required
+    shown = "left out" if default in (None, "", [], {}) else f"read as {default!r}"
+
+    def check(value: Any, path: str, problems: Problems) -> Any:
+        try:
+            return convert(value, path, problems)
+        except _WrongType as wrong:
+            problems.append(f"{path}: {wrong}; {shown}")
+            return _DEFAULT
+
+    return plain, texts, check
+
+
+def _tag(value: Any, path: str, problems: Problems) -> Any:
+    return _DEFAULT  # an entry's kind names its class; ToolResult.kind is a real field
+
+
+_CHECKS: dict[type[Any], dict[str, Check]] = {}
+
+
+def _checks(cls: type[Any]) -> dict[str, Check]:
+    """Each field of ``cls`` with its check, built once per class: ``dataclasses.fields()`` and
+    type hints are far too slow to ask for each record of a large file."""
+    checks = _CHECKS.get(cls)
+    if checks is None:
+        hints = get_type_hints(cls)
+        checks = {}
+        for f in fields(cls):
+            default = f.default_factory() if f.default_factory is not MISSING else f.default
+            checks[f.name] = _field_check(hints[f.name], default)
+        if issubclass(cls, Entry):
+            checks["kind"] = (frozenset(), _NO_TEXTS, _tag)
+        _CHECKS[cls] = checks
+    return checks
+
+
+def _build(cls: type[Any], data: dict[str, Any], path: str, problems: Problems) -> Any:
+    """``cls`` from a dump's object: an unknown or missing field makes it unreadable
+    (``ValueError``, ``TypeError``); a value of the wrong type is a problem, its field read as
+    its default, so that every view can draw what the record holds (spec L-4)."""
+    checks = _CHECKS.get(cls) or _checks(cls)
+    values = {}
+    for name, value in data.items():
+        check = checks.get(name)
+        if check is None:
+            unknown = sorted(str(k) for k in data.keys() - checks.keys())
+            raise ValueError(f"unknown field(s) {', '.join(unknown)} for {cls.__name__}")
+        kind = type(value)
+        if kind not in check[0] and (kind is not str or value not in check[1]):
+            value = check[2](value, path + name, problems)
+            if value is _DEFAULT:
+                continue
+        values[name] = value
     return cls(**values)
 
 
-def _images(items: list[dict[str, Any]]) -> list[ImageData]:
-    return [ImageData(**i) for i in items]
-
-
-def _tool_result(data: dict[str, Any]) -> ToolResult:
-    result: ToolResult = _build(ToolResult, data, {"images": _images, "wording": _wording})
-    return result
-
-
-def _subagent(data: dict[str, Any]) -> SubAgent:
-    agent: SubAgent = _build(
-        SubAgent, data, {"transcript": transcript_from_dict, "usage": lambda d: Usage(**d)}
-    )
-    return agent
-
-
-def _wording(data: dict[str, Any]) -> Wording:
-    wording: Wording = _build(Wording, data, {})
+def _wording(cls: type[Any], data: dict[str, Any], path: str, problems: Problems) -> Wording:
     # Its params are formatted into a catalog's message: a dump's other values are refused
     # here, with the line named, rather than failing a render later.
-    if not isinstance(wording.key, str) or not isinstance(wording.params, dict):
+    if not isinstance(data.get("key"), str) or not isinstance(data.get("params", {}), dict):
         raise ValueError("a wording needs a key and a mapping of params")
-    if not all(isinstance(v, str) for v in wording.params.values()):
-        raise ValueError(f"the params of wording {wording.key!r} must be text")
+    if not all(isinstance(v, str) for v in data.get("params", {}).values()):
+        raise ValueError(f"the params of wording {data['key']!r} must be text")
+    wording: Wording = _build(cls, data, path, problems)
     return wording
 
 
-_NESTED: dict[type[Entry], dict[str, Any]] = {
-    UserMessage: {"images": _images},
-    AssistantText: {"usage": lambda d: Usage(**d), "images": _images},
-    Thinking: {"usage": lambda d: Usage(**d)},
-    ToolCall: {"result": _tool_result, "subagent": _subagent, "usage": lambda d: Usage(**d)},
-    SystemNotice: {"wording": _wording},
-    AbortMarker: {"wording": _wording},
-    AssistantError: {"usage": lambda d: Usage(**d), "wording": _wording},
+#: Records read by more than :func:`_build`: a wording that does not fit its message is no
+#: wording at all (its entry is unreadable), as ``tests/test_i18n_notices.py`` requires.
+_READERS: dict[type[Any], Callable[[type[Any], dict[str, Any], str, Problems], Any]] = {
+    Wording: _wording
 }
 
 
-def entry_from_dict(data: dict[str, Any]) -> Entry:
-    """The inverse of :func:`entry_to_dict`; raises ValueError on an unknown kind or field."""
-    kind = data.get("kind")
+def _nested_transcript(value: Any, path: str, problems: Problems) -> Transcript:
+    if type(value) is not dict:
+        raise ValueError(f"{path}: {_DESCRIBE.repr(value)} is not a transcript object")
+    return _transcript(value, None, _no_note, f"{path}.", problems)
+
+
+def entry_from_dict(data: dict[str, Any], problems: Problems | None = None) -> Entry:
+    """The inverse of :func:`entry_to_dict`; raises ValueError on an unknown kind or field.
+
+    A value not of its field's declared type is added to ``problems`` and its field read as
+    its default; without ``problems``, it raises ValueError.
+    """
+    kind = data.get("kind") if isinstance(data, dict) else None
     cls = ENTRY_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise ValueError(f"unknown entry kind {kind!r}")
-    entry: Entry = _build(cls, data, _NESTED.get(cls, {}))
+    found: Problems = [] if problems is None else problems
+    entry: Entry = _build(cls, data, "", found)
+    if problems is None and found:
+        raise ValueError(found[0])
     return entry
 
 
@@ -183,20 +404,79 @@ def transcript_from_dict(
     """A transcript from the JSON layout; unreadable entries become warnings, not crashes.
 
     ``note`` is told what became of each entry and warning (spec X-2)."""
-    transcript = Transcript(metadata=data.get("metadata") or {})
-    for index, item in enumerate(data.get("entries") or []):
+    return _transcript(data, source, note, "", None)
+
+
+def _metadata(value: Any, problems: Problems) -> dict[str, Any]:
+    if type(value) is dict:
+        return value
+    if value is not None:
+        problems.append(f"metadata: {_DESCRIBE.repr(value)} is not an object; left out")
+    return {}
+
+
+def _items(data: dict[str, Any], name: str, problems: Problems) -> list[Any]:
+    value = data.get(name)
+    if type(value) is list:
+        return value
+    if value is not None:
+        problems.append(f"{name}: {_DESCRIBE.repr(value)} is not a list; none read")
+    return []
+
+
+def _transcript(
+    data: dict[str, Any], source: str | None, note: Note, path: str, outer: Problems | None
+) -> Transcript:
+    """A transcript of the JSON layout. A nested one (a sub-agent's) tells what it could not
+    read to ``outer``, the problems of the entry that holds it, for the file's warnings to name
+    them: its own warnings are data of the dump, which no view shows."""
+    problems: Problems = []
+    transcript = Transcript(metadata=_metadata(data.get("metadata"), problems))
+    entries, recorded = _items(data, "entries", problems), _items(data, "warnings", problems)
+    warnings, kept = transcript.warnings, []
+    for index, item in enumerate(entries):
+        found: Problems = []
         try:
-            transcript.append(entry_from_dict(item))
+            entry = entry_from_dict(item, found)
         except (ValueError, TypeError, AttributeError) as exc:
-            transcript.warnings.append(LoadWarning(reason=f"entry {index}: {exc}", source=source))
+            if outer is None:
+                warnings.append(LoadWarning(reason=f"entry {index}: {exc}", source=source))
+            else:  # its own warnings would be out of sight
+                problems.append(f"entries[{index}]: {exc}")
             note(entry_type(item), "warned")
+            continue
+        kept.append(entry)
+        note(entry_type(item), "mapped")
+        if found and outer is not None:
+            problems += [f"entries[{index}].{p}" for p in found]
+        elif found:
+            where = f"entry {index}: {entry.kind} field "
+            warnings += [
+                LoadWarning(reason=where + p, source=source, record=entry.id or None) for p in found
+            ]
+    transcript.extend(kept)
+    read = []
+    for index, item in enumerate(recorded):
+        try:
+            read.append(_load_warning(item, problems, f"warnings[{index}]."))
+        except (ValueError, TypeError) as exc:
+            problems.append(f"warnings[{index}]: {exc}")
+            note("warning", "warned")
         else:
-            note(entry_type(item), "mapped")
-    warnings = data.get("warnings") or []
-    transcript.warnings[:0] = [LoadWarning(**w) for w in warnings]
-    for _ in warnings:
-        note("warning", "mapped")
+            note("warning", "mapped")
+    warnings[:0] = read
+    if outer is not None:
+        outer += [path + p for p in problems]
+    else:
+        warnings += [LoadWarning(reason=p, source=source) for p in problems]
     return transcript
+
+
+def _load_warning(value: Any, problems: Problems, path: str) -> LoadWarning:
+    if type(value) is not dict:
+        raise ValueError(f"{_DESCRIBE.repr(value)} is not a warning object")
+    warning: LoadWarning = _build(LoadWarning, value, path, problems)
+    return warning
 
 
 NAME = FORMAT_NAME
@@ -248,22 +528,31 @@ def load_records(
     if first is None or not is_native_header(first[1]):
         line = first[0] if first else 1
         raise TranscriptFormatError(source, [FORMAT_NAME], line, "missing turnfold header line")
-    transcript = Transcript(metadata=first[1].get("metadata") or {})
+    problems: Problems = []
+    transcript = Transcript(metadata=_metadata(first[1].get("metadata"), problems))
     note("header", "mapped")
-    own_warnings: list[LoadWarning] = []
+    own_warnings = [LoadWarning(reason=p, line=first[0], source=source) for p in problems]
     for line, record in iterator:
         kind = "warning" if isinstance(record, dict) and "warning" in record else None
+        problems = []
         try:
             if isinstance(record, MalformedLine):
                 raise ValueError(record.reason)
             if kind is not None:
-                transcript.warnings.append(LoadWarning(**record["warning"]))
+                transcript.warnings.append(_load_warning(record["warning"], problems, ""))
+                where, record_id = "warning field ", None
             else:
-                transcript.append(entry_from_dict(record))
+                entry = entry_from_dict(record, problems)
+                where, record_id = f"{entry.kind} field ", entry.id or None
+                transcript.append(entry)
         except (ValueError, TypeError, AttributeError) as exc:
             own_warnings.append(LoadWarning(reason=str(exc), line=line, source=source))
             note(kind or entry_type(record), "warned")
         else:
             note(kind or entry_type(record), "mapped")
+            own_warnings += [
+                LoadWarning(reason=where + p, line=line, source=source, record=record_id)
+                for p in problems
+            ]
     transcript.warnings.extend(own_warnings)
     return transcript
