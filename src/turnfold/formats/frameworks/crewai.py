@@ -1305,7 +1305,7 @@ class Follower:
     def _chunk(self, kind: str, data: Mapping[str, Any]) -> None:
         """A piece of what the model writes, shown as it arrives; a tool call's pieces are
         not (its ``tool_usage_started`` frame shows the call)."""
-        chunk, call_id = data.get("chunk"), data.get("call_id")
+        chunk, call_id = data.get("chunk"), _key(data.get("call_id"))
         if not isinstance(chunk, str) or not chunk or data.get("tool_call"):
             return
         if kind == _LLM_THINKING:
@@ -1328,7 +1328,7 @@ class Follower:
     def _model_said(self, data: Mapping[str, Any]) -> None:
         """A model call's end: its text (a ReAct step's thought and final answer apart) and
         its usage, on the first entry its response made."""
-        call_id, usage = data.get("call_id"), _call_usage(data)
+        call_id, usage = _key(data.get("call_id")), _call_usage(data)
         thinking, said = self._thinking.pop(call_id, None), self._said.pop(call_id, None)
         if thinking is not None:
             self._update(thinking, streaming=False)
