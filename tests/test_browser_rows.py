@@ -94,13 +94,14 @@ def test_B1_an_unreadable_file_s_row_names_the_file_and_its_path_on_hover(
     at = [head["name"] for head in browser._page["columns"]].index("title")
     broken = {row["cells"][at]["text"]: row["cells"][at]["title"]
               for row in browser._page["rows"] if row.get("tone") == "error"}  # fmt: skip
-    # The row's error is the load's, which names the file first: the cell names it once.
-    tried = f"; formats tried: {', '.join(FORMATS)}"
+    # The row's error is the load's, which names the file first: the cell names it once, and
+    # counts the formats tried (the same sixty in every such row) that its tooltip names.
+    tried, counted = f"; formats tried: {', '.join(FORMATS)}", f"; {len(FORMATS)} formats tried"
     said = {
-        "empty.jsonl": f"not a transcript (the source is empty){tried}",
-        "garbage.jsonl": f"line 1: not a transcript (invalid JSON){tried}",
+        "empty.jsonl": "not a transcript (the source is empty)",
+        "garbage.jsonl": "line 1: not a transcript (invalid JSON)",
     }
-    assert broken == {f"⚠ {name}: {error}": f"{TREE / 'broken' / name}: {error}"
+    assert broken == {f"⚠ {name}: {error}{counted}": f"{TREE / 'broken' / name}: {error}{tried}"
                       for name, error in said.items()}  # fmt: skip
 
 

@@ -178,10 +178,10 @@ def test_B1_an_unreadable_file_s_row_names_the_file_with_its_path_on_hover(lab: 
     broken = browser.locator("tr.tf-tone-row-error td.tf-tone-error")
     expect(broken).to_have_count(2)
     texts = sorted(broken.all_inner_texts())
-    tried = f"; formats tried: {', '.join(FORMATS)}"
+    tried, counted = f"; formats tried: {', '.join(FORMATS)}", f"; {len(FORMATS)} formats tried"
     assert texts == [
-        f"⚠ empty.jsonl: not a transcript (the source is empty){tried}",
-        f"⚠ garbage.jsonl: line 1: not a transcript (invalid JSON){tried}",
+        f"⚠ empty.jsonl: not a transcript (the source is empty){counted}",
+        f"⚠ garbage.jsonl: line 1: not a transcript (invalid JSON){counted}",
     ]
     garbage = broken.filter(has_text="garbage.jsonl")
     garbage.hover()

@@ -263,7 +263,7 @@ def unreadable(error: Any, path: str | None, sample: str | None = None) -> Cell:
     """
     error = plain_text(str(error))  # it may quote the file's content or name (spec X-1)
     if not path:
-        return {"text": f"⚠ {error}", "tone": "error", "title": error}
+        return {"text": f"⚠ {_tried_counted(error)}", "tone": "error", "title": error}
     path = plain_text(path)
     for named in (f"{path}, ", f"{path}: "):
         if error.startswith(named):
@@ -271,7 +271,28 @@ def unreadable(error: Any, path: str | None, sample: str | None = None) -> Cell:
             break
     where = f"#{plain_text(str(sample))}" if sample else ""
     name = f"{PurePath(path).name}{where}"
-    return {"text": f"⚠ {name}: {error}", "tone": "error", "title": f"{path}{where}: {error}"}
+    text = f"⚠ {name}: {_tried_counted(error)}"
+    return {"text": text, "tone": "error", "title": f"{path}{where}: {error}"}
+
+
+def _tried_counted(error: str) -> str:
+    """A "not a transcript" error with its formats tried counted, not named (some sixty, the
+    same in every such row), as the command line says them; the tooltip names them.
+
+    >>> _tried_counted("not a transcript (the source is empty); formats tried: a, b, c, d")
+    'not a transcript (the source is empty); 4 formats tried'
+    >>> _tried_counted("not a transcript (x); formats tried: codex")
+    'not a transcript (x); formats tried: codex'
+    """
+    head, said, tried = error.rpartition("; formats tried: ")
+    count = len(tried.split(", "))
+    if not said or count <= _TRIED_NAMED:
+        return error
+    return f"{head}; {count} formats tried"
+
+
+#: The formats tried a cell names (a format the user named), as ``turnfold`` commands do.
+_TRIED_NAMED = 3
 
 
 def options_of(col: Column, counted: Iterable[tuple[Any, int]], locale: str) -> list[Option]:
