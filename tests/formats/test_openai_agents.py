@@ -568,18 +568,27 @@ def test_A1_a_chat_completions_model_s_placeholder_ids_name_no_batch_and_no_resp
     ]
 
 
+async def _passed_on(events: Any) -> Any:
+    """``events`` passed on by a generator of the test's own: the run's events alone, which
+    lead to no run (``turnfold.follow(run.stream_events())`` reads the run off its generator)."""
+    async for event in events:
+        yield event
+
+
 def _follow(
     agent: Any = None, prompt: str = PROMPT, *, events_only: bool = False
 ) -> tuple[turnfold.Follow, Any, list[list[Any]]]:
     """The run followed as it streams: the follow, the finished ``RunResultStreaming`` and
-    the top transcript's nesting (:func:`_summary`) after each change its observers heard."""
+    the top transcript's nesting (:func:`_summary`) after each change its observers heard;
+    ``events_only``: its events alone (:func:`_passed_on`)."""
     import openai_agents_runs
 
     followed: list[turnfold.Follow] = []
     seen: list[list[Any]] = []
 
     def wrap(run: Any) -> turnfold.Follow:
-        follow = turnfold.follow(run.stream_events() if events_only else run, display=False)
+        events = _passed_on(run.stream_events()) if events_only else run
+        follow = turnfold.follow(events, display=False)
         follow.transcript.observe(lambda change: seen.append(_summary(follow.transcript)))
         followed.append(follow)
         return follow
@@ -934,7 +943,7 @@ def test_A2_following_a_run_that_stops_for_an_approval_ends_with_it_pending() ->
 
 
 def test_A2_following_only_the_events_of_a_run_stopped_for_approval_says_it_is_unshown() -> None:
-    """The bare ``stream_events()`` carry the call a run stops for (``tool_called``) but not
+    """The run's events alone carry the call a run stops for (``tool_called``) but not
     the approval (the SDK streams no ``ToolApprovalItem``; only the run's ``interruptions``
     hold it), nor that the run stopped for it: the call is left without an output, as a
     loop that broke off leaves one. So the followed transcript shows no pending action and
@@ -961,7 +970,7 @@ def test_A2_following_only_the_events_of_a_run_stopped_for_approval_says_it_is_u
     followed: list[turnfold.Follow] = []
 
     def wrap(run: Any) -> turnfold.Follow:
-        followed.append(turnfold.follow(run.stream_events(), display=False))
+        followed.append(turnfold.follow(_passed_on(run.stream_events()), display=False))
         return followed[-1]
 
     with pytest.raises(UserError, match="Error running tool strict"):
@@ -1339,7 +1348,7 @@ def test_A1_an_answer_an_output_guardrail_refused_is_rejected_not_the_answer() -
     bare: list[turnfold.Follow] = []  # followed by its events alone: no run, no prompt
 
     def wrap_events(run: Any) -> turnfold.Follow:
-        bare.append(turnfold.follow(run.stream_events(), display=False))
+        bare.append(turnfold.follow(_passed_on(run.stream_events()), display=False))
         return bare[-1]
 
     with pytest.raises(OutputGuardrailTripwireTriggered):

@@ -751,6 +751,13 @@ def test_A1_the_saved_run_matches_a_fresh_run(agent: Any) -> None:
 # --- live (A-2) -----------------------------------------------------------------------------
 
 
+def _passed_on(events: Any) -> Any:
+    """``events`` passed on by a generator of the test's own: the run's events alone, which
+    lead to no agent (``turnfold.follow(agent.run(task, stream=True))`` reads the agent off
+    the generator ``run`` returns)."""
+    yield from events
+
+
 @pytest.mark.parametrize("stream_outputs", [False, True], ids=["steps", "deltas"])
 def test_A2_following_the_stream_gives_the_calls_statuses_and_answer_of_a_load(
     stream_outputs: bool,
@@ -758,7 +765,7 @@ def test_A2_following_the_stream_gives_the_calls_statuses_and_answer_of_a_load(
     follows: list[Any] = []
 
     def wrap(events: Any) -> Any:
-        follows.append(turnfold.follow(events, display=False))
+        follows.append(turnfold.follow(_passed_on(events), display=False))
         return follows[0]
 
     agent, events = runs.run_stream(wrap, stream_outputs=stream_outputs)
@@ -830,7 +837,9 @@ def test_A2_followed_with_the_agent_each_step_s_managed_run_nests_when_the_step_
     assert calls_of(transcript) == calls_of(turnfold.load(agent))
 
     bare = runs.make_code_manager()
-    alone = turnfold.follow(bare.run(runs.CODE_MANAGER_TASK, stream=True), display=False)
+    alone = turnfold.follow(
+        _passed_on(bare.run(runs.CODE_MANAGER_TASK, stream=True)), display=False
+    )
     for _ in alone:
         pass
     assert [row[2] for row in managed_outline(alone.transcript)] == [

@@ -23,14 +23,21 @@ is imported only when one of its objects is met.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from turnfold.model import Transcript
 
-__all__ = ["RUN_OBJECTS", "adapter_named", "adapter_of", "adapter_of_module", "runs_of_object"]
+__all__ = [
+    "RUN_OBJECTS",
+    "adapter_named",
+    "adapter_of",
+    "adapter_of_module",
+    "generator_arguments",
+    "runs_of_object",
+]
 
 #: The frameworks' packages (a type's ``__module__``, or a dotted prefix of it) and the
 #: turnfold module that reads their objects.
@@ -138,6 +145,22 @@ def adapter_of_module(module_name: Any) -> ModuleType | None:
     framework's generator is defined in, say); None for any other module."""
     found = _adapter_name(module_name) if isinstance(module_name, str) else None
     return _import(found) if found is not None else None
+
+
+def generator_arguments(
+    events: Any, module: str, functions: Collection[str] | None = None
+) -> Mapping[str, Any] | None:
+    """The arguments of ``events`` when it is the generator (sync or async) a framework's
+    function returned: one defined in ``module`` (of ``functions``, when named), read off its
+    frame, whose locals hold them from before it starts (what no event carries: the prompt,
+    the agent, the run). None for any other value, and for a generator that has ended."""
+    frame = getattr(events, "gi_frame", None) or getattr(events, "ag_frame", None)
+    if frame is None or frame.f_globals.get("__name__") != module:
+        return None
+    if functions is not None and frame.f_code.co_name not in functions:
+        return None
+    arguments: Mapping[str, Any] = frame.f_locals
+    return arguments
 
 
 def runs_of_object(value: Any) -> list[Transcript] | None:

@@ -108,6 +108,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.frameworks import generator_arguments
 from turnfold.formats.openai_responses import unix_timestamp
 from turnfold.formats.source import Source, plain_each, plain_value, type_of_record
 from turnfold.formats.wording import failure, notice
@@ -1215,12 +1216,9 @@ def run_of_generator(events: Any) -> Any:
     the generator to follow: the runner stores it in the session as the run's first event but
     yields it only when asked (``yield_user_message``), so a followed run would begin without
     it. None for any other generator, a run without a message, or one that yields it."""
-    frame = getattr(events, "ag_frame", None) or getattr(events, "gi_frame", None)
-    if frame is None or frame.f_globals.get("__name__") != "google.adk.runners":
-        return None
-    given = frame.f_locals
-    message = given.get("new_message")
-    if given.get("yield_user_message") or type(message).__name__ != "Content":
+    given = generator_arguments(events, "google.adk.runners")
+    message = given.get("new_message") if given is not None else None
+    if given is None or given.get("yield_user_message") or type(message).__name__ != "Content":
         return None
     return message
 

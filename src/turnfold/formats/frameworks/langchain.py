@@ -160,6 +160,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.frameworks import generator_arguments
 from turnfold.formats.langchain_blocks import (
     SERVER_CALLS,
     ai_content,
@@ -2474,12 +2475,9 @@ def run_of_generator(events: Any) -> GraphInput | None:
     the graph's checkpointer (``graph.get_state(config)``; for ``astream``, awaited on the
     loop that runs it, :func:`read_run_async`). An input of no messages is a
     :class:`GraphInput` too: the follower knows it read it (no prompt not recorded)."""
-    frame = getattr(events, "gi_frame", None) or getattr(events, "ag_frame", None)
-    if frame is None or frame.f_globals.get("__name__") != _STREAMS_MODULE:
+    given = generator_arguments(events, _STREAMS_MODULE, _STREAMS)
+    if given is None:
         return None
-    if frame.f_code.co_name not in _STREAMS:
-        return None
-    given = frame.f_locals
     modes = given.get("stream_mode")
     if modes is None:  # the graph's own (updates for create_agent's)
         modes = getattr(given.get("self"), "stream_mode", None)
@@ -2488,7 +2486,8 @@ def run_of_generator(events: Any) -> GraphInput | None:
         return None
     if any(mode in _STATE_MODES for mode in modes):
         return None
-    graph, config, run_input = given.get("self"), given.get("config"), given.get("input")
+    graph: Any = given.get("self")
+    config, run_input = given.get("config"), given.get("input")
     command = type(run_input).__name__ == "Command"  # langgraph.types.Command
     # A Command's messages are those of its state update (``Command(update=...)``).
     state = _state_fields(getattr(run_input, "update", None) if command else run_input)
@@ -2498,7 +2497,7 @@ def run_of_generator(events: Any) -> GraphInput | None:
     start = GraphInput([], given_messages, resumed=resumed)
     if not _has_thread(graph, config):
         return start
-    if frame.f_code.co_name == "astream":
+    if hasattr(events, "ag_frame"):  # astream's
         # Its checkpointer may be async only (AsyncSqliteSaver: a sync read waits on the
         # loop that runs the stream); said so until the await reads it.
         start.pending = (graph, config)

@@ -60,8 +60,9 @@ Mapping (each item's ``raw_item`` is a Responses item, converted by
   ``confirming`` meanwhile; one the user decided (the SDK's state records it, or the call's
   output follows) waits no longer: its call keeps the decision (``meta["approval"]``), a
   rejected call ``cancelled``. A followed run reads what it stopped for from the run's
-  ``interruptions`` (no event carries it: followed by its bare events, its calls are left
-  ``unknown`` with a warning, :data:`UNSHOWN_APPROVALS`), and a run resumed from a state the
+  ``interruptions`` (no event carries it: followed by its bare events, which reach no run,
+  :class:`Follower`, its calls are left ``unknown`` with a warning,
+  :data:`UNSHOWN_APPROVALS`), and a run resumed from a state the
   items it resumed with (no event carries them either: :meth:`Follower.begin`); a call whose tool
   raised with no ``failure_error_function`` (which ends the run) is ``error`` with the
   exception's text when the exception names it (one call of its tool), followed or loaded;
@@ -108,6 +109,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.frameworks import generator_arguments
 from turnfold.formats.openai_responses import (
     ResponsesBuilder,
     deferred_call,
@@ -1716,8 +1718,21 @@ def events_of(run: Any) -> Any:
     return stream() if callable(stream) else None
 
 
+def run_of_generator(events: Any) -> Any:
+    """The streamed run whose ``stream_events()`` is the generator to follow (spec A-2 names
+    that form): the async generator method's ``self``, the ``RunResultStreaming``, which holds
+    what no event carries (the input, the approvals the run stopped for), so following its
+    events shows what following the run does. None for any other generator."""
+    given = generator_arguments(events, "agents.result", ("stream_events",))
+    run = given.get("self") if given is not None else None
+    return run if type(run).__name__ == "RunResultStreaming" else None
+
+
 class Follower:
-    """``Runner.run_streamed(...).stream_events()`` followed into a transcript.
+    """``Runner.run_streamed(...).stream_events()`` followed into a transcript, told the run
+    first (:meth:`begin`) when it is at hand: given itself, or its ``stream_events()``
+    (:func:`run_of_generator`). Its "bare events" are events without it: passed on by a
+    generator of the user's own, or fed here one by one.
 
     Each ``RunItemStreamEvent`` carries the run item ``RunResult.new_items`` will hold, fed as
     :func:`read` feeds it; a ``raw_response_event`` whose data completes a model response gives
@@ -1894,10 +1909,11 @@ class Follower:
 
 #: The statuses of a call still running when its stream ended.
 _RUNNING = NameSet({"pending", "executing"})
-#: What a run followed by its bare ``stream_events()`` cannot show (:meth:`Follower.close`).
+#: What a run followed by its bare events cannot show (:meth:`Follower.close`).
 UNSHOWN_APPROVALS = (
     "calls without an output may be waiting for approval, which no stream event carries: "
-    "follow the run itself, turnfold.follow(result), not its stream_events(), to show them"
+    "follow the run itself, turnfold.follow(result) or turnfold.follow(result.stream_events()), "
+    "not events passed on by another generator, to show them"
 )
 
 

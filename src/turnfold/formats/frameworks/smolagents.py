@@ -83,16 +83,18 @@ several calls of one step each show their own output); the ``ActionStep`` that e
 reconciles the step's calls (errors, timestamps, usage) as a load does; ``ChatMessageStreamDelta``
 text (when the model streams) is a streaming :class:`Thinking` that its step's ``model_output``
 or plan completes; ``PlanningStep`` and ``FinalAnswerStep`` as above; ``ActionOutput`` repeats
-what its step holds. The stream does not carry a managed agent's steps: its call is a
-sub-agent with ``steps_missing``, as in a load of the parent's steps alone; given the agent
-(``follow(stream, agent=agent)``), each step's ``ActionStep`` finds the run it made in the
-managed agent's memory (by the times, as a load), so every call's run nests, not only the
-last one kept (a step's code calling one agent several times: its last). Nor does it carry
-the task (the ``TaskStep`` is written to memory before the stream starts): given the agent,
-the task is its memory's last ``TaskStep`` when the first event arrives, and the agent's
-name, class, model and system prompt are read as a load of it reads them; without it a
-followed run has no :class:`UserMessage`. A run that hits ``max_steps`` yields its previous
-step again in place of the forced answer's step: given the agent, that step (its time and
+what its step holds. The stream carries neither a managed agent's steps nor the task (the
+``TaskStep`` is written to memory before the stream starts), but the agent holds both, and
+the generator ``run`` returns holds the agent (its ``self``, :func:`run_of_generator`), as
+``agent=`` gives it too (``follow(events, agent=agent)``, for events that are not that very
+generator). Given the agent, each step's ``ActionStep`` finds the run it made in the managed
+agent's memory (by the times, as a load), so every call's run nests, not only the last one
+kept (a step's code calling one agent several times: its last); the task is its memory's
+last ``TaskStep`` when the first event arrives, and the agent's name, class, model and
+system prompt are read as a load of it reads them. Without it, a managed agent's call is a
+sub-agent with ``steps_missing``, as in a load of the parent's steps alone, and a followed
+run has no :class:`UserMessage`. A run that hits ``max_steps`` yields its previous step
+again in place of the forced answer's step: given the agent, that step (its time and
 usage) is read from its memory. Without streaming a step's text arrives with its
 ``ActionStep``, after the step's calls. Where a load can only share a step's observations
 between its calls, or call a sibling of a failed call ``unknown``, the follower keeps what
@@ -126,6 +128,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.frameworks import generator_arguments
 from turnfold.formats.source import Source, plain_each, type_of_record
 from turnfold.formats.wording import failure, notice
 from turnfold.model import (
@@ -1458,18 +1461,37 @@ def _usages(transcript: Transcript) -> list[Usage]:
 # --- live (spec A-2) -----------------------------------------------------------------------
 
 
+def run_of_generator(events: Any) -> Any:
+    """The agent running ``agent.run(task, stream=True)``, the generator to follow: ``run``
+    writes the task to the agent's memory, then returns ``_run_stream(task, ...)`` of the
+    agent (its ``self``), whose events carry neither the task nor the managed agents' runs.
+    None for any other generator."""
+    given = generator_arguments(events, "smolagents.agents", ("_run_stream",))
+    agent = given.get("self") if given is not None else None
+    return agent if hasattr(agent, "memory") and hasattr(agent, "managed_agents") else None
+
+
 class Follower:
     """``agent.run(task, stream=True)`` followed into a transcript (see the module's text)."""
 
     def __init__(self, transcript: Transcript, *, agent: Any = None) -> None:
         self.transcript = transcript
-        # The stream holds no managed agent's steps; given the agent, each step that ran one
-        # finds its run in that managed agent's memory when the step ends.
-        runs = _managed_of(agent) if agent is not None else None
-        self.builder = StepsBuilder(transcript, "<follow>", live=True, runs=runs)
-        self.agent = agent
+        self.builder = StepsBuilder(transcript, "<follow>", live=True)
+        self.agent: Any = None
         if agent is not None:
-            self._identify(agent)
+            self.begin(agent)
+
+    def begin(self, agent: Any) -> None:
+        """The agent whose run is followed (``agent=``, or the generator's own,
+        :func:`run_of_generator`), before the first event: what the stream leaves out."""
+        if self.agent is not None:
+            return  # given as agent= already
+        # The stream holds no managed agent's steps: each step that ran one finds its run in
+        # that managed agent's memory when the step ends.
+        self.builder.runs = dict(_managed_of(agent))
+        self.builder.managed = set(self.builder.runs)
+        self.agent = agent
+        self._identify(agent)
 
     def _identify(self, agent: Any) -> None:
         """What the stream leaves out and the agent holds, read as a load of it reads it: its
