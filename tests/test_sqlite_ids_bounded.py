@@ -238,3 +238,61 @@ def test_X1_an_agents_sdk_session_s_time_megabytes_long_is_left_out_with_a_warni
     assert "created_at" not in transcript.metadata
     assert "created_at" in whole.metadata
     assert shown(transcript.entries) == shown(whole.entries)
+
+
+#: The stores whose listing sorts or groups by the session's id (OpenCode's ``ORDER BY
+#: time_created, id``, LangGraph's ``GROUP BY thread_id``): SQLite refused even the rowids of
+#: an order by an id over the record limit, and the listing raised for every session.
+SORTED = [s for s in STORES if s.reader in (opencode, langgraph_checkpoints)]
+
+
+def _refused_then_listed(
+    store: Store, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[str], str]:
+    """The listing of the store at ``path`` (one row of it given an id over the limit), its
+    sessions in order, the stand-in of the unreadable one apart; each other session loads,
+    the stand-in's load is an error saying why."""
+    samples = [session for session, _ in store.reader.sessions(store.fixture)]
+    lower_limit(monkeypatch)
+    listed = [session for session, _ in store.reader.sessions(path)]
+    (unread,) = [session for session in listed if session not in samples]
+    assert [session for session in listed if session != unread] == samples  # order kept
+    assert f"its {store.column} of {2 * LIMIT:,} bytes" in unread
+    for sample in samples:
+        assert turnfold.load(path, sample=sample).entries, sample
+    with pytest.raises(TranscriptFormatError, match=f"its {store.column} of 200,000 bytes"):
+        turnfold.load(path, sample=unread)
+    return listed, unread
+
+
+@pytest.mark.parametrize("store", SORTED, ids=[s.name for s in SORTED])
+def test_X1_a_session_id_over_the_record_limit_no_longer_refuses_a_sorted_listing(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The listing raised ``the rows of session are chosen or ordered by a value over the
+    limit``: now the sessions are ordered by what SQLite can load (a tie of times broken by
+    rowid; a thread's checkpoints in the order written), the same order for every other."""
+    path = tmp_path / store.fixture.name
+    _hostile(store, store.fixture, path, 2 * LIMIT)
+    _refused_then_listed(store, path, monkeypatch)
+    frame = turnfold.scan(tmp_path, cache=False, workers=1).to_pandas()
+    assert frame["error"].notna().sum() == 1  # the unreadable session's row alone
+
+
+def test_X1_an_agents_sdk_message_whose_session_id_is_over_the_record_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A message naming a session the sessions table lacks, by an id over the limit: the
+    sessions its messages name are listed by ``GROUP BY session_id``, which SQLite refused,
+    and the listing with it. (The table's own id of that size: ``UNSORTED`` above.)"""
+    source = STORES[4].fixture
+    store = Store(openai_agents_db, source, "agent_messages", "session_id")
+    path = tmp_path / source.name
+    shutil.copyfile(source, path)
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("INSERT INTO agent_messages (session_id, message_data, created_at) "
+                   "SELECT printf('%.*c', ?, 'x'), message_data, created_at FROM agent_messages "
+                   "ORDER BY id LIMIT 1", (2 * LIMIT,))  # fmt: skip
+    listed, unread = _refused_then_listed(store, path, monkeypatch)
+    assert unread.startswith(f"{databases.UNREADABLE_ID}agent_messages row ")
+    assert listed[-1] == unread  # its message is the newest

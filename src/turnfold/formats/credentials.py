@@ -25,15 +25,17 @@ READERS: tuple[str, ...] = (
     "turnfold.formats.qwen", "turnfold.formats.agents.copilot", "turnfold.formats.agents.cline",
     "turnfold.formats.agents.kimi", "turnfold.formats.agents.opencode",
     "turnfold.formats.agents.crush", "turnfold.formats.harnesses.openhands",
+    "turnfold.formats.cursor", "turnfold.formats.agents.continue_",
 )  # fmt: skip
 #: The last names of every reader's credential files, and the folders whose every file is one
 #: (:func:`named_like` of them all; a test keeps them equal): a load of a file of any other
 #: name imports none of :data:`READERS` to learn it is no credentials (issue 19).
 LIKELY_NAMES = frozenset({
-    ".credentials.json", "a2a-oauth-tokens.json", "agent_settings.json", "auth.json",
-    "config.json", "crush.json", "gemini-credentials.json", "google_accounts.json",
-    "mcp-auth.json", "mcp-oauth-tokens-v2.json", "mcp-oauth-tokens.json", "oauth_creds.json",
-    "secrets.json", "settings.json",
+    ".credentials.json", ".env", "a2a-oauth-tokens.json", "agent_settings.json", "auth.json",
+    "config.json", "config.yaml", "crush.json", "gemini-credentials.json",
+    "google_accounts.json", "mcp-auth.json", "mcp-oauth-tokens-v2.json",
+    "mcp-oauth-tokens.json", "oauth_creds.json", "secrets.json", "settings.json",
+    "state.vscdb", "state.vscdb.backup",
 })  # fmt: skip
 LIKELY_FOLDERS = frozenset({"credentials", "mcp-oauth-config"})
 

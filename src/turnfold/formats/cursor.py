@@ -58,6 +58,7 @@ from turnfold.formats.common import (
     NameSet,
     checked_timestamp,
 )
+from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.source import Source, open_source, sibling_files, type_of_record
@@ -75,6 +76,24 @@ from turnfold.model import (
 )
 
 NAME = "cursor"
+#: What Cursor keeps its tokens in (both programs are closed source: where each writes is
+#: what the programs that read them back find there). The ``cursor-agent`` CLI's login,
+#: ``auth.json`` ``{accessToken, refreshToken, apiKey}``: ``$XDG_CONFIG_HOME/cursor`` on
+#: Linux, ``~/.cursor`` on macOS (beside its Keychain), ``%APPDATA%\\Cursor`` on Windows
+#: (cnwinds/cursor-pulse 2b87f0f5 ``docs/cursor-usage-api.md:55-71``). The
+#: IDE's ``User/globalStorage/state.vscdb`` of its data folder (``~/.config/Cursor``,
+#: ``~/Library/Application Support/Cursor``, ``%APPDATA%\\Cursor``): VS Code's ``ItemTable``,
+#: where Cursor keeps ``cursorAuth/accessToken`` and ``cursorAuth/refreshToken`` beside its
+#: chats (``cursorDiskKV``), and the copy VS Code keeps of it (``toBackupPath``,
+#: microsoft/vscode ``src/vs/base/parts/storage/node/storage.ts``: ``<path>.backup``). This
+#: reader reads neither database: its sessions are the agent transcripts, so no chat of the
+#: IDE's is shown, and no scan or load opens the file that holds its tokens.
+CREDENTIALS = Credentials(
+    folders=frozenset({"cursor", ".cursor", "Cursor"}),
+    files=frozenset({
+        "auth.json", "User/globalStorage/state.vscdb", "User/globalStorage/state.vscdb.backup",
+    }),
+)  # fmt: skip
 
 RECORDS = Records(
     mapped={

@@ -302,6 +302,7 @@ def rows(
     alias: str = "",
     key: str | None = None,
     bounded: Collection[str] = (),
+    unordered: str | None = None,
 ) -> Iterator[Any]:
     """The rows of ``SELECT {columns} FROM {table} {alias} {rest}`` (``rest``: its joins,
     ``WHERE`` and ``ORDER BY``), as ``db`` makes rows; a row holding a value longer than
@@ -315,6 +316,10 @@ def rows(
     rows: so the query is read as it is, each row's rowid noted, until it is refused; then the
     rows' rowids alone are read in the query's order, and every row not yet read is read alone,
     the oversized one told apart. A database with no long value is read by the one query.
+    Where ``rest`` sorts or groups by the long value itself (a session's id in a listing), SQLite
+    refuses even the rowids: then the rows are read by ``unordered`` (the same rows in an order
+    of no such value: by rowid, say, with no ``GROUP BY``), whose reader keeps each session's
+    first row; without it (or once a row was yielded), that is an error.
     Where SQLite cannot refuse it (:data:`LIMITED`), and for the ``bounded`` columns, the query
     measures each value and reads those within their bound only (:func:`_measured`): SQLite
     loads a long one to measure it, Python never holds it.
@@ -360,6 +365,10 @@ def rows(
     except sqlite3.DataError as exc:
         if not _too_long(exc):
             raise
+        if unordered is not None and not read:  # none yielded yet: none yielded twice
+            yield from rows(db, table, columns, unordered, params, alias=alias, key=key,
+                            bounded=bounded)  # fmt: skip
+            return
         raise sqlite3.DataError(f"the rows of {table} are chosen or ordered by a value over the "
                                 f"limit of {record_limit():,} bytes (TURNFOLD_MAX_RECORD_BYTES)"
                                 ) from None  # fmt: skip

@@ -63,6 +63,7 @@ from turnfold.formats.common import (
     stringify,
     text_result,
 )
+from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source
@@ -82,6 +83,20 @@ from turnfold.model import (
 from turnfold.usage import attach_usage, counts_of
 
 NAME = "continue"
+#: What Continue keeps its keys in, beside its sessions in ``~/.continue``
+#: (continuedev/continue d0a3c0b6): ``config.yaml`` and the older ``config.json``, whose
+#: models carry the ``apiKey`` onboarding writes (``core/util/paths.ts:114-121``;
+#: ``setupProviderConfig`` of ``core/config/onboarding.ts:132`` through ``editConfigFile``,
+#: ``core/util/paths.ts:279-289``; the CLI's ``extensions/cli/src/onboarding.ts:35-47``);
+#: ``.env``, the secrets a config names (``core/util/paths.ts:377-378``, and a project's
+#: ``.continue/.env``, ``extensions/cli/src/CLIPlatformClient.ts:66-69``); and the CLI's
+#: ``auth.json``, its hub login's access and refresh tokens (``extensions/cli/src/auth/
+#: authEnv.ts:5``, written by ``saveAuthConfig`` in ``auth/workos.ts:168-182`` before
+#: 92b99cad). No file holds both keys and a session: the sessions are ``sessions/*.json``.
+CREDENTIALS = Credentials(
+    folders=frozenset({".continue"}),
+    files=frozenset({"config.yaml", "config.json", ".env", "auth.json"}),
+)
 
 RECORDS = Records(
     mapped={

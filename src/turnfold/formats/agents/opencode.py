@@ -324,9 +324,12 @@ class _Database:
 
     def roots(self) -> list[tuple[str, str]]:
         found = []
+        # An id too long to load is too long to sort by: then rowid breaks a tie of times.
         for row in databases.rows(self.db, "session", "id, title",
                                   "WHERE parent_id IS NULL ORDER BY time_created, id",
-                                  key="id", bounded=_KEYS):  # fmt: skip
+                                  key="id", bounded=_KEYS,
+                                  unordered="WHERE parent_id IS NULL ORDER BY time_created, rowid",
+                                  ):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
                 found.append((databases.listed(row), "session"))  # its title clipped when read
                 continue

@@ -310,22 +310,29 @@ class _Database:
         self.table = _quoted(store.checkpoints)
 
     def threads(self) -> list[tuple[str, str]]:
-        """Every thread (id, title: its agent's name), oldest first (checkpoint ids are
-        time-ordered)."""
-        found = []
+        """Every thread (id, title: its agent's name, as its newest checkpoint names it),
+        oldest first (checkpoint ids are time-ordered)."""
+        newest: dict[str, tuple[str, Any]] = {}  # each thread's checkpoint id and metadata
         for row in databases.rows(
-            self.db, self.store.checkpoints, "thread_id, metadata",
+            self.db, self.store.checkpoints, "thread_id, checkpoint_id, metadata",
             f"WHERE checkpoint_ns = '' AND checkpoint_id IN (SELECT MAX(checkpoint_id) FROM "
             f"{self.table} WHERE checkpoint_ns = '' GROUP BY thread_id) "
             f"ORDER BY (SELECT MIN(checkpoint_id) FROM {self.table} AS t "
             f"WHERE t.thread_id = {self.table}.thread_id)", key="thread_id", bounded=_KEYS,
+            # A thread id too long to load cannot be grouped by: then every checkpoint of
+            # every thread, in the order they were written, the newest kept.
+            unordered="WHERE checkpoint_ns = '' ORDER BY rowid",
         ):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
-                found.append((databases.listed(row), "thread"))  # its metadata: warned when read
+                newest.setdefault(databases.listed(row), ("", None))  # warned of when read
                 continue
-            thread, metadata = row
+            thread, checkpoint, metadata = str(row[0]), str(row[1]), row[2]
+            if checkpoint >= newest.get(thread, ("", None))[0]:
+                newest[thread] = (checkpoint, metadata)
+        found = []
+        for thread, (_, metadata) in newest.items():
             agent = _metadata(metadata).get("lc_agent_name")
-            found.append((str(thread), f"thread {agent}" if isinstance(agent, str) else "thread"))
+            found.append((thread, f"thread {agent}" if isinstance(agent, str) else "thread"))
         return found
 
     def read(self, thread: str, transcript: Transcript, namespace: str = "") -> _Thread | None:

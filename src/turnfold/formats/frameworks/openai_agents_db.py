@@ -184,9 +184,11 @@ class _Database:
             listed = [] if store.sessions is None else databases.rows(
                 self.db, store.sessions, "session_id", "ORDER BY created_at, rowid",
                 key="session_id", bounded=_KEYS)  # fmt: skip
+            # A session id too long to load cannot be grouped by: then every message's in id
+            # order, each session's first the one kept (its place in MIN(id) order).
             grouped = databases.rows(self.db, store.messages, "session_id",
                                      "GROUP BY session_id ORDER BY MIN(id)", key="session_id",
-                                     bounded=_KEYS)  # fmt: skip
+                                     bounded=_KEYS, unordered="ORDER BY id")  # fmt: skip
             for row in [*listed, *grouped]:
                 if isinstance(row, databases.OversizedRow):  # its load says why, alone
                     found.setdefault(databases.listed(row), "session")
