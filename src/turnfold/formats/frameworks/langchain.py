@@ -19,7 +19,15 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   followed stream keeps it from the root graph's ``updates`` or ``values``; the
   ``__interrupt__`` of a run stopped on ``interrupt()`` ends the transcript with a
   :class:`PendingAction` of each interrupt (:meth:`LangChainBuilder.pending_actions`), the
-  call it stopped (where it can be told) ``confirming``;
+  call it stopped (where it can be told) ``confirming``; ``HumanInTheLoopMiddleware``'s
+  ``hitl_edited_tool_calls`` (a reviewer's "edit": the AI message keeps the model's call, the
+  tool runs the reviewer's) shows each edited call as it ran, the model's call kept and said
+  (:meth:`LangChainBuilder.edited`). That key is private: ``graph.get_state(config).values``
+  and the ``values`` / ``updates`` / ``debug`` streams hold it, ``invoke``'s result does not,
+  nor does ``interrupt_mode="per_call"`` write it; there the call shows as the model asked,
+  the edit said only in the result's text, which is not parsed (the middleware builds that
+  text in a private method, after an ``edit_notice`` of the user's or none). A reviewer's
+  "reject" is a ``cancelled`` call, its result the reviewer's message;
 - a thread's history, ``list(graph.get_state_history(config))`` (any checkpointer's:
   ``InMemorySaver``, Postgres, SQLite): its newest state, its messages those of every state,
   each once by id (:func:`merged_history`), so that what a graph removed from its state
@@ -223,6 +231,16 @@ _CLASS_TYPES = {
 Settlement: TypeAlias = tuple[ToolCall | str, ToolStatus, ToolResult]
 _STATUS: dict[str, ToolStatus] = {"error": "error", "success": "success"}
 
+#: ``HumanInTheLoopMiddleware``'s private state key (``langchain.agents.middleware.
+#: human_in_the_loop._EDITED_TOOL_CALLS_KEY``, langchain 1.5): the reviewer's call, ``{"name",
+#: "args"}``, by the id of each call an "edit" decision replaced. The AI message keeps the
+#: model's call; the tool runs the reviewer's (its ``wrap_tool_call``).
+_REVIEWS = "hitl_edited_tool_calls"
+#: ``additional_kwargs["lc_source"]`` of the tool message that middleware writes in place of a
+#: call's result on a "reject" or "respond" decision (``add_notification_metadata``), its
+#: ``lc_data["decision"]`` which.
+_DECISION_SOURCE = "hitl_interrupt_decision"
+
 
 # --- records -------------------------------------------------------------------------------
 
@@ -337,7 +355,7 @@ def plain(value: Any) -> Any:
                 out[key] = plain(item)
             elif key == "structured_response":
                 out[key] = plain_output(item)
-            elif key == "__interrupt__" or _is_scalar(item):
+            elif key in ("__interrupt__", _REVIEWS) or _is_scalar(item):
                 out[key] = plain_value(item)
             else:
                 out[key] = {"(state)": type(item).__name__}  # the state's own objects: unread
@@ -423,6 +441,11 @@ def _history(snapshots: Sequence[Any]) -> Any:
         return newest
     pending = list(getattr(newest, "interrupts", None) or ())
     whole = {**state, "messages": merged_history(said)}
+    # A state keeps the reviewer's edits of its last turn with calls only: those of every
+    # turn are in the states before.
+    edits = [s[_REVIEWS] for s in states if isinstance(s.get(_REVIEWS), Mapping)]
+    if edits:
+        whole[_REVIEWS] = {k: v for each in edits for k, v in each.items()}
     return {**whole, "__interrupt__": pending} if pending else whole
 
 
@@ -492,6 +515,10 @@ class LangChainBuilder(MessageBuilder):
         #: Said after the warning of a tool result whose call was never seen: a stream's
         #: follower says where the call is and how to show it (:data:`_BEFORE_STREAM`).
         self.unknown_call_hint = ""
+        #: The reviewer's calls (:func:`reviewer_calls`) of calls in messages yet to read, by
+        #: call id: how many AI messages to come hold that id, and the call; each is shown
+        #: at the last of them (:meth:`expect_reviews`).
+        self.reviews: dict[str, tuple[int, tuple[str, Any]]] = {}
 
     def warn(self, reason: str, line: int | None) -> None:
         self.root.warnings.append(LoadWarning(reason=reason, line=line, source=self.source_name))
@@ -663,6 +690,8 @@ class LangChainBuilder(MessageBuilder):
                 self.warn(f"server tool result for an unknown call id {target!r}", line)
             else:
                 self._settle(call, status, result)
+        if self.reviews:
+            self._review_shown(shown.values())
 
     def assistant_entries(
         self, data: Mapping[str, Any], line: int
@@ -795,6 +824,79 @@ class LangChainBuilder(MessageBuilder):
             self._open[call.call_id] = call
         self._by_name.setdefault(call.name, []).append(call)
         return call
+
+    # --- a human review's edits (HumanInTheLoopMiddleware) -----------------------------------
+
+    def expect_reviews(self, edits: Mapping[str, tuple[str, Any]], messages: Iterable[Any]) -> None:
+        """The reviewer's calls ``edits`` (:func:`reviewer_calls`) are shown where their calls
+        are, as ``messages`` are read: each at the last AI message holding its id (the
+        middleware keeps the edits of the last turn that had calls; a call id a model gave
+        again in a later turn is that turn's). :meth:`reviewed` shows the rest once they
+        are read."""
+        held: dict[str, int] = {}
+        for message in messages:
+            found = message_of(message)
+            asked = found[1].get("tool_calls") if found is not None and found[0] == "ai" else None
+            for item in asked if isinstance(asked, list) else ():
+                call_id = item.get("id") if isinstance(item, Mapping) else None
+                if isinstance(call_id, str) and call_id in edits:
+                    held[call_id] = held.get(call_id, 0) + 1
+        self.reviews = {call_id: (held[call_id], edit) for call_id, edit in edits.items()
+                        if call_id in held}  # fmt: skip
+
+    def _review_shown(self, calls: Iterable[ToolCall]) -> None:
+        for call in calls:
+            review = self.reviews.get(call.call_id)
+            if review is None:
+                continue
+            left, (name, args) = review
+            if left > 1:
+                self.reviews[call.call_id] = (left - 1, (name, args))
+                continue
+            del self.reviews[call.call_id]
+            self.edited(call, name, args)
+
+    def reviewed(self, edits: Mapping[str, tuple[str, Any]], line: int | None) -> None:
+        """The reviewer's calls ``edits``, once the messages :meth:`expect_reviews` was told
+        of are read: each shown on the call of its id (shown already, or not among those
+        messages: a state's key read after its messages were), else a warning that says it."""
+        self.reviews = {}
+        for call_id, (name, args) in edits.items():
+            call = self._calls.get(call_id)
+            if call is None:
+                self.warn_once(
+                    f"{_REVIEWS} names a call no message holds ({call_id!r}): the reviewer's "
+                    f"{name} {dumps(args, default=str)[:200]} is not shown on a call",
+                    line,
+                )
+            else:
+                self.edited(call, name, args)
+
+    def edited(self, call: ToolCall, name: str, args: Any) -> None:
+        """``call`` ran as ``name`` with ``args``: a human review edited it before it ran. It
+        shows the call as it ran; the model's own stays in its ``meta["model_call"]`` and is
+        said in a notice after it (once: the same edit told again changes nothing)."""
+        if (name, args) == (call.name, call.args):
+            return
+        first = call.meta.get("model_call")
+        model_call = first if isinstance(first, dict) else {"name": call.name, "args": call.args}
+        self.update(
+            call,
+            name=name,
+            args=args,
+            description=describe_args(name, args, self.cwd),
+            meta={**call.meta, "model_call": model_call},
+        )
+        if first is not None:
+            return  # the model's call is said already
+        model_name, model_args = model_call["name"], model_call["args"]
+        said = {
+            "name": name,
+            "model_name": model_name,
+            "args": model_args if isinstance(model_args, str) else dumps(model_args, default=str),
+        }
+        key = "reader.call_edited" if name == model_name else "reader.call_edited.tool"
+        self._emit(notice(key, said, subtype="call_edited"))
 
     def _tool(self, data: Mapping[str, Any], line: int) -> None:
         call_id = data.get("tool_call_id")
@@ -961,13 +1063,51 @@ def user_message(data: Mapping[str, Any]) -> UserMessage | None:
 def tool_outcome(data: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult]:
     """A ``tool`` message as its call's status and result: ``status`` says error or success
     (anything else is unknown, L-3), ``content`` is the text and images, ``artifact`` the
-    structured value (a copy: the message's own)."""
+    structured value (a copy: the message's own). A reviewer's "reject" (the message
+    ``HumanInTheLoopMiddleware`` writes in place of the result, :data:`_DECISION_SOURCE`) is
+    ``cancelled``: the call never ran; its text, which holds the reviewer's message, is the
+    result."""
     text, images = tool_content(data.get("content"))
     artifact = data.get("artifact")
     status = data.get("status")  # a string the usual time: no str() of it
-    return _STATUS.get(status if type(status) is str else str(status), "unknown"), text_result(
+    shown = _STATUS.get(status if type(status) is str else str(status), "unknown")
+    if shown == "error" and _decision(data) == "reject":
+        shown = "cancelled"
+    return shown, text_result(
         text, images=images, structured=None if artifact is None else plain_value(artifact)
     )
+
+
+def _decision(data: Mapping[str, Any]) -> Any:
+    """The reviewer's decision a tool message stands for (``"reject"``, ``"respond"``), when
+    ``HumanInTheLoopMiddleware`` wrote it; else None."""
+    extra = data.get("additional_kwargs")
+    if not (isinstance(extra, Mapping) and extra.get("lc_source") == _DECISION_SOURCE):
+        return None
+    said = extra.get("lc_data")
+    return said.get("decision") if isinstance(said, Mapping) else None
+
+
+def reviewer_calls(value: Any) -> tuple[dict[str, tuple[str, Any]], str | None]:
+    """The calls a reviewer put in place of the model's (a state's :data:`_REVIEWS`:
+    ``{call id: {"name", "args"}}``) as ``{call id: (name, args)}``, and what of it could not
+    be read, said in one line (None when all could)."""
+    if value is None:
+        return {}, None
+    if not isinstance(value, Mapping):
+        return {}, f"{_REVIEWS} of a {type(value).__name__} (not read): no edited call shown"
+    edits: dict[str, tuple[str, Any]] = {}
+    unread: list[str] = []
+    for call_id, action in value.items():
+        name = action.get("name") if isinstance(action, Mapping) else None
+        if type(call_id) is str and call_id and type(name) is str and name and "args" in action:
+            edits[call_id] = (name, _copied(action["args"]))
+        else:
+            unread.append(repr(call_id)[:80])
+    if not unread:
+        return edits, None
+    shown = ", ".join(unread[:3]) + (f" and {len(unread) - 3} more" if len(unread) > 3 else "")
+    return edits, f"{_REVIEWS}: no reviewer's call (name, args) for {shown}, not shown"
 
 
 def _server_results(
@@ -1075,11 +1215,19 @@ def read(source: Source) -> Transcript:
     document = source.document if source.is_document else None
     messages: list[Any] | None = None
     interrupts: Any = None
+    edits: dict[str, tuple[str, Any]] = {}
+    reviewed = False  # a state holding a review's edits: read message by message
     if isinstance(document, Mapping) and isinstance(document.get("messages"), list):
         for key, value in document.items():
             if key == "__interrupt__":
                 interrupts = value  # shown once the messages are read: they hold its call
                 source.mapped(key)
+            elif key == _REVIEWS:
+                edits, unread = reviewer_calls(value)  # shown on their calls as they are read
+                if unread is not None:
+                    builder.warn(unread, None)
+                reviewed = bool(edits) or unread is not None
+                source.note(key, "mapped" if unread is None else "warned")
             elif key != "messages":
                 _state_key(source, transcript, key, value)
         messages = document["messages"]
@@ -1094,9 +1242,12 @@ def read(source: Source) -> Transcript:
     elif document is None and _is_saved_stream(source.head_values()):
         return _read_stream(source, transcript, source.records())  # a JSON line per event
     if messages is not None:
-        flat = _read_flat(source, transcript.metadata, messages)
+        # A run a reviewer edited is read message by message: its edits are shown there.
+        flat = None if reviewed else _read_flat(source, transcript.metadata, messages)
         if flat is not None:
             return _answered(flat, _interrupted(flat, interrupts, messages))
+        if edits:
+            builder.expect_reviews(edits, messages)
         records: Any = enumerate(messages, start=1)
     elif isinstance(document, Mapping):
         records = [(1, document)]
@@ -1125,6 +1276,8 @@ def read(source: Source) -> Transcript:
             source.note(kind, "ignored" if kind == "remove" else "mapped")
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no LangChain messages")
+    if edits:
+        builder.reviewed(edits, None)
     builder.end_turn()
     return _answered(builder, _interrupted(builder, interrupts, messages))
 
@@ -1405,8 +1558,11 @@ class Follower:
         if not isinstance(given, GraphInput):
             given = GraphInput([], given if isinstance(given, list) else [given])
         self._prompt_unknown = False  # its input is known, whatever it holds
+        edits = self._reviews(self._root, {_REVIEWS: given.reviews}, given.history)
         for message in given.history:
             self._message(self._root, message)
+        if edits:
+            self._root.builder.reviewed(edits, None)
         if given.unread is not None:
             # Said here, with what the stream's unknown calls would otherwise repeat.
             self._root.builder.unknown_call_hint = ""
@@ -1909,9 +2065,29 @@ class Follower:
         messages = list(messages) if isinstance(messages, (list, tuple)) else [messages]
         messages = [_written(message) for message in messages]
         prompts = _rewritten_prompts(messages, run.seen)
+        edits = self._reviews(run, update, messages)
         for message in messages:
             if message is not None and id(message) not in prompts:
                 self._message(run, message)
+        if edits:
+            run.builder.reviewed(edits, run.line)
+
+    def _reviews(
+        self, run: _Run, state: Any, messages: Sequence[Any]
+    ) -> dict[str, tuple[str, Any]]:
+        """The reviewer's calls a state or a node's update holds (:data:`_REVIEWS`:
+        ``HumanInTheLoopMiddleware``'s ``after_model`` writes them after the model's message
+        with its calls), to show on the calls where ``messages`` are read, and then on the
+        calls shown already (:meth:`LangChainBuilder.reviewed`)."""
+        value = state.get(_REVIEWS) if isinstance(state, Mapping) else None
+        if value is None:
+            return {}
+        edits, unread = reviewer_calls(value)
+        if unread is not None:
+            run.builder.warn_once(unread, run.line)
+        if edits:
+            run.builder.expect_reviews(edits, messages)
+        return edits
 
     def _interrupt(self, run: _Run, interrupt: Any, call_id: str | None) -> None:
         """The run stopped on ``interrupt()``: what it waits for, shown once (by the
@@ -1945,15 +2121,24 @@ class Follower:
         if not isinstance(state, Mapping):
             run.builder.warn_once(f"values event of a state not read ({type(state).__name__})")
             return
+        if run is self._root:
+            # The stream holds the state, so its input: a first message that is no prompt
+            # is the graph's own (an input of no messages), not a prompt left unrecorded.
+            self._prompt_unknown = False
         messages = state.get("messages")
+        edits: dict[str, tuple[str, Any]] = {}
         if isinstance(messages, (list, tuple)):
             start = run.values_count
             if not (0 < start <= len(messages) and _id_of(messages[start - 1]) == run.values_last):
                 start = 0  # the list was rewritten (trimmed, summarised): look at it all
-            for message in messages[start:]:
+            fresh = messages[start:]
+            edits = self._reviews(run, state, fresh)
+            for message in fresh:
                 self._message(run, message)
             run.values_count = len(messages)
             run.values_last = _id_of(messages[-1]) if messages else None
+        if edits:
+            run.builder.reviewed(edits, run.line)
         self._structured(run, state)
         interrupts = state.get("__interrupt__")
         if interrupts is not None:
@@ -2019,10 +2204,12 @@ class Follower:
         """An AI message shown already, come again under its id with other calls: a human
         review edited them before they ran (LangGraph's review pattern: a node after
         ``interrupt()`` writes the message again with the reviewer's arguments and the same
-        id, which ``add_messages`` puts in its place). Each call shows the call as it runs;
-        the model's own stays in its ``meta["model_call"]`` and in a notice after it. A call
-        the edit adds is shown as a new call of the message; one that ran already keeps the
-        arguments it ran with."""
+        id, which ``add_messages`` puts in its place). Each call shows the call as it runs
+        (:meth:`LangChainBuilder.edited`). A call the edit adds is shown as a new call of the
+        message; one that ran already keeps the arguments it ran with, and one edited already
+        is not edited back by its message told again with the model's call
+        (``HumanInTheLoopMiddleware`` writes the message again unchanged: its edits are in
+        the state's :data:`_REVIEWS`)."""
         builder = run.builder
         for item in data.get("tool_calls") or ():
             if not isinstance(item, Mapping):
@@ -2033,20 +2220,10 @@ class Follower:
                 builder._start(builder._new_call(item, own_id, {}, run.line))
                 continue
             name = name if isinstance(name, str) and name else call.name
-            if call.result is not None or (name, args) == (call.name, call.args):
+            told = {"name": name, "args": args}
+            if call.result is not None or call.meta.get("model_call") == told:
                 continue
-            model_call = {"name": call.name, "args": call.args}
-            builder.update(
-                call,
-                name=name,
-                args=args,
-                description=describe_args(name, args, builder.cwd),
-                meta={**call.meta, "model_call": model_call},
-            )
-            model_args = model_call["args"]
-            shown = model_args if isinstance(model_args, str) else dumps(model_args, default=str)
-            said = {"name": model_call["name"], "args": shown}
-            builder._emit(notice("reader.call_edited", said, subtype="call_edited"))
+            builder.edited(call, name, args)
         self._touch(run)
 
     def _complete(self, run: _Run, own_id: str, kind: str, data: Mapping[str, Any]) -> None:
@@ -2442,13 +2619,15 @@ class GraphInput:
     the messages ``input`` adds (``given``), and, when the history of a run resumed from a
     checkpoint could not be read, why (``unread``). ``astream``'s history is read by an
     await before the first event (:func:`read_run_async`): until then ``pending`` holds
-    the graph and its config."""
+    the graph and its config. ``reviews`` is the state's :data:`_REVIEWS`, as it holds it
+    (the calls of its history a reviewer edited)."""
 
     history: list[Any]
     given: list[Any] | None
     unread: str | None = None
     resumed: bool = False
     pending: tuple[Any, Any] | None = None
+    reviews: Any = None
 
     def read(self, snapshot: Any) -> None:
         """The thread's state read from its checkpointer (``graph.get_state(config)``, or
@@ -2461,6 +2640,7 @@ class GraphInput:
         state = _state_fields(getattr(snapshot, "values", None))
         messages = state.get("messages") if state is not None else None
         self.history = list(messages) if isinstance(messages, (list, tuple)) else []
+        self.reviews = state.get(_REVIEWS) if state is not None else None
         self.unread = None
 
 
@@ -2714,6 +2894,14 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
         if text_line is None and not builder.recognized and _saved_as_text(record):
             text_line = line
         found = None if isinstance(record, MalformedLine) else saved_event(record)
+        if found is None and type(record) is dict and record.get("messages") == []:
+            # A bare values stream's state before any message (a graph whose input holds
+            # none): no shape tells it alone, in a saved stream it is one.
+            found = (), "values", record
+        elif found is None and type(record) is dict and _wrote_nothing(record):
+            # A bare updates stream's step whose nodes wrote nothing (a middleware's
+            # ``after_model`` with nothing to change): nothing to show, nothing lost.
+            found = (), "updates", record
         if found is None:
             reason = (
                 record.reason
@@ -2759,6 +2947,11 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
     return transcript
 
 
+def _wrote_nothing(record: dict[Any, Any]) -> bool:
+    """Whether a record is an ``updates`` event of nodes that wrote nothing: ``{node: None}``."""
+    return bool(record) and all(type(k) is str and v is None for k, v in record.items())
+
+
 #: How a message's ``str()`` begins (pydantic's field list: ``content='...' ...``).
 _MESSAGE_TEXT = ("content='", 'content="', "content=[")
 
@@ -2798,8 +2991,9 @@ RECORDS = Records(
         "agent handed to by a transfer_to_<name> call (by its name) goes to that call's "
         "SubAgent, the turn's closing text to the top level",
         "tool": "settles the call with its tool_call_id: status error → error, success → "
-        "success, else unknown; content as the result (images in every standard form as "
-        "images, remote ones named), artifact as its structured value",
+        "success, else unknown (a HumanInTheLoopMiddleware reject, additional_kwargs.lc_source "
+        "'hitl_interrupt_decision': cancelled); content as the result (images in every "
+        "standard form as images, remote ones named), artifact as its structured value",
         "system": 'metadata["system"]',
         "chat": "by its role, as human, ai or system",
         "function": "settles the last open call of its name (status unknown)",
@@ -2816,6 +3010,9 @@ RECORDS = Records(
         "__interrupt__": "a graph result's pending interrupts: a PendingAction each, on the "
         "call it stopped where it can be told, which is confirming (HumanInTheLoopMiddleware's "
         "requests: a permission per call, with its decisions)",
+        _REVIEWS: "a state's HumanInTheLoopMiddleware edits (the reviewer's name and args by "
+        "call id): each call shown as it ran, the model's call in meta['model_call'] and a "
+        "notice after it",
         "updates event": "a saved stream's {node: {messages}} (a [mode, chunk] pair, a "
         "[namespace, mode, chunk] triple, a v2 {type, ns, data} part or bare): its messages, "
         "each read once whatever modes carry it; a tools:<task> namespace's as the SubAgent "
