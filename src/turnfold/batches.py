@@ -243,14 +243,57 @@ def iter_batches(entries: Iterable[Entry]) -> Iterator[list[ToolCall]]:
     return (part for part in split_batches(entries) if isinstance(part, list))
 
 
-def labels_by_call(entries: Iterable[Entry]) -> dict[str, ToolUseSummary]:
-    """The latest label for every call id it covers (S-6: labels attach by call ids)."""
-    labels: dict[str, ToolUseSummary] = {}
-    for entry in entries:
-        if isinstance(entry, ToolUseSummary):
+def label_key(call: ToolCall) -> str:
+    """The key a call's label is found by: its entry key (unique in its transcript, where a
+    source's call ids need not be: Inspect's retried attempts repeat theirs); a call in no
+    transcript yet, which has no key, by its identity."""
+    return call.id or f"@{id(call)}"
+
+
+class LabelIndex:
+    """The latest label of every call, by :func:`label_key`, from entries fed in order.
+
+    A label names the calls it covers by their call ids (S-1), as the transcript stores it, so
+    a label read again from a dump (:mod:`turnfold.formats.native`) attaches as it did. An id
+    names the latest call of that id stored before the label: a label is written once its
+    batch finished, after the batch, and labels the batch of that id it follows, not an
+    earlier call that happens to share it. A label stored before every call of its id (a
+    hand-made transcript) names the first call of that id after it.
+    """
+
+    def __init__(self) -> None:
+        self.labels: dict[str, ToolUseSummary] = {}
+        self._latest: dict[str, str] = {}  # call id -> key of the latest call of that id
+        self._early: dict[str, ToolUseSummary] = {}  # call id -> a label before every such call
+
+    def feed(self, entry: Entry) -> list[str]:
+        """Take ``entry``; the keys of the calls whose label it changed."""
+        if isinstance(entry, ToolCall):
+            key = label_key(entry)
+            self._latest[entry.call_id] = key
+            early = self._early.pop(entry.call_id, None)
+            if early is not None:
+                self.labels[key] = early
+                return [key]
+        elif isinstance(entry, ToolUseSummary):
+            changed = []
             for call_id in entry.call_ids:
-                labels[call_id] = entry
-    return labels
+                latest = self._latest.get(call_id)
+                if latest is None:
+                    self._early[call_id] = entry
+                else:
+                    self.labels[latest] = entry
+                    changed.append(latest)
+            return changed
+        return []
+
+
+def labels_by_call(entries: Iterable[Entry]) -> dict[str, ToolUseSummary]:
+    """The latest label for every call, by :func:`label_key` (:class:`LabelIndex`; S-6)."""
+    index = LabelIndex()
+    for entry in entries:
+        index.feed(entry)
+    return index.labels
 
 
 def label_for(
@@ -263,5 +306,5 @@ def label_for(
     labelled call is shown (the projection uses this same rule).
     """
     labels = entries if isinstance(entries, Mapping) else labels_by_call(entries)
-    found = [labels[call.call_id] for call in batch if call.call_id in labels]
+    found = [labels[key] for key in map(label_key, batch) if key in labels]
     return found[-1] if found else None

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Literal, TypeAlias, TypeVar
 from turnfold import keys
 from turnfold.batches import (
     BatchView,
+    LabelIndex,
     SummaryRow,
     ToolRow,
     build_batch_view,
     label_for,
-    labels_by_call,
     split_batches,
 )
 from turnfold.i18n import join_list, plural, translate
@@ -400,7 +400,7 @@ class ProjectionContext:
     the memo of a turn projected again as it grows."""
 
     settings: SettingsSnapshot
-    labels: dict[str, ToolUseSummary]
+    labels: dict[str, ToolUseSummary]  # by the key of the call (``batches.label_key``)
     running: bool
     key_prefix: str
     memo: TurnMemo | None = None
@@ -722,8 +722,8 @@ class ProjectionPlanner:
         self.key_prefix = key_prefix
         self._splitter = _Splitter()
         self._seen = 0
-        self._labels: dict[str, ToolUseSummary] = {}
-        self._where: dict[str, int] = {}  # entry ids and call ids -> index in the splitter's out
+        self._labels = LabelIndex()
+        self._where: dict[str, int] = {}  # entry ids -> index in the splitter's out
         self._planned: dict[int, PlannedItem] = {}
         self._settings: SettingsSnapshot | None = None
         self._running: bool | None = None
@@ -757,13 +757,10 @@ class ProjectionPlanner:
             if index is not None:
                 self._where[entry.id] = index
                 stale.add(index)
-                if isinstance(entry, ToolCall):
-                    self._where[entry.call_id] = index
             if isinstance(entry, ToolUseSummary):
                 self._where[entry.id] = -1
-                for call_id in entry.call_ids:
-                    self._labels[call_id] = entry
-                    stale.add(self._where.get(call_id, -1))
+            for key in self._labels.feed(entry):  # the calls a label names, by their keys
+                stale.add(self._where.get(key, -1))
         self._seen = len(entries)
         new_ids: set[str] | None = None  # built only if a label is among the changes
         labels_changed = False
@@ -779,7 +776,9 @@ class ProjectionPlanner:
                 if self._memo is not None and self._memo[0] == index:
                     self._memo[1].forget(key)
         if labels_changed:
-            self._labels = labels_by_call(entries)
+            self._labels = LabelIndex()
+            for entry in entries:
+                self._labels.feed(entry)
             self._planned.clear()
             self._memo = None
         out = self._splitter.out
@@ -813,7 +812,8 @@ class ProjectionPlanner:
             if self._memo is None or self._memo[0] != index:
                 self._memo = (index, TurnMemo())
             memo = self._memo[1]
-        context = ProjectionContext(self._settings, self._labels, running, self.key_prefix, memo)
+        labels = self._labels.labels
+        context = ProjectionContext(self._settings, labels, running, self.key_prefix, memo)
         return PlannedItem(None, item, context)
 
 

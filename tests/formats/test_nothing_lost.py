@@ -55,8 +55,10 @@ _MODULES = {m.NAME: m for m in formats._modules()}
 
 
 def all_calls(transcript: Transcript) -> list[ToolCall]:
-    """Every call, those of sub-agents (handoffs, agents as tools) included, depth first."""
-    return transcript.tool_calls(nested=True)
+    """Every call, those of sub-agents (handoffs, agents as tools) included, depth first; not
+    the model calls a reader shows as calls (Inspect's role models: ``meta["side_call"]``),
+    which the source records as model calls, not tool calls."""
+    return [c for c in transcript.tool_calls(nested=True) if not c.meta.get("side_call")]
 
 
 def transcripts_of(path: Path) -> list[Transcript]:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from turnfold.batches import iter_batches, labels_by_call
+from turnfold.batches import iter_batches, label_key, labels_by_call
 from turnfold.model import (
     ACTIVE_STATUSES,
     AbortMarker,
@@ -455,7 +455,7 @@ class TranscriptLabeller:
         position = {id(entry): index for index, entry in enumerate(entries)}
         futures = []
         for batch in iter_batches(entries):
-            labelled = any(call.call_id in labels for call in batch)
+            labelled = any(label_key(call) in labels for call in batch)
             if labelled or _interrupted(entries, position[id(batch[-1])]):
                 continue
             future = self.batch_closed(batch)

@@ -30,7 +30,11 @@ that ``messages`` lose; logs before 0.3.42 keep them, and the content they refer
   its first reasoning or call, with the model's name), the model the message names (else the
   output's, else the event's); a model error is an :class:`AssistantError`, unless another
   model call follows in its scope (a retried attempt: Inspect records each; or a failure the
-  agent caught): then a warning notice, since the run went on. Inputs pooled in
+  agent caught): then a warning notice, since the run went on. A call of another model than
+  the conversation's (a model role's, ``ModelEvent.role``, or a model asked by name) whose
+  answer the conversation never took in is a side call, never a prompt: a call named for the
+  model (``critic model``), its prompt its description, its answer (or error) its result, what
+  it was given and answered its own transcript under it (:func:`_side_calls`). Inputs pooled in
   ``events_data`` (``input_refs``) and ``attachment://`` (older ``tc://``) references are
   resolved;
 - images the model returned are its text's images (shown after it); other media (audio, video,
@@ -46,14 +50,15 @@ that ``messages`` lose; logs before 0.3.42 keep them, and the content they refer
   boundary's summary until that message comes;
 - ``tool`` events settle the call with their id: ``error`` → ``error`` (a ``cancelled`` error →
   ``cancelled``; a call an approver terminated has none, and its ``approval`` event's reason is
-  the error), else ``success`` (Inspect records every tool failure as an error, so a result
-  without one succeeded); result text and images; start and completion times. A ``pending``
-  event never completed (a limit cut the call): it leaves the call open. The events of an
-  agent the tool ran (``agent_span_id``: ``as_tool`` agents), of its ``tool`` span (a
-  handoff's is inside a ``handoff`` span), or nested in the event (older logs) become the
-  call's sub-agent transcript, when they show anything (a span of sandbox commands and store
-  changes alone leaves a plain call). What a handoff returned to the agent that handed off
-  (the next input's user messages after its result) is never a prompt: the sub-agent's own
+  the error; nor has a call whose exception ended the run, and the error of the sample or of the
+  failed attempt, message and traceback, is), else ``success`` (Inspect records every tool
+  failure as an error, so a result without one succeeded); result text and images; start and
+  completion times. A ``pending`` event never completed (a limit cut the call): it leaves the
+  call open. The events of an agent the tool ran (``agent_span_id``: ``as_tool`` agents), of its
+  ``tool`` span (a handoff's is inside a ``handoff`` span), or nested in the event (older logs)
+  become the call's sub-agent transcript, when they show anything (a span of sandbox commands
+  and store changes alone leaves a plain call). What a handoff returned to the agent that handed
+  off (the next input's user messages after its result) is never a prompt: the sub-agent's own
   messages are shown nested already; Inspect's word that it completed its work (or exceeded a
   limit) is a :class:`SystemNotice` ending the sub-agent's transcript;
 - ``subtask`` events are calls of their own (name, input, result), the events of their span
@@ -158,7 +163,9 @@ RECORDS = Records(
         "before it (error_retries): the events kept of each, then its error as a warning "
         "notice; invalidation (who marked the sample invalid, why, when) → metadata and a "
         "warning notice",
-        "event/model": "new input messages, then the output: reasoning, text with usage, calls",
+        "event/model": "new input messages, then the output: reasoning, text with usage, calls; "
+        "another model's call (a model role's) the conversation never took in: a side call "
+        "with its prompt, answer and transcript",
         "event/tool": "settles its call: result, error status, times; an agent it ran nests "
         "(one still pending never completed: the limit, error or interrupt after it cancels it)",
         "event/subtask": "a call of its own; the events of its span are its sub-agent",
@@ -813,7 +820,7 @@ def _transcript(source: Source, header: Mapping[str, Any], record: Any) -> Trans
         source.mapped("header")
         _header_metadata(header, transcript.metadata)
     source.mapped("sample")
-    context = _Context(source, record)
+    context = _Context(source, record, _string(transcript.metadata.get("model"), None))
     _invalidation(record, transcript)
     _timelines(source, record, transcript)
     _failed_attempts(context, record, transcript)
@@ -822,7 +829,7 @@ def _transcript(source: Source, header: Mapping[str, Any], record: Any) -> Trans
     if isinstance(events, list) and events:
         if record.get("messages"):
             source.ignored("messages")
-        _Events(context, events).read(conversation, _ROOT)
+        _Events(context, events, crash=_crash(record.get("error"))).read(conversation, _ROOT)
     else:
         messages = record.get("messages")
         for message in messages if isinstance(messages, list) else []:
@@ -888,7 +895,7 @@ def _failed_attempts(context: _Context, record: Mapping[str, Any], transcript: T
             transcript.append(notice("reader.attempt_kept", kept, subtype="attempt"))
             start = len(transcript.entries)
             conversation = _Conversation(context, transcript)
-            _Events(context, events).read(conversation, _ROOT)
+            _Events(context, events, crash=_crash(retry)).read(conversation, _ROOT)
             conversation.cancel_open_calls(None)  # the attempt ended in its error
             add_into(spent, _usage_set_apart(transcript.entries[start:]))
         tried = {"attempt": attempt, "said": str(retry.get("message") or "an error")}
@@ -932,8 +939,10 @@ class _Context:
     """What every part of one sample's mapping shares: the accounting, the attachments and the
     message pool that condensed events refer to."""
 
-    def __init__(self, source: Source, record: Mapping[str, Any]) -> None:
+    def __init__(self, source: Source, record: Mapping[str, Any], model: str | None) -> None:
         self.source = source
+        #: The eval's model (its header's), which the sample's own conversation runs on.
+        self.model = model
         attachments: dict[str, Any] = {}
         for found in (_legacy_transcript(record).get("content"), record.get("attachments")):
             if isinstance(found, Mapping):
@@ -1354,8 +1363,11 @@ class _Events:
     of a summary compaction (:func:`_summarizing_calls`).
     """
 
-    def __init__(self, context: _Context, events: list[Any]) -> None:
+    def __init__(self, context: _Context, events: list[Any], *, crash: str | None = None) -> None:
         self.context = context
+        #: The error that ended the run these events are of (a failed attempt's, the sample's):
+        #: what the call whose exception ended it returned, as Inspect records none on it.
+        self.crash = crash
         self.scopes: dict[str, list[Mapping[str, Any]]] = {}
         spans: dict[str, tuple[str | None, str | None, str | None]] = {}  # id → parent, type, name
         claimed: dict[str, str] = {}  # span id → scope key
@@ -1440,6 +1452,12 @@ class _Events:
                 if isinstance(event, Mapping) and event.get("event") == "model":
                     self.survived.update(failed)
                     failed = [id(event)] if event.get("error") else []
+        #: The side calls (by ``id()``): :func:`_side_calls` of each conversation's scope.
+        self.side_calls: set[int] = set()
+        for scope, scoped in self.scopes.items():
+            if scope not in ("scoring", _SUMMARIZING):
+                main = context.model if scope == _ROOT else None
+                self.side_calls.update(_side_calls(scoped, main, context))
 
     def _scope(self, event: Mapping[str, Any]) -> str:
         span = event.get("span_id")
@@ -1612,6 +1630,48 @@ def _summarized(events: list[Any], index: int, pool: list[Any]) -> bool:
     return any(m.get("id") not in before for m in summaries)
 
 
+def _side_calls(events: list[Mapping[str, Any]], main: str | None, context: _Context) -> set[int]:
+    """The model calls of ``events`` (one scope's) that are side calls, by ``id()``: calls of a
+    model other than the one the scope's conversation runs on, whose answer that conversation
+    never took in.
+
+    A solver or a tool may call another model on the way: a model role (``get_model(role=
+    "critic")``, ``ModelEvent.role``; the eval's own model has none) or another model by
+    name. Inspect records its call in the span it ran in, beside the conversation's, with an
+    input of its own (Inspect's viewer titles it ``Model Call (critic): mockllm/critic``): its
+    prompt is no user's. The scope's own calls are those without a role, of the eval's model
+    in the sample's own scope (``main``; an agent's scope runs on its own model). A scope with
+    none of them runs on a role's model altogether (an agent given ``get_model(role=…)``): then
+    none is a side call. A call whose answer a later own call was given took part in the
+    conversation (a solver appended it to the messages): it is read as one of its steps.
+    """
+    calls = [e for e in events if isinstance(e, Mapping) and e.get("event") == "model"]
+
+    def own(event: Mapping[str, Any]) -> bool:
+        role = event.get("role")
+        if isinstance(role, str) and role:
+            return False
+        return main is None or event.get("model") in (None, "", main)
+
+    if all(own(e) for e in calls) or not any(own(e) for e in calls):
+        return set()
+
+    def key(message: Any) -> str | None:
+        if not isinstance(message, Mapping):
+            return None
+        own_id = message.get("id")
+        return own_id if isinstance(own_id, str) else _message_key(context.resolve(message))
+
+    side: set[int] = set()
+    given: set[str | None] = set()  # the messages the own calls after this one were given
+    for event in reversed(calls):
+        if own(event):
+            given.update(key(m) for m in _model_input(event, context.pool))
+        elif (answer := _answer(event)) is None or key(answer) not in given:
+            side.add(id(event))
+    return side
+
+
 def _answer_text(context: _Context, event: Mapping[str, Any]) -> str | None:
     """The text a model event answered (its reasoning and calls left out)."""
     answer = _answer(event)
@@ -1646,6 +1706,63 @@ def _answer(event: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 
 def _model_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
+    if id(event) in events.side_calls:
+        _side_call(events, conversation, event)
+    else:
+        _conversation_step(events, conversation, event)
+
+
+def _side_call(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
+    """A side call (:func:`_side_calls`): a step of the conversation it was made in, named for
+    the model (``critic model``, by its role; else the model's name), whose prompt is its
+    description and whose answer (or error) is its result. What it was given and what it
+    answered (reasoning, text with its usage, calls) are its own transcript, under the call
+    (the messages the conversation already showed left out), never the user's turn."""
+    started, completed = _times(event)
+    role = _string(event.get("role"), None) or None
+    model = _string(event.get("model"), None) or None
+    child = Transcript()
+    side = _Conversation(events.context, child)
+    side.seen = set(conversation.seen)
+    side.unnamed = Counter(conversation.unnamed)
+    _conversation_step(events, side, event)
+    prompt = "\n\n".join(e.text for e in child.entries if isinstance(e, UserMessage) and e.text)
+    error = _string(event.get("error"), None)
+    status: ToolStatus = "unknown"  # never answered: a limit or an error cut it (L-3)
+    if error:
+        status = "error"
+    elif event.get("pending") is not True and _answer(event) is not None:
+        status = "success"
+    name = f"{role} model" if role else model or "model"
+    uuid = event.get("uuid")
+    call = ToolCall(
+        call_id=f"model:{uuid}"
+        if isinstance(uuid, str)
+        else f"model@{len(conversation.transcript)}",
+        name=name,
+        args={"model": model, "role": role, "input": prompt},
+        description=prompt.strip().split("\n", 1)[0] or None,
+        status=status,
+        result=ToolResult(text=error or _answer_text(events.context, event)),
+        started_at=started,
+        ended_at=completed,
+        timestamp=started,
+        meta={"side_call": True},
+        subagent=SubAgent(
+            name=role or model,
+            task=prompt or None,
+            transcript=child if child.entries else None,
+            tool_count=len(child.tool_calls()),
+            is_run=False,
+        ),
+    )
+    conversation.append(call)
+
+
+def _conversation_step(
+    events: _Events, conversation: _Conversation, event: Mapping[str, Any]
+) -> None:
+    """A model call of the conversation: its new input messages, then its answer."""
     started, completed = _times(event)
     copies: Counter[str] = Counter()  # of each message without an id in this input
     handoff: str | None = None  # the handoff whose returned messages these are
@@ -1792,8 +1909,10 @@ def _tool_event(events: _Events, conversation: _Conversation, event: Mapping[str
     error = events.context.resolve(event.get("error"))
     if error is None and event.get("failed") is True:  # a hard failure that said nothing
         # An approver's termination is one (``call_tool`` in ``inspect_ai/model/
-        # _call_tools.py`` raises before the tool runs): its approval event says why.
-        said, wording = conversation.refusals.get(call_id, ("", None))
+        # _call_tools.py`` raises before the tool runs): its approval event says why. Else the
+        # tool raised: ``execute_tools`` re-raises the exception, which ends the run, and the
+        # error of the attempt or the sample is the exception's.
+        said, wording = conversation.refusals.get(call_id, (events.crash or "", None))
         error = {"type": "failed", "message": said, "wording": wording}
     conversation.settle(
         call,
@@ -2167,6 +2286,16 @@ def _retry_records(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The attempts of a sample that failed before the one it holds (``error_retries``,
     Inspect's ``retry_on_error``), in order: each ``{message, traceback, events}``."""
     return [r for r in as_list(record.get("error_retries")) if isinstance(r, Mapping)]
+
+
+def _crash(error: Any) -> str | None:
+    """What an error of a run (an ``EvalError``: a sample's ``error``, one of its
+    ``error_retries``) says: its message, then its traceback; None for none, and for the
+    sample's cancellation (no call raised it)."""
+    if not isinstance(error, Mapping) or _is_cancellation(error.get("message")):
+        return None
+    said = [_string(error.get(k)) for k in ("message", "traceback")]
+    return "\n\n".join(part for part in said if part) or None
 
 
 def _retries(record: Mapping[str, Any]) -> list[str]:
