@@ -466,7 +466,7 @@ class TranscriptWidget(anywidget.AnyWidget):
 
     def search_hits(self, query: str) -> tuple[list[SearchHit], int, str]:
         """The hits of ``query`` in the view, their number, and the label that says so."""
-        hits, total = search_view(self.view, query, skip={USAGE_KEY})
+        hits, total = search_view(self.view, query, skip={USAGE_KEY}, whole=self._whole_text)
         locale = self.view["locale"]
         if total:
             label = plural("search.matches", total, locale)
@@ -520,7 +520,11 @@ class TranscriptWidget(anywidget.AnyWidget):
     def search(self, query: str) -> tuple[list[dict[str, Any]], int]:
         """The hits of ``query`` in what the view shows (see :func:`render.search.search_view`)."""
         self.flush()
-        return search_view(self.view, query, skip={USAGE_KEY})
+        return search_view(self.view, query, skip={USAGE_KEY}, whole=self._whole_text)
+
+    def _whole_text(self, key: str) -> str:
+        # P-11: the rest of a capped output is the reader's to see (F-12), so it is searched.
+        return "".join(self.output_parts(key))
 
     # --- outputs (W-4) ------------------------------------------------------------------------
 

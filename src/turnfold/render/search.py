@@ -2,13 +2,16 @@
 
 Only the view is searched, so reasoning hidden by ``show_thinking`` is never found, and a hit
 comes with the keys that must open to show it (:func:`~turnfold.render.viewmodel.ancestor_path`),
-nothing more. Generated titles and counts are not transcript text and are left out.
+nothing more. Generated titles and counts are not transcript text and are left out. What a view
+capped (a long output or message, its rest one click away: ``all_label``) is searched whole when
+the caller can give the whole text: the reader can see it, so a search must find it.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from itertools import chain
 from typing import Any
 
 from turnfold.render.text import html_to_text
@@ -45,18 +48,27 @@ def searchable_text(node: Mapping[str, Any]) -> Iterator[str]:
         yield html.unescape(str(option))
 
 
+def _capped(node: Mapping[str, Any]) -> bool:
+    """Whether the view holds only the first part of the node's text (its rest is fetched)."""
+    if node.get("kind") == "tool":
+        return bool((node.get("result") or {}).get("all_label"))
+    return bool(node.get("all_label"))
+
+
 def search_view(
     view: Mapping[str, Any],
     query: str,
     *,
     limit: int = MAX_SEARCH_HITS,
     skip: Collection[str] = (),
+    whole: Callable[[str], str] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
     """Nodes whose text contains ``query`` (case-insensitive), with the keys that reveal each.
 
     Returns ``([{"key", "path"}, …], total)``: at most ``limit`` hits in reading order, and how
     many there were in all. ``path`` is :func:`ancestor_path` of the hit: only what must open.
-    Top-level nodes keyed in ``skip`` (a widget's own footer) are not searched.
+    Top-level nodes keyed in ``skip`` (a widget's own footer) are not searched. ``whole(key)``
+    gives the whole text of a node the view capped, which is searched too.
     """
     needle = query.casefold().strip()
     if not needle:
@@ -69,7 +81,10 @@ def search_view(
         # Paths are looked up inside the hit's own top-level node: O(size of its turn) each.
         scope = {"nodes": [top]}
         for node in iter_nodes(scope):
-            if not any(needle in text.casefold() for text in searchable_text(node)):
+            texts = searchable_text(node)
+            if whole is not None and _capped(node):
+                texts = chain(texts, (whole(str(node["key"])),))
+            if not any(needle in text.casefold() for text in texts):
                 continue
             total += 1
             if len(hits) < limit:
