@@ -615,7 +615,8 @@ def test_A2_following_run_async_gives_what_a_load_of_the_session_gives(stream: b
     session, events = adk_runs.run(wrap, stream=stream)
     assert any(e.partial for e in events) == stream
     live = followed[0].transcript
-    loaded = turnfold.load(session)
+    # The generator's runner says which tools are agents, as agent= does for a load.
+    loaded = turnfold.load(session, agent=adk_runs.root_agent())
     assert live.warnings == []
     assert _shape(live) == _shape(loaded)
     # run_async does not yield the user's message: the follow reads it off the generator

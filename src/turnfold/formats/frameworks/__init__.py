@@ -102,9 +102,15 @@ RUN_OBJECTS: tuple[tuple[str, str], ...] = (
 _DEPTH, _WIDTH = 5, 8
 
 
+def _within(module_name: str, package: str) -> bool:
+    """``module_name`` is ``package`` or one of its modules (by dotted name: ``agnoctl`` is
+    not ``agno``'s)."""
+    return module_name == package or module_name.startswith(package + ".")
+
+
 def _adapter_name(module_name: str) -> str | None:
     for package, adapter in _ADAPTERS:
-        if module_name == package or module_name.startswith(package + "."):
+        if _within(module_name, package):
             return adapter
     return None
 
@@ -151,11 +157,12 @@ def generator_arguments(
     events: Any, module: str, functions: Collection[str] | None = None
 ) -> Mapping[str, Any] | None:
     """The arguments of ``events`` when it is the generator (sync or async) a framework's
-    function returned: one defined in ``module`` (of ``functions``, when named), read off its
-    frame, whose locals hold them from before it starts (what no event carries: the prompt,
-    the agent, the run). None for any other value, and for a generator that has ended."""
+    function returned: one defined in ``module`` or, when that is a package, in a module of
+    it (Agno streams from several), of ``functions`` when named; read off its frame, whose
+    locals hold them from before it starts (what no event carries: the prompt, the agent,
+    the run). None for any other value, and for a generator that has ended."""
     frame = getattr(events, "gi_frame", None) or getattr(events, "ag_frame", None)
-    if frame is None or frame.f_globals.get("__name__") != module:
+    if frame is None or not _within(str(frame.f_globals.get("__name__", "")), module):
         return None
     if functions is not None and frame.f_code.co_name not in functions:
         return None

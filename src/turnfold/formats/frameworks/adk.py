@@ -83,7 +83,9 @@ shows each call of such a tool as a :class:`SubAgent` naming that agent, its ``r
 the task, with ``steps_missing``; without the agent it reads as a plain call. The live stream
 does not repeat the user's message (``run_async`` yields it only with ``yield_user_message``):
 following the generator ``run_async`` (or ``run``) returns, the prompt is read off it (its
-``new_message``, :func:`run_of_generator`) and shown first, as the session's own user event.
+``new_message``, :func:`run_of_generator`) and shown first, as the session's own user event,
+and so is the runner (its ``self``), whose root agent's tree names the tools that are agents:
+``agent=`` is needed only for events that are not that generator (given, it wins).
 A model error (no call open) that ends a followed run is raised by the stream too, and
 ``follow`` ends the transcript with it: that entry is the event's error, shown once.
 """
@@ -1211,16 +1213,28 @@ def _feed(source: Source, builder: AdkBuilder, event: Any, line: int) -> None:
 # --- following a run live (spec A-2) -------------------------------------------------------
 
 
-def run_of_generator(events: Any) -> Any:
-    """The user's message of ``runner.run_async(..., new_message=...)`` (or ``runner.run``),
-    the generator to follow: the runner stores it in the session as the run's first event but
-    yields it only when asked (``yield_user_message``), so a followed run would begin without
-    it. None for any other generator, a run without a message, or one that yields it."""
+@dataclasses.dataclass(frozen=True)
+class RunStart:
+    """What ``runner.run_async(...)`` (or ``runner.run``) was given that its events leave out:
+    the ``Runner`` (the generator's ``self``), whose ``agent`` is the root agent, whose tree
+    says which tools are agents (:func:`agent_tools`); and the user's message, which the
+    runner stores in the session as the run's first event but yields only when asked
+    (``yield_user_message``): None when it yields it, or the run has none."""
+
+    runner: Any
+    message: Any
+
+
+def run_of_generator(events: Any) -> RunStart | None:
+    """What the runner's generator to follow was given (:class:`RunStart`). None for any other
+    generator."""
     given = generator_arguments(events, "google.adk.runners")
-    message = given.get("new_message") if given is not None else None
-    if given is None or given.get("yield_user_message") or type(message).__name__ != "Content":
+    if given is None:
         return None
-    return message
+    message = given.get("new_message")
+    if given.get("yield_user_message") or type(message).__name__ != "Content":
+        message = None
+    return RunStart(runner=given.get("self"), message=message)
 
 
 class Follower:
@@ -1237,12 +1251,18 @@ class Follower:
         transcript.metadata.setdefault("source_format", NAME)
         self.transcript = transcript
         self.builder = AdkBuilder(transcript, "<follow>", live=True, agent_tools=agent_tools(agent))
+        #: ``agent=`` names the tools that are agents, whatever the runner's tree says.
+        self._agent_given = agent is not None
         self._line = 0
 
-    def begin(self, message: Any) -> None:
-        """The user's message the run was given (:func:`run_of_generator`), which
-        ``run_async`` does not yield: shown first, as the session's own user event is."""
-        self.builder.feed({"author": "user", "content": _dump(message)}, 0)
+    def begin(self, start: RunStart) -> None:
+        """What the runner's generator was given (:func:`run_of_generator`), before its first
+        event: its runner's agent tree, unless ``agent=`` gave one, and the user's message
+        ``run_async`` does not yield, shown first, as the session's own user event is."""
+        if not self._agent_given:
+            self.builder.agent_tools = agent_tools(start.runner)
+        if start.message is not None:
+            self.builder.feed({"author": "user", "content": _dump(start.message)}, 0)
 
     def feed(self, event: Any) -> None:
         self._line += 1

@@ -117,6 +117,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.frameworks import generator_arguments
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source, plain_each, plain_value
 from turnfold.formats.wording import failure, stop
@@ -916,10 +917,8 @@ def run_of_generator(events: Any) -> Any:
     """The run Agno builds while its stream runs: ``run(stream=True)`` returns the generator
     ``_run_stream(agent, run_response, ...)`` (``_arun_stream`` for ``arun``; a team's alike),
     whose ``run_response`` is the very ``RunOutput`` the run ends with. None for anything else."""
-    frame = getattr(events, "gi_frame", None) or getattr(events, "ag_frame", None)
-    if frame is None or not str(frame.f_globals.get("__name__", "")).startswith("agno."):
-        return None
-    run = frame.f_locals.get("run_response")
+    given = generator_arguments(events, "agno")
+    run = given.get("run_response") if given is not None else None
     if not _is_run(run):
         return None
     _BUILDING[id(run)] = events
@@ -937,11 +936,10 @@ def live_messages(run: Any) -> list[Any]:
     response and tool result to, which the run gets only when it ends. Empty when the
     generator is not at hand (events replayed, a member's run) or has ended. Agno's own list,
     read only."""
-    events = _BUILDING.get(id(run))
-    frame = getattr(events, "gi_frame", None) or getattr(events, "ag_frame", None)
-    if frame is None or frame.f_locals.get("run_response") is not run:  # an id reused
+    given = generator_arguments(_BUILDING.get(id(run)), "agno")
+    if given is None or given.get("run_response") is not run:  # an id reused
         return []
-    messages = getattr(frame.f_locals.get("run_messages"), "messages", None)
+    messages = getattr(given.get("run_messages"), "messages", None)
     return messages if isinstance(messages, list) else []
 
 

@@ -96,7 +96,9 @@ sub-agent with ``steps_missing``, as in a load of the parent's steps alone, and 
 run has no :class:`UserMessage`. A run that hits ``max_steps`` yields its previous step
 again in place of the forced answer's step: given the agent, that step (its time and
 usage) is read from its memory. Without streaming a step's text arrives with its
-``ActionStep``, after the step's calls. Where a load can only share a step's observations
+``ActionStep``, after the step's calls. A plan is shown when its ``PlanningStep`` is
+yielded; smolagents sets that step's time only after yielding it, and the plan takes that
+time at the next event. Where a load can only share a step's observations
 between its calls, or call a sibling of a failed call ``unknown``, the follower keeps what
 each ``ToolOutput`` said; otherwise a followed run ends as a load of ``agent.memory.steps`` reads.
 
@@ -539,6 +541,9 @@ class StepsBuilder(TranscriptBuilder):
         #: The streamed text of the model response being generated.
         self._draft: Thinking | None = None
         self._draft_text = ""
+        #: The Thinking of the last plan fed (live, its step's time is set after:
+        #: :meth:`Follower._time_plan`).
+        self.plan: Thinking | None = None
         #: ``id(step)`` of live steps already fed: at max steps the stream repeats the last.
         self._seen: set[int] = set()
         self.recognized = 0
@@ -577,7 +582,7 @@ class StepsBuilder(TranscriptBuilder):
             if text:
                 self.transcript.metadata["system"] = text
         elif kind == "PlanningStep":
-            self.planning(record)
+            self.plan = self.planning(record)
         elif kind == "ActionStep":
             self.action(record, line)
         elif kind == "FinalAnswerStep":
@@ -590,13 +595,15 @@ class StepsBuilder(TranscriptBuilder):
         meta = {"task_images": len(images)} if isinstance(images, list) and images else {}
         self.transcript.append(UserMessage(text=str(record.get("task") or ""), meta=meta))
 
-    def planning(self, record: Mapping[str, Any]) -> None:
+    def planning(self, record: Mapping[str, Any]) -> Thinking | None:
+        """The plan's Thinking (None for an empty plan)."""
         timing = record.get("timing")
         timestamp = _iso(timing.get("start_time")) if isinstance(timing, Mapping) else None
         text = _text(record.get("plan")) or ""
-        self._think(text, timestamp)
+        plan = self._think(text, timestamp)
         self._attach_usage(record)
         self._end_step()
+        return plan
 
     def _attach_usage(self, record: Mapping[str, Any]) -> None:
         """The step's usage on its last text, else on its thought, else on its first call,
@@ -607,14 +614,20 @@ class StepsBuilder(TranscriptBuilder):
         ]
         attach_usage(ranked, _usage(record.get("token_usage")), self.transcript)
 
-    def _think(self, text: str, timestamp: str | None) -> None:
-        """The model's text of this response: the streamed draft completed, or a new entry."""
-        if self._draft is not None:
-            self.transcript.update(self._draft, text=text, streaming=False, timestamp=timestamp)
-            self._entries.append(self._draft)
+    def _think(self, text: str, timestamp: str | None) -> Thinking | None:
+        """The model's text of this response: the streamed draft completed, or a new entry
+        (None for no text)."""
+        draft = self._draft
+        if draft is not None:
+            self.transcript.update(draft, text=text, streaming=False, timestamp=timestamp)
+            self._entries.append(draft)
             self._draft = None
-        elif text:
-            self._append(Thinking(text=text, timestamp=timestamp))
+            return draft
+        if not text:
+            return None
+        thought = Thinking(text=text, timestamp=timestamp)
+        self._append(thought)
+        return thought
 
     def delta(self, content: Any) -> None:
         """Live: a piece of streamed model text."""
@@ -1478,6 +1491,8 @@ class Follower:
         self.transcript = transcript
         self.builder = StepsBuilder(transcript, "<follow>", live=True)
         self.agent: Any = None
+        #: The planning step last fed, whose time smolagents sets only after yielding it.
+        self._planning: Any = None
         if agent is not None:
             self.begin(agent)
 
@@ -1508,6 +1523,7 @@ class Follower:
             self.builder.feed("TaskStep", plain_step(task), None)
 
     def feed(self, event: Any) -> None:
+        self._time_plan()
         kind = type(event).__name__
         builder = self.builder
         if kind == "ChatMessageStreamDelta":
@@ -1528,10 +1544,25 @@ class Follower:
             if kind == "FinalAnswerStep":
                 self._max_steps_step()
             builder.feed(kind, plain_step(event), None)
+            if kind == "PlanningStep":
+                self._planning = event
         elif isinstance(event, Mapping) and step_kind(event) is not None:
             builder.feed(str(step_kind(event)), event, None)
         else:
             builder.warn(f"event of type {kind} not read", None)
+
+    def _time_plan(self) -> None:
+        """The plan shown at its step's time, as a load reads it: ``_run_stream`` yields a
+        ``PlanningStep`` with the time its model call took and sets the step's ``timing``
+        (from before that call) only when it resumes, so by the next event or the run's end."""
+        step, plan = self._planning, self.builder.plan
+        self._planning = None
+        if step is None or plan is None:
+            return
+        timing = getattr(step, "timing", None)
+        timestamp = _iso(getattr(timing, "start_time", None))
+        if timestamp is not None and timestamp != plan.timestamp:
+            self.transcript.update(plan, timestamp=timestamp)
 
     def _max_steps_step(self) -> None:
         """A run that hit ``max_steps`` writes the step of its forced answer (its error, time
@@ -1550,6 +1581,7 @@ class Follower:
         self.builder.feed("ActionStep", plain_step(last), None)
 
     def close(self) -> None:
+        self._time_plan()
         self.builder.close()
 
 
