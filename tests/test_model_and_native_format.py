@@ -150,7 +150,12 @@ def make_tool_call(tag: str = "tool", subagent: SubAgent | None = None) -> ToolC
 
 
 def make_summary(tag: str = "summary") -> ToolUseSummary:
-    return ToolUseSummary(**_common(tag), label="Fixed import order 🛠", call_ids=["c1", "c2"])
+    return ToolUseSummary(
+        **_common(tag),
+        label="Fixed import order 🛠",
+        call_ids=["c1", "c2"],
+        entry_ids=["e1", "e2"],
+    )
 
 
 def make_system(tag: str = "system") -> SystemNotice:
@@ -790,7 +795,13 @@ SIMPLE_ENTRIES = st.one_of(
         data=OPT_TEXT,
         streaming=st.booleans(),
     ),
-    st.builds(ToolUseSummary, **COMMON, label=TEXT, call_ids=st.lists(TEXT, max_size=3)),
+    st.builds(
+        ToolUseSummary,
+        **COMMON,
+        label=TEXT,
+        call_ids=st.lists(TEXT, max_size=3),
+        entry_ids=st.lists(TEXT, max_size=3),
+    ),
     st.builds(
         SystemNotice,
         **COMMON,

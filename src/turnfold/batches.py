@@ -253,12 +253,13 @@ def label_key(call: ToolCall) -> str:
 class LabelIndex:
     """The latest label of every call, by :func:`label_key`, from entries fed in order.
 
-    A label names the calls it covers by their call ids (S-1), as the transcript stores it, so
-    a label read again from a dump (:mod:`turnfold.formats.native`) attaches as it did. An id
-    names the latest call of that id stored before the label: a label is written once its
-    batch finished, after the batch, and labels the batch of that id it follows, not an
-    earlier call that happens to share it. A label stored before every call of its id (a
-    hand-made transcript) names the first call of that id after it.
+    A label that keeps the entry ids of its calls (``ToolUseSummary.entry_ids``) names those
+    calls, wherever it stands: two batches of one call id labelled after both finished (a
+    loaded Inspect sample's retried attempts) each keep their own label. A label without them
+    (a dump written before they were kept, a hand-made transcript) names its calls by their
+    call ids (S-1), so it attaches as it did: an id names the latest call of that id stored
+    before the label, as a label is written once its batch finished, after the batch; a label
+    stored before every call of its id names the first call of that id after it.
     """
 
     def __init__(self) -> None:
@@ -276,6 +277,10 @@ class LabelIndex:
                 self.labels[key] = early
                 return [key]
         elif isinstance(entry, ToolUseSummary):
+            if entry.entry_ids:
+                for key in entry.entry_ids:
+                    self.labels[key] = entry
+                return list(entry.entry_ids)
             changed = []
             for call_id in entry.call_ids:
                 latest = self._latest.get(call_id)

@@ -244,11 +244,18 @@ class ToolCall(Entry):
 
 @dataclass(kw_only=True)
 class ToolUseSummary(Entry):
-    """A fast-model label for a finished batch (spec S-1), attached by the call ids it covers."""
+    """A fast-model label for a finished batch (spec S-1), attached by the call ids it covers.
+
+    ``entry_ids`` are the entry ids of those calls, where the label's writer knew them: a
+    source's call ids need not be unique in a transcript (Inspect's retried attempts repeat
+    theirs), its entry ids are. Empty in a label written before they were kept; such a label
+    attaches by its call ids and its place (:class:`turnfold.batches.LabelIndex`).
+    """
 
     kind: ClassVar[str] = "tool_use_summary"
     label: str = ""
     call_ids: list[str] = field(default_factory=list)
+    entry_ids: list[str] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)

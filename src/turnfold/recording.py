@@ -278,9 +278,21 @@ class Recorder:
         return agent
 
     def label(self, calls: list[ToolCall | str], label: str) -> ToolUseSummary:
-        """A tool-use summary label for the batch holding ``calls`` (spec S-1)."""
-        call_ids = [self._call(c).call_id for c in calls]
-        return self._append(ToolUseSummary(label=label, call_ids=call_ids))
+        """A tool-use summary label for the batch holding ``calls`` (spec S-1).
+
+        A call named by its call id is the latest call of that id; the label keeps the calls'
+        entry ids too, so it stays on them when a later call repeats the id.
+        """
+        found = [self._call(c) for c in calls]
+        # A call given as an object that is not in this transcript has no entry id here: then
+        # the label names its calls by their call ids alone, as a label always did.
+        mine = all(self.transcript.get(call.id) is call for call in found)
+        entry_ids = [call.id for call in found] if mine else []
+        return self._append(
+            ToolUseSummary(
+                label=label, call_ids=[call.call_id for call in found], entry_ids=entry_ids
+            )
+        )
 
     # --- how a turn ends ---------------------------------------------------------------------
 

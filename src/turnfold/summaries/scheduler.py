@@ -5,8 +5,9 @@ it hears of each batch as it closes; once every call of the batch has finished, 
 request to the fast model on a small pool of daemon threads and returns at once, so appending,
 displaying and the kernel never wait for the model (threads, not the event loop: it works the
 same inside a running Jupyter loop). One attempt, with a timeout. The label is appended as a
-:class:`~turnfold.model.ToolUseSummary` covering the batch's call ids, so it attaches to its batch
-however many batches arrived meanwhile, and the widget shows it as the ``● label`` line.
+:class:`~turnfold.model.ToolUseSummary` covering the batch's call ids and naming its calls' entry
+ids, so it attaches to its batch however many batches arrived meanwhile, even one that shares
+its call ids, and the widget shows it as the ``● label`` line.
 
 Nothing happens, silently, when the feature is off (:mod:`~turnfold.summaries.gate`), when no
 tool of the batch succeeded, when the turn is aborted before the label comes back, when the
@@ -299,7 +300,7 @@ class TranscriptLabeller:
             _LOG.debug("turnfold: not labelling a batch of another (sub-agent) transcript")
             return None
         with self._lock:
-            key = tuple(call.call_id for call in batch)
+            key = tuple(map(label_key, batch))
             if key in self._scheduled:
                 return None
             if any(call.status in ACTIVE_STATUSES for call in batch):
@@ -356,7 +357,9 @@ class TranscriptLabeller:
             return None
         job = _Job(calls, turn)
         with self._lock:
-            key = tuple(call.call_id for call in calls)
+            # By entry keys, not call ids: a batch that repeats an earlier one's call ids (a
+            # retried attempt) is a batch of its own, labelled too.
+            key = tuple(map(label_key, calls))
             if key in self._scheduled or self._closed:
                 return None
             self._scheduled.add(key)
@@ -418,12 +421,15 @@ class TranscriptLabeller:
             self.usage.record_rejected(PURPOSE)
             _LOG.debug("turnfold: no usable label in %r", completion.text[:200])
             return None
-        # An id of its own, derived from the batch: the agent's entries keep their ids (e0, e1…)
-        # whenever the label lands among them, so a view of the run is the same on every run.
+        # An id of its own, derived from the batch's first entry (unique, where its call id need
+        # not be): the agent's entries keep their ids (e0, e1…) whenever the label lands among
+        # them, and two batches of one call id labelled at once get the same ids whichever
+        # answer comes first, so a view of the run is the same on every run.
         summary = ToolUseSummary(
-            id=f"label-{request.call_ids[0]}",
+            id=f"label-{job.calls[0].id}",
             label=label,
             call_ids=list(request.call_ids),
+            entry_ids=[call.id for call in job.calls],
             timestamp=self._clock(),
         )
         # Checked under the transcript's lock: an abort from another thread lands either before
