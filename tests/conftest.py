@@ -1,6 +1,6 @@
 """Fixtures the widget tests share (``test_widget.py``, ``test_timeline.py``, ``test_saved.py``)
-and the tests of what a scan never opens (``opened``), and what the tests folder holds that is no
-test."""
+and the tests of what a scan never opens (``opened``, ``cache_dir``), and what the tests folder
+holds that is no test."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import importlib.util
 import io
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -67,3 +68,12 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(io, "open", spy(io.open))
     monkeypatch.setattr(os, "open", spy(os.open))
     return seen
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache folder of the test's own (``TURNFOLD_CACHE_DIR``), so no scan reads or writes the
+    user's: a module asks for it with ``pytestmark = pytest.mark.usefixtures("cache_dir")``."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(folder))
+    return folder

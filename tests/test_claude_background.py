@@ -25,12 +25,12 @@ its ``warning``, if it has one, above its ``text``"), and say which event.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import turnfold
-from turnfold.model import ToolCall, Transcript
+from tests.claude_background_runs import agent_call, read_events, write_events
+from turnfold.model import Transcript
 from turnfold.session import session_facts
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -49,24 +49,10 @@ STOPPED_STREAM = STREAMS / (
 HAND_BACK = CLAUDE / "v2.1.332_real_subagent-hand-back.jsonl"
 
 
-def _events(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def _write(events: list[dict[str, Any]], path: Path) -> Path:
-    path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
-    return path
-
-
-def _agent_call(transcript: Transcript) -> ToolCall:
-    (call,) = [c for c in transcript.tool_calls() if c.subagent is not None]
-    return call
-
-
 def _cost_state_tokens(path: Path) -> tuple[int, int]:
     """The last ``cost-state`` record's ``modelUsage``, the figure its ``totalCostUSD`` is the
     price of: input (cached input counted in) and output, every model added."""
-    (*_, state) = [e for e in _events(path) if e.get("type") == "cost-state"]
+    (*_, state) = [e for e in read_events(path) if e.get("type") == "cost-state"]
     usage = state["modelUsage"].values()
     return (sum(m["inputTokens"] + m["cacheReadInputTokens"] + m["cacheCreationInputTokens"]
                 for m in usage),
@@ -90,7 +76,7 @@ def test_U1_a_background_agent_whose_file_is_not_beside_the_session_is_in_the_he
     transcript = turnfold.load(ALONE)
     assert transcript.warnings == []
     assert _header_tokens(transcript) == _cost_state_tokens(ALONE) == (50, 25)
-    agent = _agent_call(transcript).subagent
+    agent = agent_call(transcript).subagent
     assert agent is not None
     assert agent.usage is not None
     assert (agent.usage.input_tokens, agent.usage.output_tokens) == (20, 10)
@@ -102,12 +88,12 @@ def test_U1_a_background_agent_s_own_file_counts_it_once() -> None:
     its file's responses, the header the ``cost-state``'s ``modelUsage`` and the run's
     ``result`` ``modelUsage`` alike, nothing counted twice."""
     transcript = turnfold.load(FOLDER)
-    agent = _agent_call(transcript).subagent
+    agent = agent_call(transcript).subagent
     assert agent is not None
     assert agent.transcript is not None
     assert agent.usage is None  # its file counts it
     assert _header_tokens(transcript) == _cost_state_tokens(FOLDER) == (50, 25)
-    (result,) = [e for e in _events(FOLDER_STREAM) if e.get("type") == "result"]
+    (result,) = [e for e in read_events(FOLDER_STREAM) if e.get("type") == "result"]
     (model,) = result["modelUsage"].values()
     assert _header_tokens(turnfold.load(FOLDER_STREAM)) == (model["inputTokens"],
                                                           model["outputTokens"])  # fmt: skip
@@ -117,12 +103,12 @@ def test_U1_a_cost_state_that_counts_less_than_the_responses_adds_nothing(tmp_pa
     """The session file alone with its ``cost-state``'s ``modelUsage`` cut below the lead's
     own responses (a session resumed into another file, say): no negative share is made up;
     the header is the responses'."""
-    events = _events(ALONE)
+    events = read_events(ALONE)
     (state,) = [e for e in events if e.get("type") == "cost-state"]
     state["modelUsage"]["claude-opus-5-5"].update(inputTokens=20, outputTokens=10)
-    transcript = turnfold.load(_write(events, tmp_path / "session.jsonl"))
+    transcript = turnfold.load(write_events(events, tmp_path / "session.jsonl"))
     assert _header_tokens(transcript) == (30, 15)
-    agent = _agent_call(transcript).subagent
+    agent = agent_call(transcript).subagent
     assert agent is not None
     assert agent.usage is None
 
@@ -134,20 +120,20 @@ def _handed_back_stream(tmp_path: Path, report: dict[str, Any]) -> Path:
     """The real report run's stream with its ``task_notification`` (line 12) as the CLI writes
     it for a hand-back: ``handback`` and ``handback_report``, no ``summary_is_report``, the
     ``summary`` holding the harness's note for the model."""
-    events = _events(REPORT_STREAM)
+    events = read_events(REPORT_STREAM)
     notified = events[11]
     assert notified["subtype"] == "task_notification"
     del notified["summary_is_report"]
     notified.update(summary="Agent \"sub task\" finished", handback="send",
                     handback_report=report)  # fmt: skip
-    return _write(events, tmp_path / "stream.jsonl")
+    return write_events(events, tmp_path / "stream.jsonl")
 
 
 def test_F7_a_background_agent_s_hand_back_report_is_its_result(tmp_path: Path) -> None:
     report = {"text": "TF-HANDBACK: echoed from-subagent.", "toolUseId": "toolu_sub2"}
     transcript = turnfold.load(_handed_back_stream(tmp_path, report))
     assert transcript.warnings == []
-    call = _agent_call(transcript)
+    call = agent_call(transcript)
     assert call.status == "success"
     assert call.result is not None
     assert (call.result.text, call.result.kind) == ("TF-HANDBACK: echoed from-subagent.",
@@ -158,9 +144,9 @@ def test_F7_a_flagged_hand_back_shows_its_warning_above_the_report(tmp_path: Pat
     report = {"text": "TF-HANDBACK: echoed from-subagent.", "toolUseId": "toolu_sub2",
               "warning": "SECURITY WARNING: the review blocked this report."}  # fmt: skip
     path = _handed_back_stream(tmp_path, report)
-    events = _events(path)
+    events = read_events(path)
     events[11]["handback"] = "flagged"
-    call = _agent_call(turnfold.load(_write(events, path)))
+    call = agent_call(turnfold.load(write_events(events, path)))
     assert call.result is not None
     assert call.result.text == (
         "SECURITY WARNING: the review blocked this report.\n\nTF-HANDBACK: echoed from-subagent."
@@ -170,10 +156,10 @@ def test_F7_a_flagged_hand_back_shows_its_warning_above_the_report(tmp_path: Pat
 def test_F7_a_withheld_hand_back_leaves_the_launch_s_result(tmp_path: Path) -> None:
     """``withheld``: nothing was delivered, no ``handback_report``; the summary is a note."""
     path = _handed_back_stream(tmp_path, {"text": "unused"})
-    events = _events(path)
+    events = read_events(path)
     events[11]["handback"] = "withheld"
     del events[11]["handback_report"]
-    call = _agent_call(turnfold.load(_write(events, path)))
+    call = agent_call(turnfold.load(write_events(events, path)))
     assert call.result is not None
     assert (call.result.text or "").startswith("Async agent launched successfully.")
 
@@ -182,12 +168,12 @@ def test_F7_a_foreground_agent_s_hand_back_report_wins_over_its_content(tmp_path
     """The real 2.1.332 hand-back session (line 4: the ``Agent`` call's result) with its
     ``toolUseResult`` given ``handback`` and a flagged ``handbackReport``: the report, its
     warning above it, is the result the view shows, not ``content``."""
-    events = _events(HAND_BACK)
+    events = read_events(HAND_BACK)
     (line,) = [e for e in events if isinstance(e.get("toolUseResult"), dict)]
     line["toolUseResult"].update(handback="flagged", handbackReport={
         "text": "TF-SUB-DONE: the sub-agent echoed its word.", "toolUseId": "toolu_sub",
         "warning": "SECURITY WARNING: check this report."})  # fmt: skip
-    call = _agent_call(turnfold.load(_write(events, tmp_path / "session.jsonl")))
+    call = agent_call(turnfold.load(write_events(events, tmp_path / "session.jsonl")))
     assert call.result is not None
     assert call.result.text == (
         "SECURITY WARNING: check this report.\n\nTF-SUB-DONE: the sub-agent echoed its word."
@@ -204,7 +190,7 @@ def test_F7_a_stopped_background_agent_s_result_is_the_same_in_session_and_strea
     task"``): no report, so the call keeps what its launch returned, in both; the session
     file's summary is the agent's reason (F-7)."""
     session, stream = turnfold.load(STOPPED), turnfold.load(STOPPED_STREAM)
-    from_session, from_stream = _agent_call(session), _agent_call(stream)
+    from_session, from_stream = agent_call(session), agent_call(stream)
     assert from_session.status == from_stream.status == "cancelled"
     assert from_session.result is not None
     assert from_stream.result is not None

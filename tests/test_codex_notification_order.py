@@ -18,10 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import turnfold
-from tests.formats.codex_cells import rows as view_rows
-from turnfold.model import ToolCall
-from turnfold.render.viewmodel import build_view_model
-from turnfold.settings import DisplaySettings
+from tests.formats.codex_cells import calls_by_id, results_shown, status_texts
 
 FIXTURES = Path(__file__).parent / "fixtures" / "codex"
 ROLLOUT = FIXTURES / "v0.171_code-mode-notify_before-answer.jsonl"
@@ -30,15 +27,6 @@ RECORDED_AFTER = FIXTURES / "v0.171_code-mode-notify.jsonl"
 
 def _lines() -> list[str]:
     return ROLLOUT.read_text(encoding="utf-8").splitlines(keepends=True)
-
-
-def _calls(transcript: turnfold.Transcript) -> dict[str, ToolCall]:
-    return {c.call_id: c for c in transcript.tool_calls()}
-
-
-def _status_texts(path: Path) -> dict[str, str]:
-    view = build_view_model(turnfold.load(path), DisplaySettings(locale="en"))
-    return {r["call_id"]: r["status_text"] for r in view_rows(view["nodes"])}
 
 
 def _prefix_to(needle: str) -> turnfold.Transcript:
@@ -51,7 +39,7 @@ def _prefix_to(needle: str) -> turnfold.Transcript:
 def test_L3_a_notification_before_its_cell_s_answer_is_kept_before_the_answer() -> None:
     transcript = turnfold.load(ROLLOUT)
     assert transcript.warnings == []
-    cell = _calls(transcript)["call_cell1"]
+    cell = calls_by_id(transcript)["call_cell1"]
     assert cell.status == "success"  # the answer's, not the notification's
     assert cell.result is not None
     assert cell.result.text == (
@@ -59,13 +47,11 @@ def test_L3_a_notification_before_its_cell_s_answer_is_kept_before_the_answer() 
         "TF-N1-BEGIN\nexit_code: 0\nTF-N1-CMD\n"
     )
     assert cell.meta["notifications"] == ["TF-N1-NOTE"]
-    view = build_view_model(transcript, DisplaySettings(locale="en"))
-    shown = [r["result"]["text"] for r in view_rows(view["nodes"]) if r.get("result")]
-    assert sum(text.count("TF-N1-NOTE") for text in shown) == 1
+    assert sum(text.count("TF-N1-NOTE") for text in results_shown(transcript)) == 1
 
 
 def test_L3_a_yielded_cell_s_early_notification_keeps_its_wait_and_outcome() -> None:
-    calls = _calls(turnfold.load(ROLLOUT))
+    calls = calls_by_id(turnfold.load(ROLLOUT))
     cell, wait = calls["call_cell2"], calls["call_wait1"]
     assert (cell.status, cell.meta.get("collected_by"), wait.status) == (
         "success",
@@ -85,7 +71,10 @@ def test_L3_a_yielded_cell_s_early_notification_keeps_its_wait_and_outcome() -> 
 def test_L3_the_move_changes_nothing_but_where_the_notification_shows() -> None:
     """Every call of the rollout as recorded (notifications after the answers) keeps its
     status, its notifications and the rest of its output."""
-    moved, recorded = _calls(turnfold.load(ROLLOUT)), _calls(turnfold.load(RECORDED_AFTER))
+    moved, recorded = (
+        calls_by_id(turnfold.load(ROLLOUT)),
+        calls_by_id(turnfold.load(RECORDED_AFTER)),
+    )
     assert list(moved) == list(recorded)
     for call_id, call in recorded.items():
         other = moved[call_id]
@@ -96,12 +85,12 @@ def test_L3_the_move_changes_nothing_but_where_the_notification_shows() -> None:
         assert sorted(other.result.text.splitlines()) == sorted(call.result.text.splitlines())
         for note in notes:
             assert other.result.text.count(note) == 1
-    assert _status_texts(ROLLOUT) == _status_texts(RECORDED_AFTER)
+    assert status_texts(turnfold.load(ROLLOUT)) == status_texts(turnfold.load(RECORDED_AFTER))
 
 
 def test_L5_an_early_notification_shows_while_its_cell_runs() -> None:
     running = _prefix_to('"output":"TF-N1-NOTE"')
-    cell = _calls(running)["call_cell1"]
+    cell = calls_by_id(running)["call_cell1"]
     # No answer yet: no outcome (the file ends here), the notification no answer of its own.
     assert cell.status == "unknown"
     assert cell.result is not None

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -142,10 +142,17 @@ def _sse(message: dict[str, Any]) -> bytes:
     return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
 
 
+#: The ``index``-th response, of its content and stop reason (:func:`_message`'s shape).
+Message = Callable[[int, list[dict[str, Any]], str], dict[str, Any]]
+
+
 @contextmanager
-def _messages_server(replies: list[tuple[list[dict[str, Any]], str]]) -> Iterator[str]:
-    """A loopback Messages API answering ``replies`` (content, stop reason) in turn, streamed
-    when the request asks for a stream."""
+def _messages_server(
+    replies: list[tuple[list[dict[str, Any]], str]], message: Message = _message
+) -> Iterator[str]:
+    """A loopback Messages API answering ``replies`` (content, stop reason) in turn, each as
+    ``message`` makes it (the usage of :data:`USAGES`, by default), streamed when the request
+    asks for a stream."""
     answered = [0]
 
     class Handler(BaseHTTPRequestHandler):
@@ -153,9 +160,9 @@ def _messages_server(replies: list[tuple[list[dict[str, Any]], str]]) -> Iterato
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             index = answered[0]
             answered[0] += 1
-            message = _message(index, *replies[index])
+            reply = message(index, *replies[index])
             streamed = bool(body.get("stream"))
-            data = _sse(message) if streamed else json.dumps(message).encode()
+            data = _sse(reply) if streamed else json.dumps(reply).encode()
             self.send_response(200)
             kind = "text/event-stream" if streamed else "application/json"
             self.send_header("Content-Type", kind)

@@ -26,15 +26,13 @@ import os
 import re
 import shutil
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import turnfold
-from turnfold import scan
-from turnfold.corpus import Corpus
+from tests.credential_homes import Maker, plant, scan_here, touched, written
 from turnfold.formats.credentials import keeper_of
 from turnfold.formats.errors import TranscriptFormatError
 
@@ -90,36 +88,26 @@ def _ide_database(path: Path) -> None:
         ])  # fmt: skip
 
 
-def _text(value: Any) -> Callable[[Path], None]:
-    body = value if isinstance(value, str) else json.dumps(value)
-    return lambda path: path.write_text(body, "utf-8")
-
-
 def _backup(path: Path) -> None:
     """VS Code's copy of the database beside it (made after it: :data:`SECRETS`' order)."""
     shutil.copyfile(path.with_suffix(""), path)
 
 
 #: Each credential file by its place in the home, with what makes it, and whose it is.
-SECRETS: dict[str, tuple[Callable[[Path], None], str]] = {
-    ".cursor/auth.json": (_text(CURSOR_AUTH), "cursor"),
-    ".config/cursor/auth.json": (_text(CURSOR_AUTH), "cursor"),
+SECRETS: dict[str, tuple[Maker, str]] = {
+    ".cursor/auth.json": (written(CURSOR_AUTH), "cursor"),
+    ".config/cursor/auth.json": (written(CURSOR_AUTH), "cursor"),
     IDE_DATABASE: (_ide_database, "cursor"),
     f"{IDE_DATABASE}.backup": (_backup, "cursor"),
-    ".continue/config.yaml": (_text(CONTINUE_YAML), "continue"),
-    ".continue/config.json": (_text(CONTINUE_JSON), "continue"),
-    ".continue/.env": (_text(f"ANTHROPIC_API_KEY=sk-ant-{TOKEN}\n"), "continue"),
-    ".continue/auth.json": (_text(CONTINUE_AUTH), "continue"),
-    "work/.continue/.env": (_text(f"OPENAI_API_KEY=sk-{TOKEN}\n"), "continue"),
+    ".continue/config.yaml": (written(CONTINUE_YAML), "continue"),
+    ".continue/config.json": (written(CONTINUE_JSON), "continue"),
+    ".continue/.env": (written(f"ANTHROPIC_API_KEY=sk-ant-{TOKEN}\n"), "continue"),
+    ".continue/auth.json": (written(CONTINUE_AUTH), "continue"),
+    "work/.continue/.env": (written(f"OPENAI_API_KEY=sk-{TOKEN}\n"), "continue"),
 }
-UNOPENED = tuple(f"{os.sep}{place}".replace("/", os.sep) for place in SECRETS)
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 @pytest.fixture
@@ -146,39 +134,27 @@ def _home(root: Path, secrets: bool) -> Path:
     (home / ".config").mkdir()
     (home / "work").mkdir()
     if secrets:
-        for place, (make, _) in SECRETS.items():
-            path = home / place
-            path.parent.mkdir(parents=True, exist_ok=True)
-            make(path)
+        plant(home, {place: make for place, (make, _) in SECRETS.items()})
     return home
-
-
-def _scan(source: Any) -> Corpus:
-    return scan(source, workers=1, cache=False)
-
-
-def _touched(paths: list[str]) -> list[str]:
-    """The credential files among ``paths``: a database is opened by its URI."""
-    return [p for p in paths if p.split("?")[0].endswith(UNOPENED)]
 
 
 def test_C1_a_home_scan_opens_neither_cursor_s_nor_continue_s_keys(
     tmp_path: Path, opened: list[str], connected: list[str]
 ) -> None:
-    plain = _scan(_home(tmp_path / "plain", secrets=False))
+    plain = scan_here(_home(tmp_path / "plain", secrets=False))
     home = _home(tmp_path / "full", secrets=True)
     opened.clear()
     connected.clear()  # their writing, here
-    full = _scan(home)
-    assert _touched(opened) == []
+    full = scan_here(home)
+    assert touched(opened, SECRETS) == []
     assert (full.skipped, len(full.keys)) == (plain.skipped, len(plain.keys))
     assert sorted(row["format"] for row in full.rows) == ["continue", "cursor"]
     # The folders a home scan does not enter, named: their credentials still unopened, and
     # none counted (the IDE's database was a skipped file, ``auth.json`` opened and skipped).
     for folder in (home / ".config", home / ".config" / "Cursor", home / "work"):
-        corpus = _scan(folder)
+        corpus = scan_here(folder)
         assert (len(corpus), corpus.skipped) == (0, 0), folder
-    assert _touched(opened) == _touched(connected) == []
+    assert touched(opened, SECRETS) == touched(connected, SECRETS) == []
 
 
 @pytest.mark.parametrize("place", list(SECRETS))
@@ -192,9 +168,9 @@ def test_C7_one_named_to_scan_is_said_and_never_opened(
     said = rf"{keeper}'s credentials \(keys, tokens\), never opened$"
     said = rf"^{re.escape(str(home / place))}: {said}"
     with pytest.warns(UserWarning, match=said):
-        corpus = _scan(home / place)
+        corpus = scan_here(home / place)
     assert (len(corpus), corpus.skipped) == (0, 0)
-    assert _touched(opened) == _touched(connected) == []
+    assert touched(opened, SECRETS) == touched(connected, SECRETS) == []
 
 
 @pytest.mark.parametrize("place", list(SECRETS))
@@ -212,7 +188,7 @@ def test_L4_one_named_to_load_is_refused_unopened(
             turnfold.load(home / place, format=format)
         assert f"{keeper}'s credentials (keys, tokens), never opened" in str(raised.value)
         assert TOKEN not in str(raised.value)
-    assert _touched(opened) == _touched(connected) == []
+    assert touched(opened, SECRETS) == touched(connected, SECRETS) == []
 
 
 def test_C7_files_of_those_names_elsewhere_are_no_one_s_credentials(tmp_path: Path) -> None:

@@ -15,19 +15,15 @@ venvs write match the pinned ones (the Agents SDK's run state byte for byte).
 
 from __future__ import annotations
 
-import base64
 import json
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import turnfold
-from tests.test_cost_1h_readers import MODEL, USAGES, _check_cost, _messages_server, _sse
+from tests.formats.test_otlp import _memory_provider, _request_line
+from tests.test_cost_1h_readers import MODEL, USAGES, _check_cost, _messages_server
 from turnfold.model import Transcript
 from turnfold.usage import USAGE_KINDS
 
@@ -41,37 +37,17 @@ ADD_THEN_ANSWER: list[tuple[list[dict[str, Any]], str]] = [
 ]  # fmt: skip
 
 
-def _otlp_line(exporter: Any) -> str:
-    """The exporter's spans as one OTLP JSON request (ids in hex, as the OTLP file exporters
-    write them where protobuf's JSON mapping writes base64)."""
-    from google.protobuf.json_format import MessageToDict
-    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-
-    def hex_ids(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {k: base64.b64decode(v).hex() if k in ("traceId", "spanId", "parentSpanId")
-                    else hex_ids(v) for k, v in value.items()}  # fmt: skip
-        return [hex_ids(v) for v in value] if isinstance(value, list) else value
-
-    return json.dumps(hex_ids(MessageToDict(encode_spans(exporter.get_finished_spans())))) + "\n"
-
-
 def _traced_pydantic_ai_run(url: str, path: Path) -> Any:
     """pydantic-ai's ``AnthropicModel`` (the real ``anthropic`` client) on the server at
     ``url``, traced by its own ``Instrumentation`` capability into the SDK's in-memory
     exporter; the spans written to ``path``. Returns the run's result."""
     from anthropic import AsyncAnthropic
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
     from pydantic_ai import Agent, InstrumentationSettings
     from pydantic_ai.capabilities import Instrumentation
     from pydantic_ai.models.anthropic import AnthropicModel
     from pydantic_ai.providers.anthropic import AnthropicProvider
 
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    provider, exporter = _memory_provider()
     client = AsyncAnthropic(base_url=url, api_key="sk-ant-fake", max_retries=0)
     model = AnthropicModel(MODEL, provider=AnthropicProvider(anthropic_client=client))
     traced = Instrumentation(settings=InstrumentationSettings(tracer_provider=provider))
@@ -83,7 +59,7 @@ def _traced_pydantic_ai_run(url: str, path: Path) -> Any:
         return a + b
 
     result = agent.run_sync("TF-1H-OTEL: add 1 and 2")
-    path.write_text(_otlp_line(exporter), encoding="utf-8")
+    path.write_text(_request_line(exporter), encoding="utf-8")
     return result
 
 
@@ -136,44 +112,16 @@ _COMPACTED_USAGE = {
 }  # fmt: skip
 
 
-@contextmanager
-def _compacting_server() -> Iterator[str]:
-    """A loopback Messages API answering the tool call, then the answer whose usage is
-    :data:`_COMPACTED_USAGE`, streamed as pydantic-ai asks (``message_start`` carries it)."""
-    answered = [0]
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            index = answered[0]
-            answered[0] += 1
-            content, stop = ADD_THEN_ANSWER[index]
-            usage = _COMPACTED_USAGE if index else {
-                "input_tokens": 12, "output_tokens": 40, "cache_read_input_tokens": 0,
-                "cache_creation_input_tokens": 0,
-            }  # fmt: skip
-            message = {"id": f"msg_tf_compact_{index + 1}", "type": "message",
-                       "role": "assistant", "model": MODEL, "content": content,
-                       "stop_reason": stop, "stop_sequence": None, "usage": usage}  # fmt: skip
-            streamed = bool(body.get("stream"))
-            data = _sse(message) if streamed else json.dumps(message).encode()
-            self.send_response(200)
-            kind = "text/event-stream" if streamed else "application/json"
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def _compacting_message(index: int, content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
+    """:data:`ADD_THEN_ANSWER`'s ``index``-th response: the answer's usage is
+    :data:`_COMPACTED_USAGE` (pydantic-ai reads it off the stream's ``message_start``)."""
+    usage = _COMPACTED_USAGE if index else {
+        "input_tokens": 12, "output_tokens": 40, "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": 0,
+    }  # fmt: skip
+    return {"id": f"msg_tf_compact_{index + 1}", "type": "message", "role": "assistant",
+            "model": MODEL, "content": content, "stop_reason": stop, "stop_sequence": None,
+            "usage": usage}  # fmt: skip
 
 
 def test_U1_pydantic_ai_spans_count_a_compaction_s_one_hour_writes_as_pydantic_ai_does(
@@ -184,7 +132,7 @@ def test_U1_pydantic_ai_spans_count_a_compaction_s_one_hour_writes_as_pydantic_a
     pytest.importorskip("pydantic_ai")
     pytest.importorskip("opentelemetry.sdk")
     trace = tmp_path / "pydantic-ai_anthropic_compaction.jsonl"
-    with _compacting_server() as url:
+    with _messages_server(ADD_THEN_ANSWER, _compacting_message) as url:
         result = _traced_pydantic_ai_run(url, trace)
     own = [m.usage for m in result.all_messages() if m.kind == "response"]
     assert [u.cache_write_1h_tokens for u in own] == [0, 600]  # pydantic-ai's own count

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import turnfold
+from tests.adk_raised_calls import raised_among
 from turnfold.i18n import catalog
 from turnfold.model import AbortMarker, AssistantError, Entry, SystemNotice, Transcript, Wording
 from turnfold.widget import TranscriptWidget
@@ -324,19 +325,7 @@ def test_an_adk_run_a_tool_ended_names_it_with_the_message_s_own_or(
 ) -> None:
     """The tools the exception may have come from are joined by the message, not an English
     value: the real ADK run in which ``explode`` raised, its model's one call made several."""
-    raised = FIXTURES / "frameworks/adk/adk_v2.13.0_events_tool-raises.json"
-    events: list[dict[str, Any]] = json.loads(raised.read_text(encoding="utf-8"))
-    (calling, call) = next(
-        (e, p["function_call"])
-        for e in events
-        for p in _parts(e)
-        if (p.get("function_call") or {}).get("name") == "explode"
-    )
-    calling["content"]["parts"] = [
-        {"function_call": {**call, "id": f"{call['id']}-{index}", "name": name}}
-        for index, name in enumerate(names)
-    ]
-    transcript = turnfold.load(events)
+    transcript = turnfold.load(raised_among(names))
     (error,) = [e for e in transcript if isinstance(e, AssistantError)]
     assert error.wording is not None
     assert error.wording.key == key
@@ -344,8 +333,3 @@ def test_an_adk_run_a_tool_ended_names_it_with_the_message_s_own_or(
     plain = _bundle(transcript, "zh")["text/plain"]
     assert f"运行已结束：{chinese} ValueError: boom: z" in plain
     assert f"The run ended: {english}" not in plain
-
-
-def _parts(event: dict[str, Any]) -> list[dict[str, Any]]:
-    content = event.get("content") or {}
-    return [p for p in content.get("parts") or [] if isinstance(p, dict)]

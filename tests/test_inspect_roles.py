@@ -9,12 +9,11 @@ way a solver calls another model) and the ``react`` log's ``crash`` sample (a to
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from inspect_ai.log import read_eval_log_sample
 
 import turnfold
+from tests.inspect_samples import HARNESSES, STOPS, load_sample
 from turnfold.batches import label_for, labels_by_call
 from turnfold.model import (
     AssistantText,
@@ -30,18 +29,8 @@ from turnfold.session import session_facts
 from turnfold.summaries.scheduler import TranscriptLabeller
 from turnfold.usage import USAGE_KINDS
 
-FIXTURES = Path(__file__).parent / "fixtures" / "harnesses"
-STOPS = FIXTURES / "inspect-stops" / "stops_four-samples.eval"
-ROLES = FIXTURES / "inspect-roles" / "roles_mockllm.eval"
-REACT = FIXTURES / "inspect" / "react_four-samples_two-epochs.eval"
-
-
-def _load(path: Path, sample: str) -> Transcript:
-    transcript = turnfold.load(path, sample=sample, epoch=1)
-    assert transcript.accounting is not None
-    assert transcript.accounting.unaccounted == []
-    assert transcript.warnings == []
-    return transcript
+ROLES = HARNESSES / "inspect-roles" / "roles_mockllm.eval"
+REACT = HARNESSES / "inspect" / "react_four-samples_two-epochs.eval"
 
 
 def _prompts(transcript: Transcript) -> list[str]:
@@ -63,7 +52,7 @@ def test_H1_the_critic_s_question_is_no_prompt_of_the_retried_attempt() -> None:
     """The solver asks the ``critic`` role (``ModelEvent.role``) before the eval's model answers:
     the attempt that ran last is one turn, its prompt the sample's; the critic's question and
     answer are a side call in it."""
-    transcript = _load(STOPS, "retry")
+    transcript = load_sample(STOPS, "retry")
     assert _prompts(transcript) == ["retry: crash once.", "retry: crash once."]  # an attempt each
     [critic] = _side_calls(transcript)
     assert (critic.name, critic.status, critic.description) == (
@@ -101,7 +90,7 @@ def test_U1_the_critic_s_tokens_are_counted_once() -> None:
     total is still that total (the critic's response counted in the side call, once)."""
     sample = read_eval_log_sample(str(STOPS), id="retry", epoch=1)
     usage = list(sample.model_usage.values())
-    tokens = session_facts(_load(STOPS, "retry")).tokens
+    tokens = session_facts(load_sample(STOPS, "retry")).tokens
     assert tokens["output_tokens"] == sum(u.output_tokens for u in usage)
 
 
@@ -133,7 +122,7 @@ EXPECTED = {
 
 @pytest.mark.parametrize("sample", list(EXPECTED))
 def test_H1_a_call_of_another_model_is_a_side_call_never_a_prompt(sample: str) -> None:
-    transcript = _load(ROLES, sample)
+    transcript = load_sample(ROLES, sample)
     prompts, side = EXPECTED[sample]
     assert _prompts(transcript) == prompts
     assert [(c.name, c.status, c.description) for c in _side_calls(transcript)] == side
@@ -145,14 +134,14 @@ def test_H1_a_call_of_another_model_is_a_side_call_never_a_prompt(sample: str) -
 
 
 def test_H1_a_side_call_keeps_its_system_message_and_the_history_it_was_given_apart() -> None:
-    critic = _load(ROLES, "critic")
+    critic = load_sample(ROLES, "critic")
     assert "system" not in critic.metadata  # the sample had none; the critic's is its own
     [call] = _side_calls(critic)
     assert call.subagent is not None
     assert call.subagent.transcript is not None
     assert call.subagent.transcript.metadata["system"] == "You are a strict critic."
     # The grader was given the conversation so far: shown once, in the conversation.
-    grader = _load(ROLES, "grader")
+    grader = load_sample(ROLES, "grader")
     [call] = _side_calls(grader)
     assert call.subagent is not None
     assert call.subagent.transcript is not None
@@ -162,7 +151,7 @@ def test_H1_a_side_call_keeps_its_system_message_and_the_history_it_was_given_ap
 
 
 def test_H1_a_side_call_that_failed_says_why_and_the_run_went_on() -> None:
-    transcript = _load(ROLES, "failing")
+    transcript = load_sample(ROLES, "failing")
     [call] = _side_calls(transcript)
     assert call.status == "error"
     assert call.result is not None
@@ -178,12 +167,12 @@ def test_U1_every_sample_s_tokens_are_inspect_s_model_usage() -> None:
     for sample in EXPECTED:
         record = read_eval_log_sample(str(ROLES), id=sample, epoch=1)
         usage = list(record.model_usage.values())
-        tokens = session_facts(_load(ROLES, sample)).tokens
+        tokens = session_facts(load_sample(ROLES, sample)).tokens
         assert tokens["output_tokens"] == sum(u.output_tokens for u in usage), sample
 
 
 def test_X2_a_side_call_s_response_keeps_its_usage_under_its_call() -> None:
-    transcript = _load(ROLES, "other")
+    transcript = load_sample(ROLES, "other")
     [call] = _side_calls(transcript)
     assert call.subagent is not None
     assert call.subagent.transcript is not None
@@ -255,7 +244,7 @@ def test_S6_a_label_appended_later_leaves_an_earlier_call_of_its_id_alone() -> N
 def test_S2_S6_a_retried_sample_s_label_goes_to_the_attempt_that_succeeded() -> None:
     """Inspect's retried attempts reuse the call id ``retry-flaky``: labelling the loaded sample
     labels the call that succeeded (S-2: the crashed one has nothing to label), and only it."""
-    transcript = _load(STOPS, "retry")
+    transcript = load_sample(STOPS, "retry")
     labeller = TranscriptLabeller(transcript, lambda request: "Ran flaky")
     try:
         labeller.label_existing()
@@ -277,7 +266,7 @@ def test_S2_S6_a_retried_sample_s_label_goes_to_the_attempt_that_succeeded() -> 
 def test_H1_a_crashed_call_of_a_failed_attempt_returns_the_attempt_s_error() -> None:
     """Inspect records no error on a call whose exception ended the attempt (``failed``, an
     empty result): the attempt's error (``error_retries[].message``, then its traceback) is."""
-    transcript = _load(STOPS, "retry")
+    transcript = load_sample(STOPS, "retry")
     failed = next(c for c in transcript.tool_calls() if c.name == "flaky")
     assert failed.status == "error"
     assert failed.result is not None
@@ -303,7 +292,7 @@ def test_H1_a_call_that_crashed_the_sample_returns_the_sample_s_error() -> None:
 def test_H1_an_approver_s_termination_keeps_its_own_reason() -> None:
     """A call an approver terminated is ``failed`` with no error too: its reason stays the
     approver's, not an error of the run (that sample ran on)."""
-    transcript = _load(STOPS, "terminate")
+    transcript = load_sample(STOPS, "terminate")
     [bash] = [c for c in transcript.tool_calls() if c.name == "bash"]
     assert bash.result is not None
     assert bash.result.text == (

@@ -7,9 +7,8 @@ reports, an Anthropic model fallback with one-hour cache writes) and ``inspect-s
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import turnfold
+from tests.inspect_samples import HARNESSES, STOPS, load_sample
 from turnfold.i18n import localized
 from turnfold.model import (
     AbortMarker,
@@ -21,18 +20,8 @@ from turnfold.model import (
 )
 from turnfold.render.viewmodel import outcome_badge
 
-FIXTURES = Path(__file__).parent / "fixtures" / "harnesses"
-UNREAD = FIXTURES / "inspect-unread" / "unread_mockllm.eval"
-FALLBACK = FIXTURES / "inspect-unread" / "unread_anthropic-fallback.eval"
-STOPS = FIXTURES / "inspect-stops" / "stops_four-samples.eval"
-
-
-def _load(path: Path, sample: str) -> Transcript:
-    transcript = turnfold.load(path, sample=sample, epoch=1)
-    assert transcript.accounting is not None
-    assert transcript.accounting.unaccounted == []
-    assert transcript.warnings == []
-    return transcript
+UNREAD = HARNESSES / "inspect-unread" / "unread_mockllm.eval"
+FALLBACK = HARNESSES / "inspect-unread" / "unread_anthropic-fallback.eval"
 
 
 def _notices(transcript: Transcript, subtype: str) -> list[SystemNotice]:
@@ -55,7 +44,7 @@ def _ignored(transcript: Transcript, record_type: str) -> int:
 def test_H6_an_invalidated_sample_says_who_why_and_when() -> None:
     """``invalidate_samples`` writes ``EvalSample.invalidation`` (``ProvenanceData``): the
     sample read as a plain pass."""
-    transcript = _load(UNREAD, "invalid")
+    transcript = load_sample(UNREAD, "invalid")
     assert transcript.metadata["invalidation"] == {
         "author": "qa-team",
         "reason": "the target was wrong in the dataset",
@@ -79,14 +68,14 @@ def test_C2_an_invalidated_sample_s_row_keeps_its_outcome_and_header_says_invali
     assert rows["invalid/1"]["outcome"] == "pass"  # H-6: one of four; C-2 has no other column
     assert rows["invalid/1"]["score"] == 1.0
     assert rows["timeline/1"]["outcome"] == "pass"
-    badge = outcome_badge(_load(UNREAD, "invalid").metadata, "en")
+    badge = outcome_badge(load_sample(UNREAD, "invalid").metadata, "en")
     assert badge is not None
     assert badge["text"] == "Passed · score 1 · marked invalid"
     assert badge["status"] == "pass"
 
 
 def test_H6_a_sample_nobody_invalidated_has_no_such_notice() -> None:
-    transcript = _load(UNREAD, "timeline")
+    transcript = load_sample(UNREAD, "timeline")
     assert "invalidation" not in transcript.metadata
     assert _notices(transcript, "invalidated") == []
 
@@ -97,7 +86,7 @@ def test_H6_a_sample_nobody_invalidated_has_no_such_notice() -> None:
 def test_X2_a_custom_timeline_is_counted_and_named_not_dropped() -> None:
     """A ``Timeline`` groups events the transcript already shows (by uuid): it is not shown
     again, but a notice names it and the load counts it as not shown."""
-    transcript = _load(UNREAD, "timeline")
+    transcript = load_sample(UNREAD, "timeline")
     [said] = _notices(transcript, "timelines")
     assert said.text == "Inspect timelines not shown (other views of these events): by-agent"
     assert _zh(said).endswith("by-agent")
@@ -114,7 +103,7 @@ def test_X2_a_custom_timeline_is_counted_and_named_not_dropped() -> None:
 def test_H1_a_model_fallback_is_said_and_the_answer_names_the_model_that_answered() -> None:
     """Inspect's Anthropic provider records ``output.fallback`` and the sample's
     ``model_fallbacks``: the answer is the fallback model's, and a notice says so."""
-    transcript = _load(FALLBACK, "fallback")
+    transcript = load_sample(FALLBACK, "fallback")
     [answer] = [e for e in transcript.entries if isinstance(e, AssistantText)]
     assert answer.model == "claude-sonnet-4-5"
     [said] = _notices(transcript, "model_fallback")
@@ -133,7 +122,7 @@ def test_H6_a_retried_sample_shows_the_failed_attempt_s_events_apart() -> None:
     """``error_retries[].events`` (from the failed attempt's last model call on) are that
     attempt's: its prompt, answer and the call that crashed, then the retry notice, then the
     attempt that ran last, each with its own prompt (not merged into one turn)."""
-    transcript = _load(STOPS, "retry")
+    transcript = load_sample(STOPS, "retry")
     entries = transcript.entries
     [kept] = _notices(transcript, "attempt")
     [retried] = _notices(transcript, "retry")
@@ -162,7 +151,7 @@ def test_H6_a_retried_sample_shows_the_failed_attempt_s_events_apart() -> None:
 def test_H1_a_reviewer_s_termination_says_why() -> None:
     """A tool-result reviewer terminated the sample: the limit event says only that it did,
     the ``review`` event says why."""
-    transcript = _load(UNREAD, "review")
+    transcript = load_sample(UNREAD, "review")
     [said] = _notices(transcript, "review")
     assert said.level == "warning"
     assert said.text == (
@@ -178,7 +167,7 @@ def test_H1_a_reviewer_s_termination_says_why() -> None:
 def test_H1_a_sentinel_decision_is_shown_an_observation_counted() -> None:
     """A protocol's ``reject`` changed the run: a notice. A monitor's suspicion score and a
     reviewer's ``continue`` are counted as not shown, never dropped without a word."""
-    transcript = _load(UNREAD, "sentinel")
+    transcript = load_sample(UNREAD, "sentinel")
     [said] = _notices(transcript, "sentinel")
     assert said.text == (
         "Sentinel defer_to_trusted decided to reject (tool_call): the key names the answer sheet"
@@ -195,7 +184,7 @@ def test_H1_a_sentinel_decision_is_shown_an_observation_counted() -> None:
 def test_U1_one_hour_cache_writes_come_from_the_raw_anthropic_usage() -> None:
     """Inspect's ``ModelUsage`` has one cache-write count; the raw response in the model event's
     ``call`` splits it (``cache_creation.ephemeral_1h_input_tokens``), which prices it."""
-    transcript = _load(FALLBACK, "fallback")
+    transcript = load_sample(FALLBACK, "fallback")
     [answer] = [e for e in transcript.entries if isinstance(e, AssistantText)]
     assert answer.usage is not None
     assert answer.usage.cache_write_tokens == 200

@@ -16,18 +16,13 @@ The credentials are shaped as each tool writes them, their values made up: Codex
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from turnfold import scan
-from turnfold.corpus import Corpus
+from tests.credential_homes import codex_home, scan_here, scans_without_and_with, touched
 
-FIXTURES = Path(__file__).parent / "fixtures"
-ROLLOUT = FIXTURES / "codex_rollout_schema-coverage.jsonl"
 GOOGLE_TOKENS = {
     "access_token": "ya29.not-a-real-token",
     "refresh_token": "1//not-a-real-refresh",
@@ -56,48 +51,16 @@ SECRETS: dict[str, Any] = {
     ".kimi/credentials/kimi-code.json": {"access_token": "no", "refresh_token": "no"},
     ".kimi-code/credentials/kimi-code.json": {"access_token": "no", "refresh_token": "no"},
 }
-#: What a scan must never open.
-UNOPENED = tuple(f"{os.sep}{place}".replace("/", os.sep) for place in SECRETS)
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(folder))
-    return folder
-
-
-def _home(root: Path, secrets: bool) -> Path:
-    """A home whose ``.codex`` holds a session, and (with ``secrets``) every agent's folder
-    its credentials."""
-    home = root / "me"
-    sessions = home / ".codex" / "sessions"
-    sessions.mkdir(parents=True)
-    shutil.copyfile(ROLLOUT, sessions / "rollout-2025-01-01T00-00-00.jsonl")
-    if secrets:
-        for place, value in SECRETS.items():
-            path = home / place
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(value), "utf-8")
-    return home
-
-
-def _scan(source: Any) -> Corpus:
-    return scan(source, workers=1, cache=False)
-
-
-def _secrets_opened(opened: list[str]) -> list[str]:
-    return [path for path in opened if path.endswith(UNOPENED)]
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def test_C1_a_home_scan_opens_no_agent_s_credentials_and_counts_none(
     tmp_path: Path, opened: list[str]
 ) -> None:
-    plain = _scan(_home(tmp_path / "plain", secrets=False))
-    home = _home(tmp_path / "full", secrets=True)
-    opened.clear()
-    full = _scan(home)
-    assert _secrets_opened(opened) == []
+    plain, full, home = scans_without_and_with(tmp_path, SECRETS, opened)
+    assert touched(opened, SECRETS) == []
     assert full.skipped == plain.skipped
     assert [key.replace(str(home), "~") for key in full.keys] == [
         key.replace(str(tmp_path / "plain" / "me"), "~") for key in plain.keys
@@ -110,14 +73,14 @@ def test_C1_credentials_named_by_a_glob_or_by_their_path_are_not_opened(
 ) -> None:
     """Met one by one, not in a walk (``~/.gemini/*``, or the file itself): still never opened
     or counted, hidden ones included."""
-    home = _home(tmp_path, secrets=True)
+    home = codex_home(tmp_path, SECRETS)
     opened.clear()
     folders = sorted({place.split("/")[0] for place in SECRETS})
     for pattern in [*(f"{home / folder}/**" for folder in folders), *(home / p for p in SECRETS)]:
-        corpus = _scan(str(pattern))
+        corpus = scan_here(str(pattern))
         assert corpus.skipped == 0, pattern
         assert all(".codex/sessions/" in key for key in corpus.keys), pattern
-    assert _secrets_opened(opened) == []
+    assert touched(opened, SECRETS) == []
 
 
 def test_C7_a_file_of_such_a_name_outside_the_agent_s_folder_is_read_as_any(
@@ -129,5 +92,5 @@ def test_C7_a_file_of_such_a_name_outside_the_agent_s_folder_is_read_as_any(
     (project / "data").mkdir(parents=True)
     for name in ("auth.json", "config.json", "oauth_creds.json", "data/secrets.json"):
         (project / name).write_text(json.dumps({"key": "value"}), "utf-8")
-    corpus = _scan(project)
+    corpus = scan_here(project)
     assert len(corpus.keys) + corpus.skipped == 4

@@ -9,20 +9,15 @@ is the committed Codex rollout (tests/fixtures/SOURCES.md)."""
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import turnfold
-from turnfold import scan
+from tests.credential_homes import codex_home, scan_here, scans_without_and_with, touched
 from turnfold.formats.errors import TranscriptFormatError
 
-FIXTURES = Path(__file__).parent / "fixtures"
-ROLLOUT = FIXTURES / "codex_rollout_schema-coverage.jsonl"
 SECRETS: dict[str, Any] = {
     ".local/share/crush/crush.json": {
         "providers": {"anthropic": {"api_key": "sk-ant-not-a-real-key"}},
@@ -47,50 +42,29 @@ SECRETS: dict[str, Any] = {
         "tools": [],
     },
 }
-UNOPENED = tuple(f"{os.sep}{place}".replace("/", os.sep) for place in SECRETS)
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(folder))
-    return folder
-
-
-def _home(root: Path, secrets: bool) -> Path:
-    home = root / "me"
-    sessions = home / ".codex" / "sessions"
-    sessions.mkdir(parents=True)
-    shutil.copyfile(ROLLOUT, sessions / "rollout-2025-01-01T00-00-00.jsonl")
-    if secrets:
-        for place, value in SECRETS.items():
-            path = home / place
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(value), "utf-8")
-    return home
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def test_C1_a_home_scan_opens_neither_crush_s_nor_openhands_keys(
     tmp_path: Path, opened: list[str]
 ) -> None:
-    plain = scan(_home(tmp_path / "plain", secrets=False), workers=1, cache=False)
-    home = _home(tmp_path / "full", secrets=True)
-    opened.clear()
-    full = scan(home, workers=1, cache=False)
-    assert [path for path in opened if path.endswith(UNOPENED)] == []
+    plain, full, home = scans_without_and_with(tmp_path, SECRETS, opened)
+    assert touched(opened, SECRETS) == []
     assert full.skipped == plain.skipped
     assert len(full.keys) == len(plain.keys) == 1
     opened.clear()
     for place in SECRETS:  # named one by one: still not opened, nor counted
-        assert scan(home / place, workers=1, cache=False).skipped == 0, place
-    assert [path for path in opened if path.endswith(UNOPENED)] == []
+        assert scan_here(home / place).skipped == 0, place
+    assert touched(opened, SECRETS) == []
 
 
 def test_C7_a_load_of_one_says_whose_keys_it_holds(tmp_path: Path, opened: list[str]) -> None:
-    home = _home(tmp_path, secrets=True)
+    home = codex_home(tmp_path, SECRETS)
     opened.clear()
     for place, keeper in ((".openhands/secrets.json", "openhands"),
                           (".local/share/crush/crush.json", "crush")):  # fmt: skip
         with pytest.raises(TranscriptFormatError, match=rf"{keeper}'s credentials"):
             turnfold.load(home / place)
-    assert [path for path in opened if path.endswith(UNOPENED)] == []
+    assert touched(opened, SECRETS) == []

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import turnfold
+from tests.adk_raised_calls import raised_among
 from tests.formats import test_cursor_stream_json as cursor
 from tests.formats.test_cline_panel_kinds import _restored
+from tests.localized_views import plain_text, quiet_load, view_nodes, widget_in
 from turnfold.i18n import catalog, localized
 from turnfold.model import (
     AssistantError,
@@ -30,34 +31,17 @@ from turnfold.model import (
     Transcript,
     Wording,
 )
-from turnfold.render.viewmodel import iter_nodes
 from turnfold.usage import TOKEN_FIELDS
-from turnfold.widget import TranscriptWidget
 
 FIXTURES = Path(__file__).parent / "fixtures"
 STOPS = FIXTURES / "harnesses/inspect-stops/stops_four-samples.eval"
 
 
-def _load(source: Any, **options: Any) -> Transcript:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return turnfold.load(source, **options)
-
-
-def _widget(transcript: Transcript, locale: str) -> TranscriptWidget:
-    return TranscriptWidget(transcript, settings=turnfold.DisplaySettings(locale=locale))
-
-
 def _shown_results(transcript: Transcript, locale: str) -> dict[str, str]:
     """Each tool row's result text as a view in ``locale`` shows it, by the row's key."""
-    widget = _widget(transcript, locale)
-    try:
-        nodes: list[dict[str, Any]] = [dict(node) for node in iter_nodes(widget.view)]
-    finally:
-        widget.close()
     return {
         str(node["key"]): str(node["result"]["text"])
-        for node in nodes
+        for node in view_nodes(transcript, locale)
         if node.get("kind") == "tool" and node.get("result")
     }
 
@@ -67,12 +51,12 @@ def _shown_results(transcript: Transcript, locale: str) -> dict[str, str]:
 
 def _inspect_terminated() -> Transcript:
     """The real Inspect log: an approver terminated the ``bash`` call."""
-    return _load(STOPS, sample="terminate", epoch=1)
+    return quiet_load(STOPS, sample="terminate", epoch=1)
 
 
 def _codex_exec_declined() -> Transcript:
     """The hand-made ``codex exec --json`` stream (codex-rs exec_events.rs): a declined command."""
-    return _load(FIXTURES / "agents/codex-exec-json/hand-made_exec-json_every-item.jsonl")
+    return quiet_load(FIXTURES / "agents/codex-exec-json/hand-made_exec-json_every-item.jsonl")
 
 
 def _cursor_rejected(reason: str) -> Transcript:
@@ -80,7 +64,7 @@ def _cursor_rejected(reason: str) -> Transcript:
     shell call the permission rules rejected."""
     args = {"command": "rm x", "workingDirectory": ""}
     refused = {"rejected": {**args, "reason": reason, "isReadonly": False}}
-    return _load(
+    return quiet_load(
         cursor.jsonl(
             cursor.init(),
             cursor.said("user", "go"),
@@ -101,7 +85,7 @@ def _langchain_invalid_call() -> Transcript:
     for call in invalid["data"]["invalid_tool_calls"]:
         call.pop("error")
         messages = [m for m in messages if m["data"].get("tool_call_id") != call["id"]]
-    return _load(messages)
+    return quiet_load(messages)
 
 
 def _responses_denied(reason: str | None) -> Transcript:
@@ -111,7 +95,7 @@ def _responses_denied(reason: str | None) -> Transcript:
                               "approve": False}  # fmt: skip
     if reason is not None:
         answer["reason"] = reason
-    return _load(
+    return quiet_load(
         [
             {"role": "user", "content": "What transport does codex use?"},
             {"type": "mcp_approval_request", "id": "mcpr_1", "server_label": "deepwiki",
@@ -181,14 +165,14 @@ def test_the_source_s_own_result_text_is_the_same_in_every_view() -> None:
 def test_a_dump_keeps_a_result_s_wording_and_an_old_dump_loads_unchanged(layout: str) -> None:
     transcript = _inspect_terminated()
     english = RESULTS[0][1]
-    loaded = _load(transcript.dump(layout=layout))  # type: ignore[arg-type]
+    loaded = quiet_load(transcript.dump(layout=layout))  # type: ignore[arg-type]
     assert loaded == transcript
     call = _worded_call(loaded, english)
     assert _shown_results(loaded, "zh")[call.id] == RESULTS[0][2]
     # A dump from before: no wording on any result. It loads with no warning, as it says.
     old = _without_wording(transcript.dump(layout="jsonl"))
     assert '"wording"' not in old
-    before = _load(old)
+    before = quiet_load(old)
     assert before.warnings == transcript.warnings
     (bash,) = [c for c in before.tool_calls() if c.name == "bash"]
     assert bash.result == ToolResult(text=english)
@@ -224,7 +208,7 @@ def test_a_hostile_result_wording_in_a_dump_is_a_warning_naming_its_line() -> No
 def _restore_notice(tmp_path: Path) -> tuple[Transcript, SystemNotice]:
     """A real Cline task after a checkpoint restore (as test_cline_panel_kinds makes it)."""
     _restored(tmp_path / "task")
-    transcript = _load(tmp_path / "task" / "ui_messages.json")
+    transcript = quiet_load(tmp_path / "task" / "ui_messages.json")
     (notice,) = [e for e in transcript.entries if isinstance(e, SystemNotice)
                  and e.subtype == "deleted_api_reqs"]  # fmt: skip
     return transcript, notice
@@ -242,11 +226,7 @@ def test_cline_s_token_kinds_in_a_restore_notice_are_chinese(tmp_path: Path) -> 
         f"a checkpoint restore deleted the messages after it; their requests' tokens ({spent})"
         " and cost stay in the session's totals"
     )
-    widget = _widget(transcript, "zh")
-    try:
-        plain = widget._repr_mimebundle_()[0]["text/plain"]  # type: ignore[index]
-    finally:
-        widget.close()
+    plain = plain_text(transcript, "zh")
     assert "这些请求的 token（输入 12,021、输出 " in plain
     assert "12,021 input" not in plain
     for word in ("input", "output", "cache read", "cache write"):
@@ -281,28 +261,12 @@ def test_an_adk_tool_with_no_name_is_a_tool_in_the_view_s_language(
 ) -> None:
     """The real ADK run in which ``explode`` raised, its model's one call made several, one
     of them with no name (as test_i18n_notices varies it)."""
-    raised = FIXTURES / "frameworks/adk/adk_v2.13.0_events_tool-raises.json"
-    events: list[dict[str, Any]] = json.loads(raised.read_text(encoding="utf-8"))
-    (calling, call) = next(
-        (e, p["function_call"])
-        for e in events
-        for p in (e.get("content") or {}).get("parts") or []
-        if (p.get("function_call") or {}).get("name") == "explode"
-    )
-    calling["content"]["parts"] = [
-        {"function_call": {**call, "id": f"{call['id']}-{index}", "name": name}}
-        for index, name in enumerate(names)
-    ]
-    transcript = _load(events)
+    transcript = quiet_load(raised_among(names))
     (error,) = [e for e in transcript if isinstance(e, AssistantError)]
     assert error.wording is not None
     assert error.message == f"The run ended: {english} ValueError: boom: z"
     assert "a tool" not in "".join(error.wording.params.values())
-    widget = _widget(transcript, "zh")
-    try:
-        plain = widget._repr_mimebundle_()[0]["text/plain"]  # type: ignore[index]
-    finally:
-        widget.close()
+    plain = plain_text(transcript, "zh")
     assert f"运行已结束：{chinese} ValueError: boom: z" in plain
     assert "a tool" not in plain
 
@@ -318,24 +282,18 @@ def test_every_approver_decision_has_its_words_in_both_catalogs() -> None:
 
 
 def test_P11_a_search_in_chinese_finds_a_notice_and_a_result_as_shown() -> None:
-    crew = _load(FIXTURES / "crewai/crewai_v1.15.30_crew-output_two-tasks.json")
+    crew = quiet_load(FIXTURES / "crewai/crewai_v1.15.30_crew-output_two-tasks.json")
     (notice,) = [e for e in crew if isinstance(e, SystemNotice) and e.text == "Agent: Researcher"]
-    widget = _widget(crew, "zh")
-    try:
+    with widget_in(crew, "zh") as widget:
         assert [hit["key"] for hit in widget.search("代理：Researcher")[0]] == [notice.id]
-    finally:
-        widget.close()
     stopped = _inspect_terminated()
     call = _worded_call(stopped, RESULTS[0][1])
     for locale, query in (("zh", "审批者（gatekeeper）决定终止"), ("en", "decided to terminate")):
-        widget = _widget(stopped, locale)
-        try:
+        with widget_in(stopped, locale) as widget:
             hits, total = widget.search(query)
             assert total == 1
             assert hits[0]["key"] == call.id
             assert hits[0]["path"]  # its turn's process opens to show it
-        finally:
-            widget.close()
 
 
 @pytest.fixture

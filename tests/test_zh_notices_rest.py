@@ -17,7 +17,6 @@ import html
 import json
 import re
 import shutil
-import warnings
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +25,8 @@ from typing import Any
 import pytest
 
 import turnfold
+from tests.adk_raised_calls import raised_among
+from tests.localized_views import plain_text, quiet_load, view_nodes, widget_in
 from tests.test_zh_more import RESULTS, _worded_call
 from turnfold.model import (
     AbortMarker,
@@ -35,45 +36,18 @@ from turnfold.model import (
     ToolCall,
     Transcript,
 )
-from turnfold.render.viewmodel import iter_nodes
-from turnfold.widget import TranscriptWidget
 
 FIXTURES = Path(__file__).parent / "fixtures"
 COPILOT = FIXTURES / "copilot/session-state/5522b163-29bf-4e3e-82c6-062172639e01/events.jsonl"
 
 
-def _load(source: Any, **options: Any) -> Transcript:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return turnfold.load(source, **options)
-
-
-def _widget(transcript: Transcript, locale: str) -> TranscriptWidget:
-    return TranscriptWidget(transcript, settings=turnfold.DisplaySettings(locale=locale))
-
-
 def _shown(transcript: Transcript, locale: str) -> dict[str, str]:
     """Each notice, stop and error as a view in ``locale`` shows it, by its entry's key."""
-    widget = _widget(transcript, locale)
-    try:
-        nodes = [dict(node) for node in iter_nodes(widget.view)]
-    finally:
-        widget.close()
     return {
         str(node["key"]): html.unescape(str(node["html"]))
-        for node in nodes
+        for node in view_nodes(transcript, locale)
         if node.get("kind") in ("system", "abort", "error")
     }
-
-
-def _plain(transcript: Transcript, locale: str) -> str:
-    widget = _widget(transcript, locale)
-    try:
-        bundle = widget._repr_mimebundle_()
-        assert bundle is not None
-        return str(bundle[0]["text/plain"])
-    finally:
-        widget.close()
 
 
 def _said(entry: Entry) -> str | None:
@@ -102,7 +76,7 @@ def _copilot(kind: str, data: dict[str, Any]) -> Transcript:
     lines = COPILOT.read_text(encoding="utf-8").splitlines()[:3]
     event = {"type": kind, "data": data, "id": "tf-event", "parentId": None,
              "timestamp": "2026-12-05T13:26:44.000Z"}  # fmt: skip
-    return _load("\n".join([*lines, json.dumps(event)]).encode(), format="copilot")
+    return quiet_load("\n".join([*lines, json.dumps(event)]).encode(), format="copilot")
 
 
 #: (event type, its data, the key, the stored English (as before), the same in Chinese).
@@ -202,13 +176,13 @@ OTHERS = [
 def test_other_readers_words_are_chinese_in_a_chinese_view(
     name: str, english: str, chinese: str
 ) -> None:
-    transcript = _load(FIXTURES / name)
+    transcript = quiet_load(FIXTURES / name)
     entry = next(e for e in transcript if _said(e) == english)  # a sub-agent's may say it too
     assert getattr(entry, "wording", None) is not None
     assert _shown(transcript, "zh")[entry.id] == chinese
     assert _shown(transcript, "en")[entry.id] == english
-    assert chinese in _plain(transcript, "zh")
-    assert english not in _plain(transcript, "zh")
+    assert chinese in plain_text(transcript, "zh")
+    assert english not in plain_text(transcript, "zh")
 
 
 def _strings(value: Any, out: list[str]) -> None:
@@ -275,7 +249,7 @@ def test_every_notice_stop_and_error_without_a_wording_is_the_source_s_text() ->
     loaded, unworded, theirs = 0, 0, []
     for path in _fixtures():
         try:
-            transcript = _load(path)
+            transcript = quiet_load(path)
         except Exception:  # a folder's part, a licence, a log of many samples: not one run
             continue
         loaded += 1
@@ -311,19 +285,7 @@ def test_adk_s_names_are_listed_as_the_view_s_language_lists_them(
 ) -> None:
     """The real ADK run in which ``explode`` raised, its model's one call made several (as
     test_i18n_notices varies it)."""
-    raised = FIXTURES / "frameworks/adk/adk_v2.13.0_events_tool-raises.json"
-    events: list[dict[str, Any]] = json.loads(raised.read_text(encoding="utf-8"))
-    (calling, call) = next(
-        (e, p["function_call"])
-        for e in events
-        for p in (e.get("content") or {}).get("parts") or []
-        if (p.get("function_call") or {}).get("name") == "explode"
-    )
-    calling["content"]["parts"] = [
-        {"function_call": {**call, "id": f"{call['id']}-{index}", "name": name}}
-        for index, name in enumerate(names)
-    ]
-    transcript = _load(events)
+    transcript = quiet_load(raised_among(names))
     (error,) = [e for e in transcript if isinstance(e, AssistantError)]
     assert error.message == f"The run ended: {english} ValueError: boom: z"
     assert _shown(transcript, "zh")[error.id] == f"运行已结束：{chinese} ValueError: boom: z"
@@ -363,8 +325,5 @@ def test_F12_show_all_of_a_result_the_reader_wrote_is_in_the_view_s_language(
     make, english, _ = RESULTS[0]
     transcript = make()
     call = _worded_call(transcript, english)
-    widget = _widget(transcript, locale)
-    try:
+    with widget_in(transcript, locale) as widget:
         assert "".join(widget.output_parts(call.id)) == shown
-    finally:
-        widget.close()

@@ -20,6 +20,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.claude_background_runs import agent_call, read_events, write_events
+
 import turnfold
 from turnfold.formats.agents.claude_stream import StreamReader, subagent_usage
 from turnfold.formats.frameworks import claude_agent_sdk
@@ -39,20 +41,6 @@ SDK = (
     / "claude-agent-sdk_v0.2.190_asdict_cli-subagent.json"
 )
 REPORT = "TF-REPORT: the sub-agent echoed from-subagent."
-
-
-def _events(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def _write(events: list[dict[str, Any]], path: Path) -> Path:
-    path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
-    return path
-
-
-def _agent_call(transcript: Transcript) -> ToolCall:
-    (call,) = [c for c in transcript.tool_calls() if c.subagent is not None]
-    return call
 
 
 def _outcome(call: ToolCall) -> tuple[Any, ...]:
@@ -80,7 +68,7 @@ def _follow(path: Path) -> tuple[list[tuple[int, str | None]], Transcript]:
 def test_X2_a_2_1_337_session_file_is_read_without_loss() -> None:
     """Its three ``api-request-route`` records are the route the requests took: the provider
     (``customEndpoint``: ``ANTHROPIC_BASE_URL``) is the session's ``model_provider``."""
-    routes = [e for e in _events(ROUTE) if e["type"] == "api-request-route"]
+    routes = [e for e in read_events(ROUTE) if e["type"] == "api-request-route"]
     assert [(e["provider"], e["credential"]) for e in routes] == [("customEndpoint", "key")] * 3
     transcript = turnfold.load(ROUTE)
     assert transcript.warnings == []
@@ -101,10 +89,10 @@ def test_X2_a_2_1_337_session_file_is_read_without_loss() -> None:
 def test_X2_each_route_once_in_the_order_first_taken(tmp_path: Path) -> None:
     """The real file with its second route's provider changed to ``bedrock`` and its third's
     to Claude Code's ``unrecorded`` (a route it did not record, so none)."""
-    events = _events(ROUTE)
+    events = read_events(ROUTE)
     routes = [e for e in events if e["type"] == "api-request-route"]
     routes[1]["provider"], routes[2]["provider"] = "bedrock", "unrecorded"
-    transcript = turnfold.load(_write(events, tmp_path / "session.jsonl"))
+    transcript = turnfold.load(write_events(events, tmp_path / "session.jsonl"))
     assert transcript.warnings == []
     assert transcript.metadata["model_provider"] == "customEndpoint, bedrock"
 
@@ -114,7 +102,7 @@ def test_F7_a_2_1_337_notification_s_usage_elements_give_the_agent_s_tools_and_d
     </duration_ms>``), no longer ``name: value`` lines."""
     transcript = turnfold.load(SESSION)
     assert transcript.warnings == []
-    call = _agent_call(transcript)
+    call = agent_call(transcript)
     assert _outcome(call) == ("success", REPORT, "subagent", 1, 209.0)
     assert call.duration_ms == 209.0
 
@@ -123,14 +111,14 @@ def test_F7_a_background_agent_s_report_is_its_result_as_the_session_file_reads_
     """The stream's launch result (line 5) says it started; its notification (line 12)
     carries the report (``summary_is_report``): loaded, the call's result is the report,
     as the same run's session file gives it; followed live, the launch text until then."""
-    notified = _events(STREAM)[11]
+    notified = read_events(STREAM)[11]
     assert (notified["subtype"], notified["summary"]) == ("task_notification", REPORT)
     assert notified["summary_is_report"] is True
     loaded = turnfold.load(STREAM)
     assert loaded.warnings == []
-    call = _agent_call(loaded)
+    call = agent_call(loaded)
     assert call.meta == {"background": True}
-    assert _outcome(call) == _outcome(_agent_call(turnfold.load(SESSION)))
+    assert _outcome(call) == _outcome(agent_call(turnfold.load(SESSION)))
     seen, live = _follow(STREAM)
     before = {text for line, text in seen if line < 12}
     assert len(before) == 1
@@ -142,9 +130,9 @@ def test_F7_a_background_agent_s_report_is_its_result_as_the_session_file_reads_
 def test_F7_a_summary_that_is_no_report_leaves_the_launch_s_result() -> None:
     """A stopped agent's notification (no ``summary_is_report``) has its description as
     ``summary`` ("sub task"): the call keeps its launch's result."""
-    notified = _events(STOPPED)[9]
+    notified = read_events(STOPPED)[9]
     assert (notified["summary"], "summary_is_report" in notified) == ("sub task", False)
-    call = _agent_call(turnfold.load(STOPPED))
+    call = agent_call(turnfold.load(STOPPED))
     assert call.status == "cancelled"
     assert call.result is not None
     assert call.result.text is not None
@@ -154,12 +142,12 @@ def test_F7_a_summary_that_is_no_report_leaves_the_launch_s_result() -> None:
 def test_F7_a_later_report_replaces_the_earlier_loaded_and_followed(tmp_path: Path) -> None:
     """The real stream with its notification repeated before the answer, a second report in
     it (the CLI notifies again when a resumed agent stops): the later report is the result."""
-    events = _events(STREAM)
+    events = read_events(STREAM)
     again = {**events[11], "summary": "TF-REPORT: second", "uuid": "second"}
-    path = _write([*events[:-1], again, events[-1]], tmp_path / "stream.jsonl")
+    path = write_events([*events[:-1], again, events[-1]], tmp_path / "stream.jsonl")
     loaded = turnfold.load(path)
     assert loaded.warnings == []
-    assert _outcome(_agent_call(loaded))[:3] == ("success", "TF-REPORT: second", "subagent")
+    assert _outcome(agent_call(loaded))[:3] == ("success", "TF-REPORT: second", "subagent")
     _, live = _follow(path)
     assert live.dump() == loaded.dump()
 
@@ -172,14 +160,14 @@ def test_A1_the_sdk_s_background_agent_report_is_its_result_loaded_and_followed(
     assert messages[at]["data"]["summary_is_report"] is True
     loaded = turnfold.load(SDK)
     assert loaded.warnings == []
-    call = _agent_call(loaded)
+    call = agent_call(loaded)
     assert call.result is not None
     assert (call.result.text, call.result.kind) == ("subagent done: from-subagent", "subagent")
     live = Transcript()
     follower = claude_agent_sdk.Follower(live)
     for message in messages[:at]:
         follower.feed(message)
-    launched = _agent_call(live).result
+    launched = agent_call(live).result
     assert launched is not None
     assert launched.text is not None
     assert launched.text.startswith("Async agent launched successfully.")

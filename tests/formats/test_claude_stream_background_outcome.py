@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.claude_background_runs import agent_call, read_events, write_events
 
 import turnfold
 from turnfold.formats.agents.claude_stream import StreamReader, subagent_usage
 from turnfold.formats.frameworks import claude_agent_sdk
 from turnfold.formats.source import open_source
-from turnfold.model import ToolCall, Transcript
+from turnfold.model import Transcript
 from turnfold.render.viewmodel import build_view_model, iter_nodes
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
@@ -38,20 +39,6 @@ SDK = (
     / "claude-agent-sdk"
     / "claude-agent-sdk_v0.2.190_asdict_cli-subagent.json"
 )
-
-
-def _events(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def _write(events: list[dict[str, Any]], path: Path) -> Path:
-    path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
-    return path
-
-
-def _agent_call(transcript: Transcript) -> ToolCall:
-    (call,) = [c for c in transcript.tool_calls() if c.subagent is not None]
-    return call
 
 
 def _lines(transcript: Transcript) -> list[str]:
@@ -85,11 +72,11 @@ def _follow(path: Path) -> tuple[list[tuple[int, str]], Transcript]:
 def test_F7_a_stopped_background_agent_is_cancelled_loaded_and_followed() -> None:
     """Its launch's result (line 5) says it started; its notification (line 10) that it was
     stopped. Live, it runs until then; loaded and followed, it ends ``cancelled`` (✖)."""
-    notified = _events(STOPPED)[9]
+    notified = read_events(STOPPED)[9]
     assert (notified["subtype"], notified["status"]) == ("task_notification", "stopped")
     transcript = turnfold.load(STOPPED)
     assert transcript.warnings == []
-    call = _agent_call(transcript)
+    call = agent_call(transcript)
     assert (call.status, call.meta) == ("cancelled", {"background": True})
     assert _lines(transcript) == ["✖ general-purpose: sub task · 1 tool · 1.7s · 5 tokens"]
     seen, live = _follow(STOPPED)
@@ -107,23 +94,23 @@ def test_F7_a_background_agent_s_notified_status_is_its_outcome(
 ) -> None:
     """The real stream with its notification's ``status`` changed (line 10): each reads as
     Claude Code's session reader reads the same ``<status>``."""
-    events = _events(STOPPED)
+    events = read_events(STOPPED)
     events[9]["status"] = status
-    transcript = turnfold.load(_write(events, tmp_path / "stream.jsonl"))
+    transcript = turnfold.load(write_events(events, tmp_path / "stream.jsonl"))
     assert transcript.warnings == []
-    assert _agent_call(transcript).status == outcome
+    assert agent_call(transcript).status == outcome
     (line,) = _lines(transcript)
     assert line.startswith(f"{glyph} general-purpose: sub task")
 
 
 def test_F7_a_status_not_known_is_warned_about_and_the_outcome_is_unknown(tmp_path: Path) -> None:
-    events = _events(STOPPED)
+    events = read_events(STOPPED)
     events[9]["status"] = "paused"
-    transcript = turnfold.load(_write(events, tmp_path / "stream.jsonl"))
+    transcript = turnfold.load(write_events(events, tmp_path / "stream.jsonl"))
     assert [(w.reason, w.line) for w in transcript.warnings] == [
         ("task_notification: status 'paused' is not one known: its call's outcome is unknown", 10)
     ]
-    assert _agent_call(transcript).status == "unknown"
+    assert agent_call(transcript).status == "unknown"
 
 
 def test_F7_a_background_agent_without_its_notification_did_not_end_as_far_as_is_known(
@@ -131,10 +118,10 @@ def test_F7_a_background_agent_without_its_notification_did_not_end_as_far_as_is
 ) -> None:
     """The real stream without its ``task_updated`` and ``task_notification`` (lines 9 and
     10): the launch's success is not the agent's; its outcome is not recorded."""
-    events = [e for e in _events(STOPPED) if e.get("subtype") not in
+    events = [e for e in read_events(STOPPED) if e.get("subtype") not in
               ("task_updated", "task_notification")]  # fmt: skip
-    transcript = turnfold.load(_write(events, tmp_path / "stream.jsonl"))
-    assert _agent_call(transcript).status == "unknown"
+    transcript = turnfold.load(write_events(events, tmp_path / "stream.jsonl"))
+    assert agent_call(transcript).status == "unknown"
     assert not _lines(transcript)[0].startswith("✔")
 
 
@@ -144,7 +131,7 @@ def test_F7_background_commands_end_as_their_notifications_say() -> None:
     ``<task-notification>`` adds it), ``sleep 30`` was stopped by ``TaskStop``
     (``cancelled``); each lasted the notification's own ``duration_ms`` (557, 2090). The
     foreground ``sleep 2`` is its result's."""
-    kinds = [(e.get("task_type"), e.get("status")) for e in _events(COMMANDS)
+    kinds = [(e.get("task_type"), e.get("status")) for e in read_events(COMMANDS)
              if e.get("subtype") in ("task_started", "task_notification")]  # fmt: skip
     assert kinds == [("local_bash", None), ("local_bash", None), (None, "failed"),
                      (None, "stopped")]  # fmt: skip
@@ -183,7 +170,7 @@ def test_A1_the_sdk_s_failed_background_agent_is_an_error_loaded_and_followed(
     ``failed`` (message 17): the agent's call is an error, loaded and followed alike; as
     saved (``completed``), a success."""
     messages = json.loads(SDK.read_text(encoding="utf-8"))
-    assert _agent_call(turnfold.load(SDK)).status == "success"
+    assert agent_call(turnfold.load(SDK)).status == "success"
     at = next(i for i, m in enumerate(messages) if m.get("subtype") == "task_notification")
     assert messages[at]["data"]["status"] == messages[at]["status"] == "completed"
     messages[at]["data"]["status"] = messages[at]["status"] = "failed"
@@ -191,14 +178,14 @@ def test_A1_the_sdk_s_failed_background_agent_is_an_error_loaded_and_followed(
     path.write_text(json.dumps(messages), encoding="utf-8")
     loaded = turnfold.load(path)
     assert loaded.warnings == []
-    assert _agent_call(loaded).status == "error"
+    assert agent_call(loaded).status == "error"
     live = Transcript()
     follower = claude_agent_sdk.Follower(live)
     for message in messages[:at]:
         follower.feed(message)
-    assert _agent_call(live).status == "executing"
+    assert agent_call(live).status == "executing"
     for message in messages[at:]:
         follower.feed(message)
     follower.close()
-    assert _agent_call(live).status == "error"
+    assert agent_call(live).status == "error"
     assert live.dump() == loaded.dump()

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.formats.codex_cells import nested
+from tests.formats.codex_cells import calls_by_id, nested, results_shown, status_texts
 from tests.formats.codex_cells import rows as view_rows
 
 import turnfold
-from turnfold.model import ToolCall
 from turnfold.render.viewmodel import build_view_model
 from turnfold.settings import DisplaySettings
 
@@ -42,19 +41,10 @@ def _prefix(lines: int) -> turnfold.Transcript:
     return turnfold.load("".join(_lines()[:lines]), format="codex")
 
 
-def _calls(transcript: turnfold.Transcript) -> dict[str, ToolCall]:
-    return {c.call_id: c for c in transcript.tool_calls()}
-
-
-def _status_texts(transcript: turnfold.Transcript) -> dict[str, str]:
-    view = build_view_model(transcript, DisplaySettings(locale="en"))
-    return {r["call_id"]: r["status_text"] for r in view_rows(view["nodes"])}
-
-
 def test_L3_a_notification_joins_its_cell_output_after_the_answer() -> None:
     transcript = turnfold.load(ROLLOUT)
     assert transcript.warnings == []
-    calls = _calls(transcript)
+    calls = calls_by_id(transcript)
     cell = calls["call_cell1"]
     assert cell.status == "success"
     assert cell.result is not None
@@ -65,14 +55,12 @@ def test_L3_a_notification_joins_its_cell_output_after_the_answer() -> None:
     )
     assert cell.meta["notifications"] == ["TF-N1-NOTE"]
     # Shown once, in the cell's row.
-    view = build_view_model(transcript, DisplaySettings(locale="en"))
-    shown = [r["result"]["text"] for r in view_rows(view["nodes"]) if r.get("result")]
-    assert sum(text.count("TF-N1-NOTE") for text in shown) == 1
+    assert sum(text.count("TF-N1-NOTE") for text in results_shown(transcript)) == 1
 
 
 def test_L3_notifications_of_a_yielded_cell_keep_its_status_and_order() -> None:
     transcript = turnfold.load(ROLLOUT)
-    calls = _calls(transcript)
+    calls = calls_by_id(transcript)
     cell, wait = calls["call_cell2"], calls["call_wait1"]
     # One notification before the yield, one while the wait ran: both the cell's, in order;
     # the wait that collected the script gives it its outcome, as without notifications.
@@ -100,9 +88,9 @@ def test_L3_notifications_of_a_yielded_cell_keep_its_status_and_order() -> None:
 
 def test_L5_a_notification_while_the_cell_runs_leaves_it_running() -> None:
     running = _prefix(_line_of('"call_id":"call_cell2","name":"exec","output":"TF-N2-EARLY"'))
-    cell = _calls(running)["call_cell2"]
+    cell = calls_by_id(running)["call_cell2"]
     assert (cell.status, cell.meta.get("still_running")) == ("unknown", True)
-    assert _status_texts(running)["call_cell2"] == "Still running"
+    assert status_texts(running)["call_cell2"] == "Still running"
     assert cell.result is not None
     assert cell.result.text == (
         "Script running with cell ID 2\nWall time 1.0 seconds\nOutput:\nTF-N2-EARLY"
@@ -113,20 +101,20 @@ def test_L5_a_notification_while_the_cell_runs_leaves_it_running() -> None:
 def test_L3_a_cell_left_running_reads_so_when_its_turn_ended() -> None:
     ended = _line_of('"type":"task_complete"')
     cut = _prefix(ended - 1)  # the file cut off before the turn's end: still running
-    assert _calls(cut)["call_cell3"].meta.get("running_at_turn_end") is None
-    assert _status_texts(cut)["call_cell3"] == "Still running"
+    assert calls_by_id(cut)["call_cell3"].meta.get("running_at_turn_end") is None
+    assert status_texts(cut)["call_cell3"] == "Still running"
 
     after = _prefix(ended)
-    cell = _calls(after)["call_cell3"]
+    cell = calls_by_id(after)["call_cell3"]
     assert (cell.status, cell.meta.get("still_running")) == ("unknown", True)
     assert cell.meta.get("running_at_turn_end") is True
-    assert _status_texts(after)["call_cell3"] == "Still running when the turn ended"
+    assert status_texts(after)["call_cell3"] == "Still running when the turn ended"
     assert after.warnings == []
 
 
 def test_L3_a_wait_of_a_later_turn_collects_the_cell_left_running() -> None:
     transcript = turnfold.load(ROLLOUT)
-    calls = _calls(transcript)
+    calls = calls_by_id(transcript)
     cell = calls["call_cell3"]
     assert (cell.status, cell.meta.get("collected_by")) == ("success", "call_wait2")
     assert "still_running" not in cell.meta
@@ -134,17 +122,17 @@ def test_L3_a_wait_of_a_later_turn_collects_the_cell_left_running() -> None:
     # The command its script ran on into turn 2 is still the cell's, not a row of its own.
     assert nested(cell) == [("sleep 3; echo TF-LEFT-END", "success", 0)]
     assert not [c for c in calls.values() if c.name == "exec_command"]
-    assert _status_texts(transcript)["call_cell3"] == "Done"
+    assert status_texts(transcript)["call_cell3"] == "Done"
 
 
 def test_L3_a_cell_uncollected_when_the_file_ends_still_ran_when_its_turn_ended() -> None:
     transcript = turnfold.load(ROLLOUT)
-    cell = _calls(transcript)["call_cell4"]
+    cell = calls_by_id(transcript)["call_cell4"]
     assert (cell.status, cell.meta.get("still_running")) == ("unknown", True)
     assert cell.meta.get("running_at_turn_end") is True
     # Its command, killed when Codex exited after the turn, is recorded under it as it ended.
     assert nested(cell) == [("sleep 30; echo TF-LONG-END", "error", 137)]
-    texts = _status_texts(transcript)
+    texts = status_texts(transcript)
     assert texts["call_cell4"] == "Still running when the turn ended"
     zh = build_view_model(transcript, DisplaySettings(locale="zh"))
     (row,) = [r for r in view_rows(zh["nodes"]) if r["call_id"] == "call_cell4"]
