@@ -96,7 +96,9 @@ than once in its step), ``values`` (the whole state each step: only messages not
 fed, by id), ``messages`` (``(message chunk, metadata)``: the chunks of one message, by its id,
 grow a streaming :class:`Thinking` / :class:`AssistantText` until the message is complete, which
 then takes those entries over), ``tasks`` / ``debug`` (which task ran which tool call; a
-``debug`` checkpoint's state read as ``values``), a list of modes (``(mode, chunk)``),
+``debug`` checkpoint's state read as ``values``; a graph without a checkpointer streams no
+checkpoint: its tasks' input states read as ``values``, their results as their nodes'
+``updates``, :meth:`Follower._debug`), a list of modes (``(mode, chunk)``),
 ``subgraphs=True`` (``(namespace, mode, chunk)`` or ``(namespace, chunk)``), and
 ``version="v2"``'s ``{"type": mode, "ns": namespace, "data": chunk}`` parts (the messages
 ``stream`` was given, which only a state holds, read off its generator when no mode streams
@@ -125,7 +127,9 @@ name is its messages' ``name``. Other namespaces (a graph used as a node) are le
 node's update in the parent carries their messages. An interrupt (an ``__interrupt__`` update,
 the ``__interrupt__`` of the ``values`` state a run stopped in, or a ``tasks`` result's
 ``interrupts``, which also says the tool call it stopped) is a :class:`PendingAction`, shown
-once, its call ``confirming``.
+once, its call ``confirming``; saved, it is read from what the saver left of it
+(:func:`saved_interrupt`: ``dumps``' record of its repr, its ``str``, its fields), and one
+saved with nothing of it left still waits, said in one warning.
 
 Handoffs between agents (a multi-agent graph in the langgraph-swarm / langgraph-supervisor
 pattern, whose agents are nodes that hand control on with a ``transfer_to_<agent>`` tool
@@ -145,6 +149,7 @@ inside a tool is not in the parent's messages, so a static load shows no sub-age
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import islice
@@ -1316,6 +1321,9 @@ def _interrupted(
         if call.batch_id == batch and call.result is None and not call.meta.get("server")
     ]
     for interrupt in interrupts if isinstance(interrupts, (list, tuple)) else [interrupts]:
+        interrupt, lost = saved_interrupt(interrupt)
+        if lost is not None:
+            builder.warn(lost, None)
         transcript.extend(builder.pending_actions(interrupt, waiting))
     return transcript
 
@@ -1326,6 +1334,68 @@ def _request_text(request: Mapping[str, Any]) -> str:
     if isinstance(description, str) and description:
         return description
     return approval_text(request.get("name"))
+
+
+#: The longest ``repr`` of an interrupt that is parsed (a longer one is shown as written).
+_MOST_INTERRUPT_REPR = 1 << 20
+#: Why an interrupt a saved stream or result holds says nothing of what it asked.
+_INTERRUPT_LOST = (
+    "an interrupt holds nothing of its value or id (saved as {saved}): the run waits on a "
+    "human, what for is not shown; save the stream with langchain_core.load.dumps (which "
+    "keeps its repr), or give json.dumps a default that writes dataclasses.asdict of it"
+)
+
+
+def saved_interrupt(interrupt: Any) -> tuple[Any, str | None]:
+    """An interrupt (``langgraph.types.Interrupt``) as a saved stream or result holds it, in
+    the ``{"value", "id"}`` form :meth:`LangChainBuilder.pending_actions` reads, and the
+    warning to give when nothing of it is left. ``langchain_core.load.dumps`` writes it as
+    ``dumpd``'s ``{"lc": 1, "type": "not_implemented", ..., "repr": ...}``, and
+    ``json.dumps(default=str)`` as that repr, ``Interrupt(value=..., id='...', ...)``: the
+    repr is parsed, never evaluated, each argument a Python literal (one that is none, an
+    object's own repr, is its text). ``codec.dumps`` (msgspec writes a dataclass by its
+    fields) and ``dataclasses.asdict`` leave the ``{"value", "id"}`` form itself. ``None``,
+    an empty value or a record without its repr leave nothing.
+
+    >>> saved_interrupt("Interrupt(value={'question': 'Go?'}, id='i1')")
+    ({'value': {'question': 'Go?'}, 'id': 'i1'}, None)
+    """
+    text = interrupt if isinstance(interrupt, str) else None
+    if isinstance(interrupt, Mapping) and interrupt.get("lc") == 1 and (
+        interrupt.get("type") == "not_implemented"
+    ):  # fmt: skip
+        text = interrupt.get("repr") if isinstance(interrupt.get("repr"), str) else ""
+    if text is not None and text.startswith("Interrupt("):
+        fields = _interrupt_repr(text)
+        return (fields if fields is not None else {"value": text}), None
+    empty = interrupt is None or (isinstance(interrupt, (Mapping, list)) and not interrupt)
+    if text == "" or empty:
+        saved = "a dumpd record without its repr" if interrupt else repr(interrupt)
+        return {"value": ""}, _INTERRUPT_LOST.format(saved=saved)
+    return interrupt, None
+
+
+def _interrupt_repr(text: str) -> dict[str, Any] | None:
+    """The arguments an interrupt's ``repr`` writes (its first positional one the value),
+    None when it is no call of ``Interrupt`` that parses (truncated, too long)."""
+    if len(text) > _MOST_INTERRUPT_REPR:
+        return None
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)
+            and tree.func.id == "Interrupt"):  # fmt: skip
+        return None
+    named = [("value", node) for node in tree.args[:1]]
+    named += [(k.arg, k.value) for k in tree.keywords if k.arg is not None]
+    fields: dict[str, Any] = {}
+    for name, node in named:
+        try:
+            fields[name] = ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            fields[name] = ast.get_source_segment(text, node)
+    return fields if "value" in fields else None
 
 
 # --- a finished run, read flat (issue 22) ----------------------------------------------------
@@ -1528,6 +1598,8 @@ class Follower:
         #: A tool task's id → the id of the tool call it ran (from ``tasks``/``debug`` events).
         self._task_calls: dict[str, str] = {}
         self._skipped: set[tuple[str, ...]] = set()
+        #: The namespaces whose ``debug`` events hold checkpoints (their states say all).
+        self._checkpointed: set[tuple[str, ...]] = set()
         self._line = 0
         #: The pending actions shown of each interrupt, by its id: an interrupt comes both as
         #: an ``__interrupt__`` update and in its task's ``tasks`` result.
@@ -1595,14 +1667,11 @@ class Follower:
     def _fold(self, namespace: tuple[str, ...], mode: str | None, chunk: Any, event: Any) -> None:
         if mode is None:
             mode = _mode_of(chunk)
-        if mode in ("tasks", "debug"):
-            self._task(namespace, chunk if mode == "tasks" else _debug_task(chunk))
-            state = _debug_state(chunk) if mode == "debug" else None
-            run = self._run(namespace) if state is not None else None
-            if run is not None:
-                # A debug stream's messages are in its checkpoints' states: alone, it is
-                # a values stream (its first state holds the prompt).
-                self._fold_run(run, "values", state, event)
+        if mode == "debug":
+            self._debug(namespace, chunk, event)
+            return
+        if mode == "tasks":
+            self._task(namespace, chunk)
             return
         run = self._run(namespace)
         if run is not None:
@@ -1625,6 +1694,34 @@ class Follower:
                 f"stream event of unknown shape ({type(event).__name__}) skipped"
             )
         # "custom", "checkpoints" and "events" carry no message of the run
+
+    def _debug(self, namespace: tuple[str, ...], chunk: Any, event: Any) -> None:
+        """A ``debug`` event. A graph with a checkpointer streams a checkpoint first, then
+        one after each step: its messages are in their states, each read as a ``values``
+        event (the first holds the prompt). One without a checkpointer streams its tasks
+        only: each task's input that is the graph's state (a model node's: the first holds
+        the prompt) is read as a ``values`` event, each result (the writes of its node) as
+        that node's ``updates``."""
+        task = _debug_task(chunk)
+        state = _debug_state(chunk)
+        if state is not None:
+            self._checkpointed.add(namespace)
+        elif task is None or namespace in self._checkpointed:
+            self._task(namespace, task)
+            return
+        run = self._run(namespace)
+        if run is not None and state is not None:
+            self._fold_run(run, "values", state, event)
+        elif run is not None and isinstance(task, Mapping):
+            if chunk.get("type") == "task":
+                given = _state_fields(task.get("input"))
+                if given is not None and isinstance(given.get("messages"), (list, tuple)):
+                    self._fold_run(run, "values", given, event)
+            else:
+                writes = _task_writes(task.get("result"))
+                if writes:
+                    self._fold_run(run, "updates", {str(task.get("name")): writes}, event)
+        self._task(namespace, task)
 
     # --- astream_events ----------------------------------------------------------------------
 
@@ -2034,8 +2131,8 @@ class Follower:
             task_id = task.get("id")
             call_id = self._task_calls.get(task_id) if isinstance(task_id, str) else None
             if run is not None:
-                for interrupt in interrupts:
-                    self._interrupt(run, interrupt, call_id)
+                for n, interrupt in enumerate(interrupts):
+                    self._interrupt(run, interrupt, call_id, n)
         if task.get("name") != "tools" or "input" not in task:
             return
         task_id, call_id = task.get("id"), _called(task.get("input"))
@@ -2049,8 +2146,9 @@ class Follower:
 
     def _update(self, run: _Run, node: str, update: Any) -> None:
         if node == "__interrupt__":
-            for interrupt in update if isinstance(update, (list, tuple)) else [update]:
-                self._interrupt(run, interrupt, None)
+            interrupts = update if isinstance(update, (list, tuple)) else [update]
+            for n, interrupt in enumerate(interrupts):
+                self._interrupt(run, interrupt, None, n)
             return
         if isinstance(update, (list, tuple)):
             # A node that wrote its channels more than once in a step (a ToolNode whose
@@ -2089,15 +2187,20 @@ class Follower:
             run.builder.expect_reviews(edits, messages)
         return edits
 
-    def _interrupt(self, run: _Run, interrupt: Any, call_id: str | None) -> None:
+    def _interrupt(self, run: _Run, interrupt: Any, call_id: str | None, n: int = 0) -> None:
         """The run stopped on ``interrupt()``: what it waits for, shown once (by the
-        interrupt's id), on the call it came from where it can be told (the task's call,
-        else :meth:`LangChainBuilder.pending_actions`' rules)."""
+        interrupt's id; one saved with nothing of it left by its place ``n`` among the
+        interrupts the event holds), on the call it came from where it can be told (the
+        task's call, else :meth:`LangChainBuilder.pending_actions`' rules)."""
+        interrupt, lost = saved_interrupt(interrupt)
         own_id = (
             interrupt.get("id")
             if isinstance(interrupt, Mapping)
             else getattr(interrupt, "id", None)
         )
+        if lost is not None:
+            run.builder.warn_once(lost, run.line)
+            own_id = f"(not saved) {n}"
         shown = self._interrupts.get(own_id) if isinstance(own_id, str) else None
         if shown is not None:
             # Seen already: the tasks event may name the call the update could not, which
@@ -2733,6 +2836,31 @@ def _debug_task(event: Any) -> Any:
     return None
 
 
+def _task_writes(result: Any) -> list[dict[str, Any]]:
+    """A ``debug`` / ``tasks`` task result's writes (``TaskResultPayload.result``) as its
+    node's updates, in the order written: ``map_task_result_writes`` folds them to ``{channel:
+    value}``, several writes to one channel as ``{"$writes": [...]}``; before langgraph 0.3
+    they were a list of ``[channel, value]`` pairs."""
+    pairs: list[tuple[Any, Any]] = []
+    if isinstance(result, Mapping):
+        for channel, value in result.items():
+            listed = value.get("$writes") if isinstance(value, Mapping) else None
+            if isinstance(listed, list) and len(value) == 1:
+                pairs += [(channel, each) for each in listed]
+            else:
+                pairs.append((channel, value))
+    elif isinstance(result, (list, tuple)):
+        pairs = [tuple(p) for p in result if isinstance(p, (list, tuple)) and len(p) == 2]
+    updates: list[dict[str, Any]] = []
+    for channel, value in pairs:
+        if not isinstance(channel, str):
+            continue
+        if not updates or channel in updates[-1]:
+            updates.append({})
+        updates[-1][channel] = value
+    return updates
+
+
 def _answer(transcript: Transcript) -> str | None:
     """A run's answer: its last text."""
     for entry in reversed(transcript.entries):
@@ -2806,6 +2934,8 @@ def _saved_mode(chunk: Any) -> str | None:
         # A state holding LangChain's messages: a dataset's row of Chat messages under
         # "messages" (a file of runs) is no stream's.
         return "values" if _holds_message("values", chunk) else None
+    if chunk.keys() == {"__interrupt__"} and type(chunk["__interrupt__"]) is list:
+        return "updates"  # the run stopped: what it waits for, its messages in the events before
     return "updates" if chunk and _holds_message("updates", chunk) else None
 
 
@@ -2898,9 +3028,10 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
             # A bare values stream's state before any message (a graph whose input holds
             # none): no shape tells it alone, in a saved stream it is one.
             found = (), "values", record
-        elif found is None and type(record) is dict and _wrote_nothing(record):
+        elif found is None and type(record) is dict and _wrote_no_message(record):
             # A bare updates stream's step whose nodes wrote nothing (a middleware's
-            # ``after_model`` with nothing to change): nothing to show, nothing lost.
+            # ``after_model`` with nothing to change) or only other keys of the state
+            # (``ModelCallLimitMiddleware``'s counts): read as the update it is.
             found = (), "updates", record
         if found is None:
             reason = (
@@ -2947,9 +3078,13 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
     return transcript
 
 
-def _wrote_nothing(record: dict[Any, Any]) -> bool:
-    """Whether a record is an ``updates`` event of nodes that wrote nothing: ``{node: None}``."""
-    return bool(record) and all(type(k) is str and v is None for k, v in record.items())
+def _wrote_no_message(record: dict[Any, Any]) -> bool:
+    """Whether a record is an ``updates`` event of nodes that wrote no message: ``{node:
+    None}``, or ``{node: {key: value}}`` of other keys than ``messages``."""
+    return bool(record) and all(
+        type(k) is str and (v is None or (type(v) is dict and v and "messages" not in v))
+        for k, v in record.items()
+    )
 
 
 #: How a message's ``str()`` begins (pydantic's field list: ``content='...' ...``).
@@ -3009,7 +3144,8 @@ RECORDS = Records(
         "other key": "a graph result's other scalar values: metadata under their names",
         "__interrupt__": "a graph result's pending interrupts: a PendingAction each, on the "
         "call it stopped where it can be told, which is confirming (HumanInTheLoopMiddleware's "
-        "requests: a permission per call, with its decisions)",
+        "requests: a permission per call, with its decisions); saved, dumpd's not_implemented "
+        "record or the str of an Interrupt read from its repr (parsed, never run)",
         _REVIEWS: "a state's HumanInTheLoopMiddleware edits (the reviewer's name and args by "
         "call id): each call shown as it ran, the model's call in meta['model_call'] and a "
         "notice after it",
@@ -3030,7 +3166,9 @@ RECORDS = Records(
         "interrupts; astream_events: a tool task's node input (its call) or its tool's result",
         "debug event": "a saved stream's debug event (with other modes, or bare: "
         "list(graph.stream(..., stream_mode='debug'))): a checkpoint's state as a values "
-        "event, a task's start or result as a tasks event",
+        "event, a task's start or result as a tasks event; a graph without a checkpointer "
+        "(no checkpoint event): a task's input state as a values event, its result's writes "
+        "as its node's updates",
     },
     ignored={
         "remove": "RemoveMessage: an order to delete a message from the graph's state",

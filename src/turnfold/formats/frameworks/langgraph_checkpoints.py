@@ -25,9 +25,13 @@ A thread is its newest checkpoint of the root namespace (``checkpoint_ns == ""``
 ``messages`` channel (the whole conversation) is read by
 :mod:`~turnfold.formats.frameworks.langchain`'s rules, as ``graph.get_state(config)
 .values["messages"]`` would be (their content blocks, a provider's or langchain-core 1.x's
-standard ones, by :mod:`~turnfold.formats.langchain_blocks`); the interrupts written at that
-checkpoint (the ``writes`` table's ``__interrupt__`` channel: ``interrupt()`` waiting on a
-human) are that reader's graph result's ``__interrupt__``, a
+standard ones, by :mod:`~turnfold.formats.langchain_blocks`), with the state's other keys
+as that reader reads a state's (``structured_response``, scalars to metadata; LangGraph's
+own channels left out) and ``HumanInTheLoopMiddleware``'s edits of every turn
+(``hitl_edited_tool_calls``: the checkpoint's, and each review's in the ``writes`` table,
+as the thread's history holds them), each edited call shown as it ran; the interrupts
+written at that checkpoint (the ``writes`` table's ``__interrupt__`` channel: ``interrupt()``
+waiting on a human) are that reader's graph result's ``__interrupt__``, a
 :class:`~turnfold.model.PendingAction` each; a task's error (``__error__``) a warning. A
 checkpoint that cannot be read (damaged, a pickle, an unknown ``type``) is a warning naming
 it, and the thread is read from its newest readable one.
@@ -94,7 +98,9 @@ RECORDS = Records(
     mapped={
         **langchain.RECORDS.mapped,
         "checkpoint": "the thread's newest readable checkpoint of the root namespace: its "
-        "messages channel read as a graph result's messages; its thread id, step, source, "
+        "messages channel read as a graph result's messages, its state's other keys as a "
+        "result's (LangGraph's own channels left out), the reviewer's edits of every turn "
+        "(hitl_edited_tool_calls, the writes table's); its thread id, step, source, "
         "agent name and time → metadata",
         "__error__": "a pending write of a task that failed: a warning with its error",
         "delta write": "an earlier step's messages write, replayed (as add_messages applies "
@@ -129,6 +135,10 @@ _CHECKPOINT_COLUMNS = frozenset(
 #: The columns that make a table the saver's writes table.
 _WRITE_COLUMNS = frozenset({"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx",
                             "channel", "type", "value"})  # fmt: skip
+#: How LangGraph's own channels begin (``langgraph._internal._constants``' reserved names,
+#: ``graph/state.py``'s ``branch:to:<node>``, ``join:...``; ``start:<node>`` before 0.3):
+#: a checkpoint's ``channel_values`` that are no key of the graph's state.
+_INTERNAL = ("__", "branch:", "join:", "start:")
 #: The separator of nested namespaces (``langgraph._internal._constants.NS_SEP``).
 _NS_SEP = "|"
 #: The saver's own names, preferred when a file holds several tables of those columns.
@@ -569,14 +579,58 @@ class _Database:
             raise TranscriptFormatError(self.source.name, [NAME], None,
                                         f"{where}: checkpoint {checkpoint_id} holds no "
                                         "messages channel")  # fmt: skip
-        state: dict[str, Any] = {"messages": messages}
-        if "structured_response" in values:
-            state["structured_response"] = values["structured_response"]
+        # The state's own keys, as ``get_state(config).values`` holds them: LangGraph's
+        # channels (``__start__``, ``branch:to:<node>``, ``__pregel_tasks``...) are no key.
+        state: dict[str, Any] = {
+            key: value
+            for key, value in values.items()
+            if isinstance(key, str) and not key.startswith(_INTERNAL)
+        }
+        state["messages"] = messages
+        reviews = self._reviews(thread, namespace, checkpoint_id, values.get(langchain._REVIEWS))
+        state.pop(langchain._REVIEWS, None)
+        if reviews is not None:
+            state[langchain._REVIEWS] = reviews
         if newest and self.store.writes is not None:
             interrupts = self._pending(thread, namespace, checkpoint_id)
             if interrupts:
                 state["__interrupt__"] = interrupts
         return state
+
+    def _reviews(self, thread: str, namespace: str, checkpoint_id: str, newest: Any) -> Any:
+        """``HumanInTheLoopMiddleware``'s edits of every turn (``hitl_edited_tool_calls``):
+        a checkpoint holds those of its last turn with calls only (``newest``), the writes
+        table those of each review, merged oldest first, as the load of the thread's history
+        (``get_state_history``) merges its states'. A write that cannot be read, or is no
+        mapping of edits, is a warning; the others are still shown."""
+        if self.store.writes is None:
+            return newest
+        merged: dict[str, Any] = {}
+        for row in databases.rows(
+            self.db, self.store.writes, "checkpoint_id, type, value",
+            "WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND checkpoint_id < ? "
+            "ORDER BY checkpoint_id, task_id, idx",
+            (thread, namespace, langchain._REVIEWS, checkpoint_id), key="checkpoint_id",
+            bounded=_KEYS,
+        ):  # fmt: skip
+            try:
+                if isinstance(row, databases.OversizedRow):
+                    raise DamagedCheckpoint(row.reason)
+                value = decoded(row[1], row[2])
+            except DamagedCheckpoint as exc:
+                self.source.warn(f"thread {thread}: a reviewer's edits are not read ({exc}): "
+                                 "the calls they edited show as the model asked",
+                                 record_type=langchain._REVIEWS)  # fmt: skip
+                continue
+            if isinstance(value, Mapping):
+                merged.update(value)
+            elif value is not None:
+                self.source.warn(f"thread {thread}: a reviewer's edits of a "
+                                 f"{type(value).__name__} (not read) at checkpoint {row[0]}",
+                                 record_type=langchain._REVIEWS)  # fmt: skip
+        if not merged:
+            return newest
+        return {**merged, **newest} if isinstance(newest, Mapping) else merged
 
     def _replayed(self, thread: str, namespace: str, checkpoint_id: str) -> list[Any] | None:
         """A ``DeltaChannel`` messages channel (langgraph 1.2+, beta), which a checkpoint
