@@ -43,6 +43,14 @@ def _keys_of_alone(path: Path) -> list[str]:
     return scan([path], workers=1, cache=False).keys
 
 
+@pytest.fixture(autouse=True)
+def own_data_folders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agents' data folders are the home's: a developer's ``$XDG_DATA_HOME`` or
+    ``$CRUSH_GLOBAL_DATA`` would add their sessions to the scan."""
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.delenv("CRUSH_GLOBAL_DATA", raising=False)
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, list[str]]]:
     """A home folder holding each agent's sessions at its default place, and the keys a scan

@@ -27,7 +27,7 @@ import pytest
 import turnfold
 from tests.adk_raised_calls import raised_among
 from tests.localized_views import plain_text, quiet_load, view_nodes, widget_in
-from tests.test_zh_more import RESULTS, _worded_call
+from tests.test_zh_more import RESULTS, _shown_results, _worded_call
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -327,3 +327,75 @@ def test_F12_show_all_of_a_result_the_reader_wrote_is_in_the_view_s_language(
     call = _worded_call(transcript, english)
     with widget_in(transcript, locale) as widget:
         assert "".join(widget.output_parts(call.id)) == shown
+
+
+# --- a failed step's or call's result the reader writes ----------------------------------------
+
+OTLP_CODE = FIXTURES / "traces/otlp/openinference-smolagents_code-llm-spans.jsonl"
+OPENHANDS_ERROR = (
+    FIXTURES / "harnesses/openhands-sdk/conversations/2e6c222a6c254b28bab45a8281ad9b15/events"
+    / "event-00018-0643f711-3bfe-4391-bd1d-0dd28542b21a.json"
+)  # fmt: skip
+
+
+def _unexplained_step(observed: bool) -> bytes:
+    """The real CodeAgent trace, its first failed step (``Step 2``, whose code raised) left
+    ``ERROR`` with no status message and no exception event, as a tracer that sets no
+    description writes it; without ``output.value`` too when not ``observed``."""
+    lines = []
+    for line in OTLP_CODE.read_text(encoding="utf-8").splitlines():
+        request = json.loads(line)
+        spans = [
+            span
+            for resource in request["resourceSpans"]
+            for scope in resource["scopeSpans"]
+            for span in scope["spans"]
+        ]
+        step = next(s for s in spans if s["name"] == "Step 2")
+        assert step["status"]["code"] == "STATUS_CODE_ERROR"
+        step["status"], step["events"] = {"code": "STATUS_CODE_ERROR"}, []
+        if not observed:
+            step["attributes"] = [a for a in step["attributes"] if a["key"] != "output.value"]
+        lines.append(json.dumps(request))
+    return "\n".join(lines).encode()
+
+
+#: What the step printed (its ``output.value``), as it is in both languages.
+PRINTED = "Execution logs:\ntrying\n\n"
+
+
+@pytest.mark.parametrize(
+    ("observed", "english", "chinese"),
+    [
+        (True, f"{PRINTED}The step failed.", f"{PRINTED}该步骤失败。"),
+        (False, "The step failed.", "该步骤失败。"),
+    ],
+    ids=["observations", "bare"],
+)
+@pytest.mark.parametrize("locale", ["zh", "en"])
+def test_otlp_s_failed_step_without_a_message_is_said_in_the_view_s_language(
+    locale: str, observed: bool, english: str, chinese: str
+) -> None:
+    """A CodeAgent step that failed and says nothing of why: its ``python`` call's result is
+    what the step printed, then the reader's "The step failed."; the printed part as it is."""
+    transcript = quiet_load(_unexplained_step(observed), format="otlp")
+    call = _worded_call(transcript, english)
+    assert (call.name, call.status) == ("python", "error")
+    assert _shown_results(transcript, locale)[call.id] == (chinese if locale == "zh" else english)
+
+
+@pytest.mark.parametrize("locale", ["zh", "en"])
+def test_openhands_sdk_s_error_of_a_call_without_its_text_is_said_in_the_view_s_language(
+    locale: str, tmp_path: Path
+) -> None:
+    """The real conversation's ``AgentErrorEvent`` (the unknown tool's) with an empty
+    ``error`` (the SDK's field is a plain ``str``): its call's result is the reader's "error"."""
+    conversation = tmp_path / OPENHANDS_ERROR.parents[1].name
+    shutil.copytree(OPENHANDS_ERROR.parents[1], conversation)
+    event = json.loads(OPENHANDS_ERROR.read_text(encoding="utf-8"))
+    event["error"] = ""
+    (conversation / "events" / OPENHANDS_ERROR.name).write_text(json.dumps(event), "utf-8")
+    transcript = quiet_load(conversation)
+    call = _worded_call(transcript, "error")
+    assert (call.name, call.status) == ("no_such_tool", "error")
+    assert _shown_results(transcript, locale)[call.id] == ("错误" if locale == "zh" else "error")

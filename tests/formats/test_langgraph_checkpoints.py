@@ -28,12 +28,11 @@ import pytest
 pytest.importorskip("langchain")
 pytest.importorskip("langgraph.checkpoint.sqlite")
 
-sys.path.insert(0, str(Path(__file__).parent))
-import langchain_runs as runs
-from counters_langgraph import langgraph_checkpoints as count_calls
-from oversized import PADDING, lower_limit, skipped
-from recipes import recipe as load_recipe
-from stores import writable
+from tests.formats import langchain_runs as runs
+from tests.formats.counters_langgraph import langgraph_checkpoints as count_calls
+from tests.formats.oversized import PADDING, lower_limit, skipped
+from tests.formats.recipes import recipe as load_recipe
+from tests.formats.stores import writable
 
 import turnfold
 from turnfold.formats.errors import TranscriptFormatError

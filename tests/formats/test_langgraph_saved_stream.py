@@ -20,14 +20,13 @@ pytest.importorskip("langchain_core")
 pytest.importorskip("langgraph")
 pytest.importorskip("langchain")
 
+from tests.formats import langchain_runs as runs
+from tests.formats import langgraph_saved_streams as saved
+
 import turnfold
 from turnfold.formats import which_format
 from turnfold.formats.source import open_source
 from turnfold.model import AssistantText, Thinking, ToolCall, Transcript, UserMessage
-
-sys.path.insert(0, str(Path(__file__).parent))
-import langchain_runs as runs
-import langgraph_saved_streams as saved
 
 FIXTURES = runs.FIXTURES
 UPDATES_MESSAGES = FIXTURES / saved.fixture_name("stream-dumps_updates-messages_tool-error.json")

@@ -124,7 +124,7 @@ from turnfold.formats.harnesses.archive import SessionPath
 from turnfold.formats.openai_chat import litellm_prompt_tokens
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source, read_file, record_limit
-from turnfold.formats.wording import failure, notice, stop
+from turnfold.formats.wording import failure, notice, result, stop
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -1235,7 +1235,6 @@ class _Reader:
 
     def _agent_error(self, event: Mapping[str, Any], line: int) -> None:
         said = _str(event.get("error"))
-        error = said or "error"
         stamp = checked_timestamp(event.get("timestamp"))
         call = self._call_of(event)
         if call is None:
@@ -1244,7 +1243,8 @@ class _Reader:
                 else failure("reader.error", timestamp=stamp)
             )  # fmt: skip
         else:
-            self.transcript.update(call, status="error", result=text_result(error), ended_at=stamp)
+            told = text_result(said) if said else result("reader.error")
+            self.transcript.update(call, status="error", result=told, ended_at=stamp)
         self.source.mapped("AgentErrorEvent")
 
     def _condensation(self, event: Mapping[str, Any], line: int) -> None:

@@ -176,6 +176,7 @@ from turnfold.formats.common import (
     as_int,
     as_list,
     describe_args,
+    result_kind,
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
@@ -1251,17 +1252,25 @@ class _Rebuild:
             return  # no call: the step's error is its notice (_step_ended)
         observations = _str(step.attributes, "output.value")
         status: ToolStatus = "success" if step.ended_at else "unknown"
-        text = observations
+        told = text_result(observations) if observations is not None else None
         if error is not None or step.failed:
-            message = error[1] if error is not None else step.status_message or "The step failed."
-            status, text = "error", f"{observations}\n{message}" if observations else message
+            status = "error"
+            message = error[1] if error is not None else step.status_message
+            if message:
+                told = text_result(f"{observations}\n{message}" if observations else message)
+            elif observations:  # a failure the span does not explain: the reader says it
+                said = {"observations": observations}
+                kind = result_kind(observations)
+                told = result("reader.step_failed.observed", said, kind=kind)
+            else:
+                told = result("reader.step_failed")
         call = ToolCall(
             call_id=f"span-{span.span_id}",
             name=CODE_TOOL_SHOWN,
             args=code,
             description=describe_args(CODE_TOOL_SHOWN, code),
             status=status,
-            result=text_result(text) if text is not None else None,
+            result=told,
             started_at=span.ended_at,
             ended_at=step.ended_at,
             meta={"tool_name": CODE_TOOL},
