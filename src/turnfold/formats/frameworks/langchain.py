@@ -98,7 +98,9 @@ grow a streaming :class:`Thinking` / :class:`AssistantText` until the message is
 then takes those entries over), ``tasks`` / ``debug`` (which task ran which tool call; a
 ``debug`` checkpoint's state read as ``values``; a graph without a checkpointer streams no
 checkpoint: its tasks' input states read as ``values``, their results as their nodes'
-``updates``, :meth:`Follower._debug`), a list of modes (``(mode, chunk)``),
+``updates``, :meth:`Follower._debug`, as a lone ``tasks`` stream's are,
+:meth:`Follower._tasks`; a task result's ``error``, the exception its node raised, is the
+run's :class:`AssistantError`), a list of modes (``(mode, chunk)``),
 ``subgraphs=True`` (``(namespace, mode, chunk)`` or ``(namespace, chunk)``), and
 ``version="v2"``'s ``{"type": mode, "ns": namespace, "data": chunk}`` parts (the messages
 ``stream`` was given, which only a state holds, read off its generator when no mode streams
@@ -188,6 +190,7 @@ from turnfold.formats.source import Source, flat_fields, plain_each, plain_value
 from turnfold.formats.wording import notice
 from turnfold.formats.wording import result as worded_result
 from turnfold.model import (
+    AssistantError,
     AssistantText,
     CompactionBoundary,
     Disposition,
@@ -1600,6 +1603,12 @@ class Follower:
         self._skipped: set[tuple[str, ...]] = set()
         #: The namespaces whose ``debug`` events hold checkpoints (their states say all).
         self._checkpointed: set[tuple[str, ...]] = set()
+        #: Whether ``tasks`` events are the only ones holding the run (None: not known yet),
+        #: and the ``tasks`` events held until it is (:meth:`_tasks`): line, namespace, task.
+        self._alone: bool | None = None
+        self._held: list[tuple[int, tuple[str, ...], Any, Any]] = []
+        #: The errors of failed tasks not shown yet, each with its run (:meth:`_failed`).
+        self._failures: list[tuple[_Run, AssistantError]] = []
         self._line = 0
         #: The pending actions shown of each interrupt, by its id: an interrupt comes both as
         #: an ``__interrupt__`` update and in its task's ``tasks`` result.
@@ -1667,11 +1676,13 @@ class Follower:
     def _fold(self, namespace: tuple[str, ...], mode: str | None, chunk: Any, event: Any) -> None:
         if mode is None:
             mode = _mode_of(chunk)
+        if mode == "tasks":
+            self._tasks(namespace, chunk, event)
+            return
+        if mode not in _SILENT_MODES:
+            self._tasks_alone(False)  # another mode holds the run's messages
         if mode == "debug":
             self._debug(namespace, chunk, event)
-            return
-        if mode == "tasks":
-            self._task(namespace, chunk)
             return
         run = self._run(namespace)
         if run is not None:
@@ -1701,27 +1712,63 @@ class Follower:
         event (the first holds the prompt). One without a checkpointer streams its tasks
         only: each task's input that is the graph's state (a model node's: the first holds
         the prompt) is read as a ``values`` event, each result (the writes of its node) as
-        that node's ``updates``."""
+        that node's ``updates`` (:meth:`_task_state`)."""
         task = _debug_task(chunk)
         state = _debug_state(chunk)
         if state is not None:
             self._checkpointed.add(namespace)
-        elif task is None or namespace in self._checkpointed:
-            self._task(namespace, task)
-            return
-        run = self._run(namespace)
-        if run is not None and state is not None:
-            self._fold_run(run, "values", state, event)
-        elif run is not None and isinstance(task, Mapping):
-            if chunk.get("type") == "task":
-                given = _state_fields(task.get("input"))
-                if given is not None and isinstance(given.get("messages"), (list, tuple)):
-                    self._fold_run(run, "values", given, event)
-            else:
-                writes = _task_writes(task.get("result"))
-                if writes:
-                    self._fold_run(run, "updates", {str(task.get("name")): writes}, event)
+            run = self._run(namespace)
+            if run is not None:
+                self._fold_run(run, "values", state, event)
+        elif task is not None and namespace not in self._checkpointed:
+            self._task_state(namespace, chunk.get("type"), task, event)
         self._task(namespace, task)
+
+    def _tasks(self, namespace: tuple[str, ...], task: Any, event: Any) -> None:
+        """A ``tasks`` event. Beside a mode that holds the run's messages (``updates``,
+        ``values``, ``messages``, ``debug``) it says which task ran which call and what the
+        run stopped on (:meth:`_task`); alone (``stream_mode="tasks"`` or ``["tasks"]``,
+        with silent modes at most) its tasks are all the stream holds of the run, read as a
+        ``debug`` stream's without checkpoints (:meth:`_task_state`). Which it is shows by
+        the first task's result: LangGraph streams a node's ``updates`` before its task's
+        result, and the other modes before that; the events until then are held."""
+        if self._alone is None:
+            self._held.append((self._line, namespace, task, event))
+            if _task_kind(task) == "task_result":
+                self._tasks_alone(True)
+            return
+        if self._alone:
+            self._task_state(namespace, _task_kind(task), task, event)
+        self._task(namespace, task)
+
+    def _tasks_alone(self, alone: bool) -> None:
+        """Decide whether ``tasks`` events are the stream's only ones holding the run (once),
+        and fold in the ``tasks`` events held until then."""
+        if self._alone is not None:
+            return
+        self._alone = alone
+        held, self._held = self._held, []
+        line = self._line
+        for self._line, namespace, task, event in held:
+            self._tasks(namespace, task, event)
+        self._line = line
+
+    def _task_state(self, namespace: tuple[str, ...], kind: Any, task: Any, event: Any) -> None:
+        """What a task (``kind`` ``"task"``: its start, else its result) holds of the run, in
+        a stream whose other events hold none of it (a ``debug`` stream without checkpoints,
+        a lone ``tasks`` stream): a task's input that is the graph's state read as a
+        ``values`` event, a result's writes as its node's ``updates``."""
+        run = self._run(namespace)
+        if run is None or not isinstance(task, Mapping):
+            return
+        if kind == "task":
+            given = _state_fields(task.get("input"))
+            if given is not None and isinstance(given.get("messages"), (list, tuple)):
+                self._fold_run(run, "values", given, event)
+            return
+        writes = _task_writes(task.get("result"))
+        if writes:
+            self._fold_run(run, "updates", {str(task.get("name")): writes}, event)
 
     # --- astream_events ----------------------------------------------------------------------
 
@@ -1914,8 +1961,10 @@ class Follower:
             self._touch(run)
 
     def close(self) -> None:
+        self._tasks_alone(True)  # a stream of tasks that ended before any task's result
         for run in list(self._runs.values()):
             self._finish_pending(run)
+        self._show_failures()
         if self._unmatched:
             self._match_by_order()
         for run in list(self._runs.values()):
@@ -2125,6 +2174,11 @@ class Follower:
         are what the run stopped on in that task."""
         if not isinstance(task, Mapping):
             return
+        if "input" in task:
+            self._show_failures(namespace)  # a task starts: the run went on past them
+        error = _task_error(task.get("error"))
+        if error is not None:
+            self._failed(namespace, task.get("name"), error)
         interrupts = task.get("interrupts")
         if interrupts and isinstance(interrupts, (list, tuple)):
             run = self._run(namespace)
@@ -2141,6 +2195,38 @@ class Follower:
             for namespace in list(self._runs):
                 if namespace and namespace[-1] == _TOOLS_NAMESPACE + task_id:
                     self._link(namespace, call_id)
+
+    def _failed(self, namespace: tuple[str, ...], node: Any, error: str) -> None:
+        """A task's node raised ``error``: the run's failure (spec P-3), as a followed stream
+        that raised shows it. LangGraph raises it out of the stream once the step is over
+        (the task results of its other tasks may come first) unless the graph routes it to
+        an error handler (a next task starts): held until then, or the end."""
+        run = self._run(namespace)
+        if run is not None:
+            meta = {"node": node} if isinstance(node, str) else {}
+            self._failures.append((run, AssistantError(message=error, meta=meta)))
+
+    def _show_failures(self, namespace: tuple[str, ...] | None = None) -> None:
+        """Show the errors held of the runs of ``namespace`` (of all, at the end). A followed
+        stream that raised was ended by :class:`~turnfold.following.Follow` with the same
+        words (``"<type>: <message>"``) before the follower closes: that entry is the
+        node's error, given its node, so it is shown once and a follow ends as a load."""
+        held = [f for f in self._failures if namespace is None or f[0].namespace == namespace]
+        self._failures = [f for f in self._failures if f not in held]
+        for run, failure in held:
+            entries = run.builder.root.entries
+            last = entries[-1] if entries else None
+            if (
+                namespace is None
+                and self.live
+                and run is self._root
+                and isinstance(last, AssistantError)
+                and not last.meta
+                and last.message == failure.message
+            ):
+                run.builder.root.update(last, meta=failure.meta)
+            else:
+                run.builder.root.append(failure)
 
     # --- messages --------------------------------------------------------------------------
 
@@ -2693,6 +2779,26 @@ def _is_debug_event(chunk: Mapping[str, Any]) -> bool:
     return chunk.keys() == _DEBUG_KEYS and chunk.get("type") in _DEBUG_TYPES
 
 
+#: The keys of a ``tasks`` stream's events, which are a ``debug`` event's payloads:
+#: ``langgraph.types.TaskPayload`` (a task starts; ``metadata`` when it has any) and
+#: ``TaskResultPayload`` (its result; ``interrupts`` since langgraph 0.2).
+_TASK_KEYS = frozenset({"id", "name", "input", "triggers"})
+_TASK_RESULT_KEYS = frozenset({"id", "name", "error", "result"})
+
+
+def _task_kind(chunk: Any) -> str | None:
+    """The ``debug`` event type a ``tasks`` event's payload would have, told by its keys:
+    ``"task"`` (a task starts) or ``"task_result"``; None for any other value."""
+    if not isinstance(chunk, Mapping) or not isinstance(chunk.get("id"), str):
+        return None
+    keys = set(chunk)
+    if _TASK_KEYS <= keys <= _TASK_KEYS | {"metadata"}:
+        return "task"
+    if _TASK_RESULT_KEYS <= keys <= _TASK_RESULT_KEYS | {"interrupts"}:
+        return "task_result"
+    return None
+
+
 def _mode_of(chunk: Any) -> str | None:
     if isinstance(chunk, tuple) and len(chunk) == 2 and isinstance(chunk[1], Mapping):
         return "messages"
@@ -2701,6 +2807,8 @@ def _mode_of(chunk: Any) -> str | None:
             return "values"
         if chunk.keys() == _DEBUG_KEYS:
             return "debug"
+        if _task_kind(chunk) is not None:
+            return "tasks"
         return "updates"
     return None
 
@@ -2861,6 +2969,46 @@ def _task_writes(result: Any) -> list[dict[str, Any]]:
     return updates
 
 
+def _task_error(error: Any) -> str | None:
+    """A task result's ``error`` (``TaskResultPayload.error``: the exception its node raised)
+    in the words a followed stream that raised it ends with, ``"<type>: <message>"``; None
+    when the task did not fail. Saved by ``langchain_core.load.dumps`` it is ``dumpd``'s
+    ``not_implemented`` record (its type last in ``id``, its message read from its ``repr``,
+    parsed, never evaluated); by ``json.dumps(default=str)`` its message alone."""
+    if error is None or error == "":
+        return None
+    if isinstance(error, BaseException):
+        return f"{type(error).__name__}: {error}"
+    if isinstance(error, Mapping) and error.get("lc") == 1 and (
+        error.get("type") == "not_implemented"
+    ):  # fmt: skip
+        ids, text = error.get("id"), error.get("repr")
+        name = ids[-1] if isinstance(ids, list) and ids and isinstance(ids[-1], str) else None
+        text = text if isinstance(text, str) else ""
+        return f"{name}: {_exception_repr(text)}" if name else text or "(an error not saved)"
+    return error if isinstance(error, str) else str(error)
+
+
+def _exception_repr(text: str) -> str:
+    """An exception's message from its ``repr`` (``ValueError('disk gone')``): its one
+    argument when that is a string literal, none when it has no argument, else the repr as
+    written (one too long or too deep to parse too)."""
+    if len(text) > _MOST_INTERRUPT_REPR:
+        return text
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return text
+    if not isinstance(tree, ast.Call) or tree.keywords:
+        return text
+    if not tree.args:
+        return ""
+    (first, *rest) = tree.args
+    if not rest and isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    return text
+
+
 def _answer(transcript: Transcript) -> str | None:
     """A run's answer: its last text."""
     for entry in reversed(transcript.entries):
@@ -2930,6 +3078,8 @@ def _saved_mode(chunk: Any) -> str | None:
         return None
     if _is_debug_event(chunk):
         return "debug"
+    if _task_kind(chunk) is not None:
+        return "tasks"
     if isinstance(chunk.get("messages"), list):
         # A state holding LangChain's messages: a dataset's row of Chat messages under
         # "messages" (a file of runs) is no stream's.
@@ -2945,9 +3095,9 @@ def _holds_message(mode: str, chunk: Any) -> bool:
         return type(chunk) is list and len(chunk) == 2 and message_of(chunk[0]) is not None
     if not isinstance(chunk, Mapping):
         return False
-    if mode == "debug":
+    if mode in ("debug", "tasks"):
         # A checkpoint's state, or a task's input (a model node's is the state).
-        payload = chunk.get("payload")
+        payload = chunk.get("payload") if mode == "debug" else chunk
         if not isinstance(payload, Mapping):
             return False
         state = payload.get("values" if chunk.get("type") == "checkpoint" else "input")
@@ -3163,7 +3313,10 @@ RECORDS = Records(
         "merged by LangChain's own rules (langchain-core) into the message, unless another "
         "mode holds it",
         "tasks event": "a saved stream's task start or result: which task ran which call, "
-        "interrupts; astream_events: a tool task's node input (its call) or its tool's result",
+        "interrupts, a node's raised error (AssistantError); alone (no other mode holding the "
+        "run), also a task's input state as a values event and its result's writes as its "
+        "node's updates; astream_events: a tool task's node input (its call) or its tool's "
+        "result",
         "debug event": "a saved stream's debug event (with other modes, or bare: "
         "list(graph.stream(..., stream_mode='debug'))): a checkpoint's state as a values "
         "event, a task's start or result as a tasks event; a graph without a checkpointer "
