@@ -155,7 +155,7 @@ import ast
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import islice
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeGuard
 
 from turnfold.codec import dumps
 from turnfold.formats.catalog import Records
@@ -1339,7 +1339,8 @@ def _request_text(request: Mapping[str, Any]) -> str:
     return approval_text(request.get("name"))
 
 
-#: The longest ``repr`` of an interrupt that is parsed (a longer one is shown as written).
+#: The longest saved ``repr`` (an interrupt's, an exception's) that is parsed (a longer one is shown
+#: as written).
 _MOST_INTERRUPT_REPR = 1 << 20
 #: Why an interrupt a saved stream or result holds says nothing of what it asked.
 _INTERRUPT_LOST = (
@@ -1364,9 +1365,7 @@ def saved_interrupt(interrupt: Any) -> tuple[Any, str | None]:
     ({'value': {'question': 'Go?'}, 'id': 'i1'}, None)
     """
     text = interrupt if isinstance(interrupt, str) else None
-    if isinstance(interrupt, Mapping) and interrupt.get("lc") == 1 and (
-        interrupt.get("type") == "not_implemented"
-    ):  # fmt: skip
+    if _not_implemented(interrupt):
         text = interrupt.get("repr") if isinstance(interrupt.get("repr"), str) else ""
     if text is not None and text.startswith("Interrupt("):
         fields = _interrupt_repr(text)
@@ -1381,14 +1380,8 @@ def saved_interrupt(interrupt: Any) -> tuple[Any, str | None]:
 def _interrupt_repr(text: str) -> dict[str, Any] | None:
     """The arguments an interrupt's ``repr`` writes (its first positional one the value),
     None when it is no call of ``Interrupt`` that parses (truncated, too long)."""
-    if len(text) > _MOST_INTERRUPT_REPR:
-        return None
-    try:
-        tree = ast.parse(text, mode="eval").body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)
-            and tree.func.id == "Interrupt"):  # fmt: skip
+    tree = _parsed_call(text)
+    if tree is None or not (isinstance(tree.func, ast.Name) and tree.func.id == "Interrupt"):
         return None
     named = [("value", node) for node in tree.args[:1]]
     named += [(k.arg, k.value) for k in tree.keywords if k.arg is not None]
@@ -1399,6 +1392,28 @@ def _interrupt_repr(text: str) -> dict[str, Any] | None:
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             fields[name] = ast.get_source_segment(text, node)
     return fields if "value" in fields else None
+
+
+def _not_implemented(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    """Whether ``value`` is what ``langchain_core.load.dumps`` writes for an object it cannot
+    serialise (``dumpd``'s ``{"lc": 1, "type": "not_implemented", "id": [...], "repr": ...}``):
+    an interrupt, an exception."""
+    return isinstance(value, Mapping) and value.get("lc") == 1 and (
+        value.get("type") == "not_implemented"
+    )  # fmt: skip
+
+
+def _parsed_call(text: str) -> ast.Call | None:
+    """The call a saved ``repr`` writes (``Interrupt(...)``, ``ValueError('x')``), parsed, never
+    evaluated; None for one too long (:data:`_MOST_INTERRUPT_REPR`) or too deep to parse, or
+    that is no call."""
+    if len(text) > _MOST_INTERRUPT_REPR:
+        return None
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    return tree if isinstance(tree, ast.Call) else None
 
 
 # --- a finished run, read flat (issue 22) ----------------------------------------------------
@@ -2979,9 +2994,7 @@ def _task_error(error: Any) -> str | None:
         return None
     if isinstance(error, BaseException):
         return f"{type(error).__name__}: {error}"
-    if isinstance(error, Mapping) and error.get("lc") == 1 and (
-        error.get("type") == "not_implemented"
-    ):  # fmt: skip
+    if _not_implemented(error):
         ids, text = error.get("id"), error.get("repr")
         name = ids[-1] if isinstance(ids, list) and ids and isinstance(ids[-1], str) else None
         text = text if isinstance(text, str) else ""
@@ -2993,13 +3006,8 @@ def _exception_repr(text: str) -> str:
     """An exception's message from its ``repr`` (``ValueError('disk gone')``): its one
     argument when that is a string literal, none when it has no argument, else the repr as
     written (one too long or too deep to parse too)."""
-    if len(text) > _MOST_INTERRUPT_REPR:
-        return text
-    try:
-        tree = ast.parse(text, mode="eval").body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return text
-    if not isinstance(tree, ast.Call) or tree.keywords:
+    tree = _parsed_call(text)
+    if tree is None or tree.keywords:
         return text
     if not tree.args:
         return ""
