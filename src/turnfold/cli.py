@@ -41,6 +41,7 @@ with collector_paused():
     from turnfold import progress
     from turnfold.forking import Partner, can_fork, free_core
     from turnfold.formats import FORMATS, TranscriptFormatError, folder_format, load
+    from turnfold.formats.errors import TRIED_NAMED, tried_said
     from turnfold.i18n import translate
     from turnfold.model import Transcript, printable_lines
     from turnfold.render.content import MORE_CHARS
@@ -331,11 +332,6 @@ def _no_such(path: Path, what: str) -> str:
             "which this command does not expand: name one file, or a folder of runs")  # fmt: skip
 
 
-#: A "not a transcript" message names the formats tried when they are this few (a format the
-#: user named); every format detection tried (some sixty) only with ``-v``, else their count.
-_TRIED_NAMED = 3
-
-
 def _not_a_transcript(error: TranscriptFormatError, options: argparse.Namespace,
                       path: Path) -> str:  # fmt: skip
     """The message of a file no format recognised (L-4): the file, the first offending line and
@@ -347,12 +343,12 @@ def _not_a_transcript(error: TranscriptFormatError, options: argparse.Namespace,
     reason = error.reason.removesuffix("; pass format=")
     many = _many_runs_hint(str(error), command, path)
     tried = error.tried
-    if options.verbose or len(tried) <= _TRIED_NAMED:
-        said = f"formats tried: {', '.join(tried) or 'none'}"
-    else:
-        said = f"{len(tried)} formats tried (-v names them)"
+    # Every format detection tried (some sixty) named only with ``-v``, else counted.
+    said = tried_said(tried, options.verbose)
+    if len(tried) > TRIED_NAMED and not options.verbose:
+        said += " (-v names them)"
     message = f"{where}: not a transcript ({reason}); {said}{many}"
-    if many or len(tried) <= _TRIED_NAMED:
+    if many or len(tried) <= TRIED_NAMED:
         return message
     file = shlex.quote(str(path) if path != STDIN else "-")
     return (f"{message}\nturnfold: if it is one of them, name it: turnfold {command} "

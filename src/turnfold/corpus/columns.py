@@ -24,6 +24,7 @@ from typing import Any, Literal, TypedDict
 
 from turnfold.corpus.summarize import COLUMNS
 from turnfold.cost import format_usd
+from turnfold.formats.errors import tried_said
 from turnfold.i18n import translate
 from turnfold.render.content import plain_text
 from turnfold.render.viewmodel import OUTCOMES, compact_count
@@ -277,7 +278,8 @@ def unreadable(error: Any, path: str | None, sample: str | None = None) -> Cell:
 
 def _tried_counted(error: str) -> str:
     """A "not a transcript" error with its formats tried counted, not named (some sixty, the
-    same in every such row), as the command line says them; the tooltip names them.
+    same in every such row), as the command line says them (:func:`tried_said`); the tooltip
+    names them.
 
     >>> _tried_counted("not a transcript (the source is empty); formats tried: a, b, c, d")
     'not a transcript (the source is empty); 4 formats tried'
@@ -285,14 +287,7 @@ def _tried_counted(error: str) -> str:
     'not a transcript (x); formats tried: codex'
     """
     head, said, tried = error.rpartition("; formats tried: ")
-    count = len(tried.split(", "))
-    if not said or count <= _TRIED_NAMED:
-        return error
-    return f"{head}; {count} formats tried"
-
-
-#: The formats tried a cell names (a format the user named), as ``turnfold`` commands do.
-_TRIED_NAMED = 3
+    return f"{head}; {tried_said(tried.split(', '))}" if said else error
 
 
 def options_of(col: Column, counted: Iterable[tuple[Any, int]], locale: str) -> list[Option]:

@@ -42,8 +42,24 @@ class TranscriptFormatError(ValueError):
         self.line = line
         self.reason = reason
         where = f"{source}, line {line}" if line is not None else source
-        formats = ", ".join(self.tried) or "none"
-        super().__init__(f"{where}: not a transcript ({reason}); formats tried: {formats}")
+        super().__init__(f"{where}: not a transcript ({reason}); {tried_said(tried, True)}")
+
+
+#: The formats tried a message names where a person reads it (a format the user named); more,
+#: every format detection tried (some sixty), it counts: the command line, a corpus cell.
+TRIED_NAMED = 3
+
+
+def tried_said(tried: Sequence[str], named: bool = False) -> str:
+    """The formats tried as a message says them: named (all of them when ``named``), or
+    counted when more than :data:`TRIED_NAMED`.
+
+    >>> tried_said(["a", "b"]), tried_said(["a", "b", "c", "d"]), tried_said([], True)
+    ('formats tried: a, b', '4 formats tried', 'formats tried: none')
+    """
+    if named or len(tried) <= TRIED_NAMED:
+        return f"formats tried: {', '.join(tried) or 'none'}"
+    return f"{len(tried)} formats tried"
 
 
 class SampleSelectionError(ValueError):
