@@ -476,10 +476,19 @@ def _measured(items: list[tuple[str, str | None]], bounds: list[int | None]) -> 
         if bound is None:
             values.append(item)
             continue
-        size = f"coalesce(length(CAST({item} AS BLOB)), 0)"
-        sizes.append(size)
-        values.append(f"CASE WHEN {size} > {bound} THEN NULL ELSE {item} END")
+        sizes.append(_size(item))
+        values.append(_within(item, bound))
     return ", ".join(sizes + values)
+
+
+def _size(item: str) -> str:
+    """SQL of the bytes of a query's item, which SQLite reads to measure and Python never holds."""
+    return f"coalesce(length(CAST({item} AS BLOB)), 0)"
+
+
+def _within(item: str, bound: int) -> str:
+    """SQL of a query's item where it holds at most ``bound`` bytes, else null."""
+    return f"CASE WHEN {_size(item)} > {bound} THEN NULL ELSE {item} END"
 
 
 def _measure(
@@ -557,9 +566,9 @@ def _key(db: sqlite3.Connection, table: str, rowid: int, key: str | None) -> Any
     if key is None:
         return None
     bound = min(KEY_BYTES, record_limit())
-    within = f"CASE WHEN coalesce(length(CAST({key} AS BLOB)), 0) <= {bound} THEN {key} END"
+    query = f"SELECT {_within(key, bound)} FROM {quoted(table)} WHERE rowid = ?"
     with contextlib.suppress(sqlite3.DataError):
-        found = db.execute(f"SELECT {within} FROM {quoted(table)} WHERE rowid = ?", (rowid,))
+        found = db.execute(query, (rowid,))
         return found.fetchone()[0]
     return None
 
