@@ -224,11 +224,17 @@ class _Splitter:
 
 
 def _answer_index(entries: Sequence[Entry]) -> int | None:
-    """The turn's last assistant text, if no thinking or tool activity follows it (P-2)."""
+    """The turn's last assistant text, if no thinking or tool activity follows it (P-2).
+
+    A side call (``meta["side_call"]``: another model a solver or a scorer asked beside the
+    run, as an Inspect log records it) is no activity of the agent's: one after the text
+    leaves it the answer."""
     for index in range(len(entries) - 1, -1, -1):
         entry = entries[index]
         if isinstance(entry, AssistantText):
             return index
+        if isinstance(entry, ToolCall) and entry.meta.get("side_call") is True:
+            continue
         if isinstance(entry, (Thinking, ToolCall)):
             return None
     return None

@@ -1445,17 +1445,21 @@ def test_H1_without_ids_a_prompt_said_again_is_a_new_prompt() -> None:
 
 def test_H1_an_old_scorer_step_is_scoring_not_the_conversation(old_logs: dict[str, Path]) -> None:
     """Before spans, a scorer ran in a ``step`` of type ``scorer``: a model-graded scorer's call
-    there (its grading prompt, the grader's verdict) is the scoring's, as a scorer span's is,
-    and the sample's score goes to metadata."""
+    there (its grading prompt, the grader's verdict) is the scoring's, as a scorer span's is:
+    a call named for the scorer, after the answer, whose tokens the sample's ``model_usage``
+    (274 in, 189 out) counts; the sample's score goes to metadata."""
     transcript = turnfold.load(old_logs["input-task"])
     texts = [e.text for e in transcript.entries if isinstance(e, AssistantText)]
     assert texts == [_GEN_Z]  # the answer, not the grader's verdict
     assert not any("You are comparing" in p for p in _prompts(transcript))
+    [grading] = transcript.tool_calls()
+    assert (grading.name, grading.meta["scorer"]) == ("model_graded_fact", "model_graded_fact")
     assert transcript.metadata["score"] == 1.0
     assert transcript.accounting is not None
-    assert transcript.accounting.counts["scoring"] == {"ignored": 4}  # steps, model, score
+    assert transcript.accounting.counts["scoring"] == {"ignored": 3}  # steps, score
+    assert transcript.accounting.counts["scoring/model"] == {"mapped": 1}
     assert transcript.accounting.unaccounted == []
-    assert session_facts(transcript).tokens == {"input_tokens": 53, "output_tokens": 46}
+    assert session_facts(transcript).tokens == {"input_tokens": 274, "output_tokens": 189}
 
 
 def test_H1_tc_content_references_are_resolved(old_logs: dict[str, Path]) -> None:

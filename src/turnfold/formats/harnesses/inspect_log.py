@@ -69,7 +69,10 @@ that ``messages`` lose; logs before 0.3.42 keep them, and the content they refer
   three cancels the calls of its scope that never ran (no ``tool`` event settled them);
   ``compaction`` → :class:`CompactionBoundary`; ``info`` → :class:`SystemNotice`;
   ``sample_init`` gives the opening messages; the events of the scorers (their spans, or
-  before spans their ``step`` of type ``scorer``) are left out (scores go to metadata).
+  before spans their ``step`` of type ``scorer``) are the scoring's, read after the run: a
+  model-graded scorer's model calls are side calls named for the scorer (``model_graded_qa``,
+  ``meta["scorer"]``), last, so the tokens they spent are counted as Inspect's ``model_usage``
+  counts them; the rest is left out (scores go to metadata).
 
 Without events, ``messages`` are read alike (system, user, assistant; a ``tool`` message
 settles its call: ``error`` → ``error``, else ``success``).
@@ -191,14 +194,16 @@ RECORDS = Records(
         "Inspect's summary compaction (metadata.summary) → CompactionBoundary",
         "message/assistant": "reasoning, text, media named in the text, and tool calls, in order",
         "message/tool": "settles the call with its tool_call_id: error → error, else success",
+        "scoring/model": "a scorer's model call (a model-graded scorer's grader): a side "
+        "call named for the scorer, after the run, with its prompt, verdict and usage",
         "summarizing": "the model call that wrote a summary compaction's summary "
         "(CompactionSummary): set apart, not a turn; its answer is the boundary's summary "
         "until the summary message of the next input replaces it",
     },
     ignored={
         "messages": "the sample's final messages: its events hold the same, with timing",
-        "scoring": "the scorers' events (model-graded scoring calls, score events): the "
-        "sample's scores go to metadata",
+        "scoring": "the scorers' other events (spans, steps, score events): the sample's "
+        "scores go to metadata",
         "event/state": "diffs of the task state: the messages they add are model and tool events",
         "event/store": "diffs of the sample's store, not the conversation",
         "event/score": "a score: the sample's scores go to metadata",
@@ -1414,8 +1419,11 @@ class _Events:
         #: The summarizing calls of each summary compaction, by the ``id()`` of its event.
         self.summarizers = _summarizing_calls(events, context.pool)
         set_apart = {id(call) for calls in self.summarizers.values() for call in calls}
-        scoring = 0  # how many old scorer steps are open
+        scoring: list[str | None] = []  # the names of the old scorer steps open
         call_scopes: dict[str, str] = {}  # the scope of each tool event, by its call's id
+        #: The scorer whose span (or old step) each model call of the scoring ran in, by the
+        #: call's ``id()``: a model-graded scorer's call is shown as that scorer's.
+        self.scorers: dict[int, str | None] = {}
         for event in events:
             scope = self._scope(event) if isinstance(event, Mapping) else _ROOT
             if id(event) in set_apart:
@@ -1436,11 +1444,13 @@ class _Events:
             # among them, are the scoring's, as a scorer span's are.
             step = isinstance(event, Mapping) and event.get("event") == "step"
             if step and event.get("type") in _SCORING_SPANS and event.get("action") == "begin":
-                scoring += 1
+                scoring.append(_string(event.get("name"), None) or None)
             if scoring:
                 scope = "scoring"
+            if scope == "scoring" and kind == "model":
+                self.scorers[id(event)] = self._scorer(event) or (scoring[-1] if scoring else None)
             if step and event.get("type") in _SCORING_SPANS and event.get("action") == "end":
-                scoring = max(0, scoring - 1)
+                scoring = scoring[:-1]
             self.scopes.setdefault(scope, []).append(event)
         #: The model calls that failed and were followed by another in their scope (by
         #: ``id()``): Inspect records each attempt of a retried call as a model event of its
@@ -1474,6 +1484,19 @@ class _Events:
             span = parent
         return _ROOT
 
+    def _scorer(self, event: Mapping[str, Any]) -> str | None:
+        """The name of the scorer whose span ``event`` ran in (``span(name=scorer_name,
+        type="scorer")``, inside the ``scorers`` span, in ``inspect_ai/_eval/task/run.py``)."""
+        span = event.get("span_id")
+        seen: set[str] = set()
+        while isinstance(span, str) and span in self._spans and span not in seen:
+            seen.add(span)
+            parent, kind, name = self._spans[span]
+            if kind == "scorer":
+                return name
+            span = parent
+        return None
+
     def read(self, conversation: _Conversation, scope: str) -> None:
         """Feed the events of ``scope`` to ``conversation``, its calls' scopes nested."""
         source = self.context.source
@@ -1498,8 +1521,14 @@ class _Events:
                 self.context.warn(f"unknown event type {kind!r} skipped", record_type)
         conversation.after_stop()  # a termination no limit event followed still says so
         if scope == _ROOT:
-            for _ in self.scopes.get("scoring", []):
-                source.ignored("scoring")
+            # The scoring ran after the run: a model-graded scorer's calls come last, each a
+            # side call named for its scorer, whose tokens Inspect's model_usage counts (U-1).
+            for event in self.scopes.get("scoring", []):
+                if isinstance(event, Mapping) and event.get("event") == "model":
+                    _side_call(self, conversation, event, scorer=self.scorers.get(id(event)))
+                    source.mapped("scoring/model")
+                else:
+                    source.ignored("scoring")
             for _ in self.scopes.get(_SUMMARIZING, []):
                 source.mapped(_SUMMARIZING)  # in the boundary of its compaction event
 
@@ -1712,12 +1741,20 @@ def _model_event(events: _Events, conversation: _Conversation, event: Mapping[st
         _conversation_step(events, conversation, event)
 
 
-def _side_call(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
+def _side_call(
+    events: _Events,
+    conversation: _Conversation,
+    event: Mapping[str, Any],
+    *,
+    scorer: str | None = None,
+) -> None:
     """A side call (:func:`_side_calls`): a step of the conversation it was made in, named for
     the model (``critic model``, by its role; else the model's name), whose prompt is its
     description and whose answer (or error) is its result. What it was given and what it
     answered (reasoning, text with its usage, calls) are its own transcript, under the call
-    (the messages the conversation already showed left out), never the user's turn."""
+    (the messages the conversation already showed left out), never the user's turn. A
+    scorer's call (``scorer``: the scorer's name, ``model_graded_qa``) is named for the
+    scorer and says so in ``meta["scorer"]``."""
     started, completed = _times(event)
     role = _string(event.get("role"), None) or None
     model = _string(event.get("model"), None) or None
@@ -1733,7 +1770,7 @@ def _side_call(events: _Events, conversation: _Conversation, event: Mapping[str,
         status = "error"
     elif event.get("pending") is not True and _answer(event) is not None:
         status = "success"
-    name = f"{role} model" if role else model or "model"
+    name = scorer or (f"{role} model" if role else model or "model")
     uuid = event.get("uuid")
     call = ToolCall(
         call_id=f"model:{uuid}"
@@ -1747,7 +1784,7 @@ def _side_call(events: _Events, conversation: _Conversation, event: Mapping[str,
         started_at=started,
         ended_at=completed,
         timestamp=started,
-        meta={"side_call": True},
+        meta={"side_call": True, "scorer": scorer} if scorer else {"side_call": True},
         subagent=SubAgent(
             name=role or model,
             task=prompt or None,
