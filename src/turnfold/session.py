@@ -36,6 +36,7 @@ from turnfold.usage import (
     add_into,
     counts_of,
     has_subagent_tokens,
+    side_request_tokens,
     subagent_tokens,
     total_of,
     unattributed_subagent_tokens,
@@ -82,6 +83,8 @@ class SessionFacts:
     recorded), its sub-agents' included (:mod:`turnfold.usage` counts each response once)."""
     subagent_tokens: dict[str, int] = field(default_factory=dict)
     """The part of ``tokens`` its sub-agents spent."""
+    side_request_tokens: dict[str, int] = field(default_factory=dict)
+    """The part of ``tokens`` its harness's side requests spent, which no response records."""
     session_usage: dict[str, int] = field(default_factory=dict)
     """The tokens the whole session had spent when the source was written, a resumed session's
     earlier runs included (``metadata["session_usage"]``), kept only when the transcript's own
@@ -298,8 +301,12 @@ class SessionTally:
             isinstance(c, ToolCall) and c.subagent is not None and c.subagent.transcript is None
             for c in calls
         )
+        facts.side_request_tokens = side_request_tokens(transcript)
+        # Side requests name no response's model either: no estimate prices them (U-2).
+        unpriced = unpriced or bool(facts.side_request_tokens)
         facts.tokens = dict(own)
         add_into(facts.tokens, facts.subagent_tokens)
+        add_into(facts.tokens, facts.side_request_tokens)
         so_far = meta.get("session_usage")
         if not own and isinstance(so_far, Mapping):
             facts.session_usage = counts_of(so_far)

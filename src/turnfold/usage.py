@@ -26,6 +26,10 @@ The rules:
   records the tokens of several delegated agents only as one total
   (``metadata["subagent_usage"]``: agents used as tools that share the run's usage), that
   total is the sub-agents' too, under no call, never the session's own.
+* **Side requests.** Requests a harness made of its own that no response records (Claude
+  Code's: a title, a command's check, made with its small fast model) but its run's total
+  counts (``metadata["side_request_usage"]``) are a part of their own: in the session's total,
+  neither its responses' nor a sub-agent's.
 """
 
 from __future__ import annotations
@@ -315,18 +319,28 @@ def tokens_spent(entries: Sequence[Entry]) -> Tokens:
     return tokens
 
 
+def side_request_tokens(transcript: Transcript) -> Tokens:
+    """The tokens of the requests ``transcript``'s harness made of its own, which no response
+    records (``metadata["side_request_usage"]``)."""
+    recorded = transcript.metadata.get("side_request_usage")
+    return counts_of(recorded) if isinstance(recorded, Mapping) else {}
+
+
 @dataclass
 class SessionTokens:
-    """A session's tokens: its own responses', and its sub-agents' apart."""
+    """A session's tokens: its own responses', its sub-agents' and its harness's side
+    requests' apart."""
 
     own: Tokens = field(default_factory=dict)
     subagents: Tokens = field(default_factory=dict)
+    side_requests: Tokens = field(default_factory=dict)
 
     @property
     def combined(self) -> Tokens:
-        """Own and sub-agents' counts added: what the session spent in all."""
+        """The parts added: what the session spent in all."""
         totals = dict(self.own)
         add_into(totals, self.subagents)
+        add_into(totals, self.side_requests)
         return totals
 
 
@@ -337,7 +351,11 @@ def transcript_tokens(transcript: Transcript) -> SessionTokens:
     own = counts_of(recorded) if isinstance(recorded, Mapping) else {}
     subagents = subagent_tokens(transcript.entries)
     add_into(subagents, unattributed_subagent_tokens(transcript))
-    return SessionTokens(own=own or count_tokens(transcript.entries), subagents=subagents)
+    return SessionTokens(
+        own=own or count_tokens(transcript.entries),
+        subagents=subagents,
+        side_requests=side_request_tokens(transcript),
+    )
 
 
 def output_not_recorded(tokens: Mapping[str, int]) -> bool:
@@ -392,6 +410,7 @@ __all__ = [
     "recorded_subagent_tokens",
     "records_tokens_per_turn",
     "responses",
+    "side_request_tokens",
     "subagent_tokens",
     "tokens_spent",
     "total_of",

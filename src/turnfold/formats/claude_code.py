@@ -67,10 +67,14 @@ Background tasks: an ``Agent`` call with ``run_in_background`` returns at once
 (``toolUseResult.status: "async_launched"``): it stays ``unknown`` (still running, as far as the
 file says) until a ``<task-notification>`` whose ``<tool-use-id>``, or ``<task-id>`` = the call's
 ``agentId`` (a background command's ``backgroundTaskId``), names it: then ``<status>`` gives its
-status, ``<result>`` its result (a stopped or failed agent without one keeps its launch's
-result, its ``<summary>`` the reason: :func:`background_agent_result`, as ``stream-json`` reads
-it), ``<usage>`` its duration and tool count, the notification's time its end. A report handed
-back through ``SubagentHandback`` (``toolUseResult.handbackReport``) is the agent's result.
+status, ``<result>`` its result (an agent without one keeps its launch's result:
+:func:`background_agent_result`, as ``stream-json`` reads it; ``<summary>`` is the line the CLI
+shows for the notification, a stopped or failed agent's reason), ``<usage>`` its duration and
+tool count, the notification's time its end. A report handed back through ``SubagentHandback``
+is the agent's result: on its call's ``toolUseResult.handbackReport`` (a foreground agent), or,
+for a background agent, in the prompt the CLI queues for the main conversation (a
+``queued_command`` attachment or a ``user`` line whose ``origin`` is ``kind: peer``,
+``handback: true``, ``senderTaskId`` the agent's id: :func:`handback_origin_report`).
 A notification that names no call is a notice. Claude Code 2.0 writes a background
 agent's ``<agent-notification>`` (``<agent-id>``, ``<status>``, ``<summary>``) only in the
 ``queue-operation`` that queued it: that settles the call when no later notification does.
@@ -538,6 +542,11 @@ class _Reader:
         self.steps: dict[str, _Steps] = {} if steps is None else steps
         self.background: dict[str, ToolCall] = {}  # background task id → its call
         self.notified: set[str] = set()  # calls a task notification has settled
+        #: Reports background agents handed back (:meth:`handed_back`), by call id, with the
+        #: time each came: the agent's result, whichever comes first of it and the notification.
+        self.handbacks: dict[str, tuple[str, str | None]] = {}
+        #: The model each background agent ran on (its launch's ``resolvedModel``), by call id.
+        self.agent_models: dict[str, str] = {}
         #: Notifications as they were queued, each kept until the end: the outcome of a
         #: background call that no delivered notification gives (:meth:`queue_operation`).
         self.queued_notices: list[tuple[dict[str, str], str | None]] = []
@@ -734,6 +743,9 @@ class _Reader:
             elif isinstance(kind, str):
                 self.unknown_block(kind, line)
         compact = record.get("isCompactSummary") is True
+        if not results and not compact and self.handed_back(record.get("origin"), stamp, node):
+            self.source.note("user", "mapped")
+            return
         injected = record.get("isMeta") is True and not results and not compact
         # isMeta: context Claude Code injects (expanded commands, caveats), not the user's words.
         self.source.note("user/isMeta" if injected else "user", "ignored" if injected else "mapped")
@@ -794,6 +806,41 @@ class _Reader:
         node.prompt = True
         thread.open_calls.clear()
         thread.last_prompt, thread.last_text = prompt, None
+
+    def handed_back(self, origin: Any, stamp: str | None, node: _Node) -> bool:
+        """A background agent's report handed back through ``SubagentHandback``, queued for
+        the main conversation as a prompt (``origin.kind: peer``, ``handback: true``; a
+        ``queued_command`` attachment, or a ``user`` line): the result of the call that
+        launched the agent (``senderTaskId``), kept for the end (:meth:`settle_handbacks`).
+        One from an agent no call launched is a notice of its report (X-2). False where the
+        line is no hand-back."""
+        if not (isinstance(origin, dict) and origin.get("kind") == "peer"
+                and origin.get("handback") is True):  # fmt: skip
+            return False
+        report = handback_origin_report(origin)
+        if report is None:
+            return False  # nothing readable as a report: read as any other message
+        call = self.background.get(_str(origin.get("senderTaskId")) or "")
+        if call is not None and call.subagent is not None:
+            self.handbacks[call.call_id] = (report, stamp)
+            return True
+        sender = _str(origin.get("from"))
+        key = "reader.message_from" if sender else "reader.message_of_kind"
+        params = {"sender": sender, "kind": "peer", "said": report}
+        node.entries.append(notice(key, params, subtype="queued_command", timestamp=stamp))
+        return True
+
+    def settle_handbacks(self) -> None:
+        """Each handed-back report is its agent's result, whatever its notification's
+        ``<result>`` or ``<summary>`` said: handing back ends the agent's run (the CLI's
+        ``SubagentHandback``: "the call ends your run"), so an outcome not yet known is a
+        success at the time it came."""
+        for call_id, (report, stamp) in self.handbacks.items():
+            call = self.calls[call_id]
+            call.result = ToolResult(text=report, kind="subagent")
+            if call.status == "unknown":
+                call.status = "success"
+                call.ended_at = call.ended_at or stamp
 
     def notification(self, text: str, stamp: str | None, node: _Node) -> None:
         """A ``<task-notification>``: a background task (an agent run with
@@ -947,6 +994,8 @@ class _Reader:
                 call.status, call.ended_at, call.duration_ms = "unknown", None, None
                 call.meta["background"] = True
                 task_id = _str(extra.get("agentId")) or task_id
+                if (model := _str(extra.get("resolvedModel"))) is not None:
+                    self.agent_models[call.call_id] = model
             if task_id:
                 self.background.setdefault(task_id, call)
             if call.name in workflows.WORKFLOW_TOOL_NAMES:
@@ -1164,6 +1213,8 @@ class _Reader:
         origin = attachment.get("origin")
         origin_kind = origin.get("kind") if isinstance(origin, dict) else None
         mode = attachment.get("commandMode")
+        if self.handed_back(origin, stamp, node):
+            return
         if (
             origin_kind == "task-notification"
             or mode == "task-notification"
@@ -1194,6 +1245,7 @@ class _Reader:
             if response.text is None and response.first is not None and response.model:
                 response.first.meta["model"] = response.model  # model switches stay visible
         self.settle_from_queue()
+        self.settle_handbacks()
         self.link_sidechains()
         self.warn_dangling()
         entries = list(self.assemble(self.main.nodes))
@@ -1206,7 +1258,7 @@ class _Reader:
         self.finish_metadata()
         self.summarise_warnings()
         transcript = Transcript(entries, metadata=self.metadata)
-        uncounted_subagent_usage(transcript)
+        uncounted_subagent_usage(transcript, self.agent_models)
         return transcript
 
     def link_sidechains(self) -> None:
@@ -1720,13 +1772,14 @@ def _settle_background(call: ToolCall, fields: dict[str, str], stamp: str | None
     call.duration_ms = duration
     agent = call.subagent
     if agent is not None:
-        # A summary is the report only of an agent that finished (Claude Code 2.0 writes no
-        # ``<result>``); a stopped or failed one's (``Agent "x" was stopped by Claude``) is
-        # why it ended.
-        finished = call.status == "success"
-        report = fields["result"] or (fields["summary"] if finished else "")
+        # A summary is no report: the line the CLI shows for the notification (``Agent "x"
+        # finished``, 2.0's ``Agent "x" completed.`` with "Read the output file to retrieve
+        # the full result."), as stream-json's ``summary`` is one only under
+        # ``summary_is_report``. A stopped or failed agent's (``Agent "x" was stopped by
+        # Claude``) is why it ended; a completed one's says what its status does.
+        report = fields["result"]
         call.result = background_agent_result(call.result, report or None)
-        if not report and not finished and fields["summary"]:
+        if not report and call.status != "success" and fields["summary"]:
             agent.reason = fields["summary"]
         if "tool_uses" in usage:
             agent.tool_count = int(usage["tool_uses"])
@@ -1781,7 +1834,9 @@ _MODEL_USAGE_NAMES = {
 _ONE_HOUR_WRITES = "cacheCreationEphemeral1hInputTokens"
 
 
-def uncounted_subagent_usage(transcript: Transcript) -> None:
+def uncounted_subagent_usage(
+    transcript: Transcript, agent_models: Mapping[str, str] | None = None
+) -> None:
     """The tokens of sub-agents whose own file the session folder does not hold, from the
     session's ``cost-state`` (U-1: the header counts what the recorded cost covers).
 
@@ -1792,16 +1847,29 @@ def uncounted_subagent_usage(transcript: Transcript) -> None:
     (``subagent_tokens`` / ``totalTokens`` are its *last* response's input plus output). What
     ``modelUsage`` counts beyond the session's responses and its counted sub-agents is then
     theirs: one such agent's :attr:`~turnfold.model.SubAgent.usage`, several agents'
-    ``metadata["subagent_usage"]`` (under no call: which one spent what is not recorded). A
-    total below what the responses count (another file's requests, a different session) gives
-    nothing."""
-    run = model_usage_totals(transcript.metadata.get("model_usage"))
+    ``metadata["subagent_usage"]`` (under no call: which one spent what is not recorded) —
+    but for the CLI's own side requests (a title, a command's check, made with its small fast
+    model), which no response records either: a model of ``modelUsage`` that no response
+    names and no such agent ran on (``agent_models``: each background call's
+    ``resolvedModel``, by call id) counts them, ``metadata["side_request_usage"]``. Where an
+    agent's model is not recorded, nothing is told apart. A total below what the responses
+    count (another file's requests, a different session) gives nothing."""
+    model_usage = transcript.metadata.get("model_usage")
+    run = model_usage_totals(model_usage)
     uncounted = [c for c in transcript.tool_calls() if c.subagent and not has_subagent_tokens(c)]
-    if run is None or not uncounted:
+    if run is None or not isinstance(model_usage, Mapping) or not uncounted:
         return
     counted = transcript_tokens(transcript).combined
     spent = {name: run[name] - counted.get(name, 0) for name in run}
-    if any(value < 0 for value in spent.values()) or spent.get("output_tokens", 0) <= 0:
+    if any(value < 0 for value in spent.values()):
+        return
+    side = _side_requests(transcript, model_usage, uncounted, agent_models or {})
+    rest = {name: value - side.get(name, 0) for name, value in spent.items()}
+    # A response that names no model may be a side model's: then nothing is told apart.
+    if side and all(value >= 0 for value in rest.values()):
+        spent = rest
+        transcript.metadata["side_request_usage"] = side
+    if spent.get("output_tokens", 0) <= 0:
         return
     if len(uncounted) > 1:
         transcript.metadata["subagent_usage"] = spent
@@ -1818,6 +1886,38 @@ def uncounted_subagent_usage(transcript: Transcript) -> None:
     )
     agent = replace(call.subagent, usage=usage, output_tokens=spent["output_tokens"])
     transcript.update(call, subagent=agent)
+
+
+def _side_requests(
+    transcript: Transcript,
+    model_usage: Mapping[str, Any],
+    uncounted: list[ToolCall],
+    agent_models: Mapping[str, str],
+) -> Tokens:
+    """What ``modelUsage`` counts under models that neither a response of the session (its
+    counted sub-agents' included) names nor an uncounted agent ran on: the CLI's side
+    requests. Nothing where an uncounted agent's model is not recorded (it may be any)."""
+    if any(c.call_id not in agent_models for c in uncounted):
+        return {}
+    used = {agent_models[c.call_id] for c in uncounted} | _models_named(transcript.entries)
+    side: Tokens = {}
+    for model, counts in model_usage.items():
+        if model not in used:
+            add_into(side, model_usage_totals({model: counts}) or {})
+    return side
+
+
+def _models_named(entries: list[Entry], depth: int = 0) -> set[str]:
+    """The models the responses among ``entries`` name, their sub-agents' included."""
+    named: set[str] = set()
+    for entry in entries:
+        model = entry.model if isinstance(entry, AssistantText) else entry.meta.get("model")
+        if isinstance(model, str) and model:
+            named.add(model)
+        agent = entry.subagent if isinstance(entry, ToolCall) else None
+        if agent is not None and agent.transcript is not None and depth < 64:
+            named |= _models_named(agent.transcript.entries, depth + 1)
+    return named
 
 
 def _step_record(message: Any, record: dict[str, Any]) -> dict[str, Any] | None:
@@ -1966,6 +2066,34 @@ def handback_report(report: Any) -> str | None:
     if text is None:
         return None
     return f"{warning}\n\n{text}" if warning else text
+
+
+def handback_origin_report(origin: Mapping[str, Any]) -> str | None:
+    """The report of a hand-back queued for the main conversation (the ``origin`` of its
+    prompt): ``handbackReportText`` with ``handbackNote`` above it, as
+    :func:`handback_report` shows a report and its warning; without the text, read from the
+    ``body`` the way the CLI reads it back (the note, the frame line, the report, every line
+    but the frame's indented two spaces). None where neither gives a report.
+
+    >>> body = "  Flagged.\\n[Subagent hand-back] The report follows:\\n  Done."
+    >>> handback_origin_report({"body": body})
+    'Flagged.\\n\\nDone.'
+    """
+    text, note = _str(origin.get("handbackReportText")), _str(origin.get("handbackNote"))
+    body = origin.get("body")
+    if text is None and isinstance(body, str):
+        lines = body.split("\n")
+        frame = next((i for i, line in enumerate(lines) if line.startswith(_HANDBACK_FRAME)), None)
+        if frame is not None and all(
+            line.startswith("  ") for i, line in enumerate(lines) if i != frame
+        ):
+            text = "\n".join(line[2:] for line in lines[frame + 1 :]) or None
+            note = note or "\n".join(line[2:] for line in lines[:frame]) or None
+    return handback_report({"text": text, "warning": note})
+
+
+#: The start of the line the CLI writes above a handed-back report, in the body of its prompt.
+_HANDBACK_FRAME = "[Subagent hand-back] "
 
 
 def background_agent_result(launched: ToolResult | None, report: str | None) -> ToolResult | None:
