@@ -26,7 +26,10 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   and the ``values`` / ``updates`` / ``debug`` streams hold it, ``invoke``'s result does not,
   nor does ``interrupt_mode="per_call"`` write it; there the call shows as the model asked,
   the edit said only in the result's text, which is not parsed (the middleware builds that
-  text in a private method, after an ``edit_notice`` of the user's or none). A reviewer's
+  text in a private method, after an ``edit_notice`` of the user's or none); a stream none of
+  whose events holds the state (``messages`` alone) of a graph that reviews calls (the
+  middleware's node in its graph or its messages' ``langgraph_node``) ends with a notice
+  that it holds no edits (:meth:`Follower._review_unseen`). A reviewer's
   "reject" is a ``cancelled`` call, its result the reviewer's message;
 - a thread's history, ``list(graph.get_state_history(config))`` (any checkpointer's:
   ``InMemorySaver``, Postgres, SQLite): its newest state, its messages those of every state,
@@ -100,7 +103,11 @@ then takes those entries over), ``tasks`` / ``debug`` (which task ran which tool
 checkpoint: its tasks' input states read as ``values``, their results as their nodes'
 ``updates``, :meth:`Follower._debug`, as a lone ``tasks`` stream's are,
 :meth:`Follower._tasks`; a task result's ``error``, the exception its node raised, is the
-run's :class:`AssistantError`), a list of modes (``(mode, chunk)``),
+run's :class:`AssistantError` and the outcome of the call its task ran, shown before what the
+node's error handler writes (``add_node(..., error_handler=...)``: then the call alone says
+it); a task of a step that failed which never ended was cancelled with it: its call
+``cancelled``, or a node that ran none said in an :class:`AbortMarker`), a list of modes
+(``(mode, chunk)``),
 ``subgraphs=True`` (``(namespace, mode, chunk)`` or ``(namespace, chunk)``), and
 ``version="v2"``'s ``{"type": mode, "ns": namespace, "data": chunk}`` parts (the messages
 ``stream`` was given, which only a state holds, read off its generator when no mode streams
@@ -187,7 +194,7 @@ from turnfold.formats.langchain_blocks import (
     tool_content,
 )
 from turnfold.formats.source import Source, flat_fields, plain_each, plain_value, type_of_record
-from turnfold.formats.wording import notice
+from turnfold.formats.wording import notice, stop
 from turnfold.formats.wording import result as worded_result
 from turnfold.model import (
     AssistantError,
@@ -1622,8 +1629,17 @@ class Follower:
         #: and the ``tasks`` events held until it is (:meth:`_tasks`): line, namespace, task.
         self._alone: bool | None = None
         self._held: list[tuple[int, tuple[str, ...], Any, Any]] = []
-        #: The errors of failed tasks not shown yet, each with its run (:meth:`_failed`).
-        self._failures: list[tuple[_Run, AssistantError]] = []
+        #: The errors of failed tasks not shown yet, each with its run and the id of the call
+        #: its task ran, if it named one (:meth:`_failed`).
+        self._failures: list[tuple[_Run, AssistantError, str | None]] = []
+        #: The tasks started and not ended, by id: their namespace and node (a task its
+        #: failed step cancelled never ends: :meth:`_cancel_unfinished`).
+        self._unfinished: dict[str, tuple[tuple[str, ...], Any]] = {}
+        #: The node of ``HumanInTheLoopMiddleware`` the stream (or its graph) shows, and
+        #: whether an event held the graph's state, whose review edits no ``messages`` event
+        #: holds (:meth:`_review_unseen`).
+        self._review_node: str | None = None
+        self._state_seen = False
         self._line = 0
         #: The pending actions shown of each interrupt, by its id: an interrupt comes both as
         #: an ``__interrupt__`` update and in its task's ``tasks`` result.
@@ -1654,6 +1670,7 @@ class Follower:
         if not isinstance(given, GraphInput):
             given = GraphInput([], given if isinstance(given, list) else [given])
         self._prompt_unknown = False  # its input is known, whatever it holds
+        self._review_node = self._review_node or given.review_node
         edits = self._reviews(self._root, {_REVIEWS: given.reviews}, given.history)
         for message in given.history:
             self._message(self._root, message)
@@ -1707,11 +1724,14 @@ class Follower:
         run.line = self._line
         if run.candidates and run.call is None:
             self._narrow(run)
+        if mode in ("updates", "values"):
+            self._state_seen = True
         if mode == "messages":
             self._token(run, chunk)
         elif mode == "updates":
             if isinstance(chunk, Mapping):
                 for node, update in chunk.items():
+                    self._routed(run, node)
                     self._update(run, str(node), update)
         elif mode == "values":
             self._values(run, chunk)
@@ -1730,6 +1750,8 @@ class Follower:
         that node's ``updates`` (:meth:`_task_state`)."""
         task = _debug_task(chunk)
         state = _debug_state(chunk)
+        if isinstance(task, Mapping):
+            self._routed(self._runs.get(namespace), task.get("name"))
         if state is not None:
             self._checkpointed.add(namespace)
             run = self._run(namespace)
@@ -1752,6 +1774,8 @@ class Follower:
             if _task_kind(task) == "task_result":
                 self._tasks_alone(True)
             return
+        if isinstance(task, Mapping):
+            self._routed(self._runs.get(namespace), task.get("name"))
         if self._alone:
             self._task_state(namespace, _task_kind(task), task, event)
         self._task(namespace, task)
@@ -1979,7 +2003,9 @@ class Follower:
         self._tasks_alone(True)  # a stream of tasks that ended before any task's result
         for run in list(self._runs.values()):
             self._finish_pending(run)
+        ended = {id(run): error.message for run, error, _ in reversed(self._failures)}
         self._show_failures()
+        self._cancel_unfinished(ended)
         if self._unmatched:
             self._match_by_order()
         for run in list(self._runs.values()):
@@ -1993,6 +2019,7 @@ class Follower:
                 self._warn(f"the run of namespace {'/'.join(run.namespace)} matched no call")
             self._name_task(run)
         _answered(self._root.builder, self.transcript)
+        self._review_unseen()
 
     def _structured(self, run: _Run, state: Any) -> None:
         """The graph's ``structured_response`` as an update or a state holds it, kept as a
@@ -2189,11 +2216,17 @@ class Follower:
         are what the run stopped on in that task."""
         if not isinstance(task, Mapping):
             return
+        own_id = task.get("id")
         if "input" in task:
             self._show_failures(namespace)  # a task starts: the run went on past them
+            if isinstance(own_id, str):
+                self._unfinished[own_id] = (namespace, task.get("name"))
+        elif isinstance(own_id, str):
+            self._unfinished.pop(own_id, None)
         error = _task_error(task.get("error"))
         if error is not None:
-            self._failed(namespace, task.get("name"), error)
+            call_id = self._task_calls.get(own_id) if isinstance(own_id, str) else None
+            self._failed(namespace, task.get("name"), error, call_id)
         interrupts = task.get("interrupts")
         if interrupts and isinstance(interrupts, (list, tuple)):
             run = self._run(namespace)
@@ -2211,37 +2244,113 @@ class Follower:
                 if namespace and namespace[-1] == _TOOLS_NAMESPACE + task_id:
                     self._link(namespace, call_id)
 
-    def _failed(self, namespace: tuple[str, ...], node: Any, error: str) -> None:
+    def _failed(
+        self, namespace: tuple[str, ...], node: Any, error: str, call_id: str | None = None
+    ) -> None:
         """A task's node raised ``error``: the run's failure (spec P-3), as a followed stream
         that raised shows it. LangGraph raises it out of the stream once the step is over
         (the task results of its other tasks may come first) unless the graph routes it to
-        an error handler (a next task starts): held until then, or the end."""
+        an error handler (its handler writes, :meth:`_routed`, or a next task starts): held
+        until then, or the end. ``call_id`` is the call the task ran, when its input named
+        one (``create_agent``'s tool tasks)."""
         run = self._run(namespace)
         if run is not None:
             meta = {"node": node} if isinstance(node, str) else {}
-            self._failures.append((run, AssistantError(message=error, meta=meta)))
+            self._failures.append((run, AssistantError(message=error, meta=meta), call_id))
+
+    def _routed(self, run: _Run | None, node: Any) -> None:
+        """``node`` writes in ``run``: when it is the error handler of a node whose failure
+        is held (:func:`_handled_node`), that failure is shown first, where it happened, so
+        the handler's work and the node it routes to follow it."""
+        failed = _handled_node(node)
+        if run is None or failed is None:
+            return
+        held = [
+            f
+            for f in self._failures
+            if f[0] is run and (not failed or f[1].meta.get("node") == failed)
+        ]
+        self._failures = [f for f in self._failures if f not in held]
+        for failure in held:
+            self._show_failure(failure, handled=True)
 
     def _show_failures(self, namespace: tuple[str, ...] | None = None) -> None:
-        """Show the errors held of the runs of ``namespace`` (of all, at the end). A followed
-        stream that raised was ended by :class:`~turnfold.following.Follow` with the same
-        words (``"<type>: <message>"``) before the follower closes: that entry is the
-        node's error, given its node, so it is shown once and a follow ends as a load."""
+        """Show the errors held of the runs of ``namespace`` (of all, at the end)."""
         held = [f for f in self._failures if namespace is None or f[0].namespace == namespace]
         self._failures = [f for f in self._failures if f not in held]
-        for run, failure in held:
-            entries = run.builder.root.entries
-            last = entries[-1] if entries else None
-            if (
-                namespace is None
-                and self.live
-                and run is self._root
-                and isinstance(last, AssistantError)
-                and not last.meta
-                and last.message == failure.message
-            ):
-                run.builder.root.update(last, meta=failure.meta)
-            else:
-                run.builder.root.append(failure)
+        for failure in held:
+            self._show_failure(failure, ended=namespace is None)
+
+    def _show_failure(
+        self,
+        failure: tuple[_Run, AssistantError, str | None],
+        *,
+        ended: bool = False,
+        handled: bool = False,
+    ) -> None:
+        """A failed task's error: on the call it ran (still open: no message settled it),
+        and as the run's error, unless an error handler took it over, when the call's row
+        says it (a failed call does not fail its turn, P-7). A followed stream that raised
+        (``ended``) was ended by :class:`~turnfold.following.Follow` with the same words
+        (``"<type>: <message>"``) before the follower closes: that entry is the node's
+        error, given its node, so it is shown once and a follow ends as a load."""
+        run, error, call_id = failure
+        call = run.builder._open.get(call_id) if call_id is not None else None
+        if call is not None:
+            run.builder._settle(call, "error", text_result(error.message))
+            if handled:
+                return
+        entries = run.builder.root.entries
+        last = entries[-1] if entries else None
+        if (
+            ended
+            and self.live
+            and run is self._root
+            and isinstance(last, AssistantError)
+            and not last.meta
+            and last.message == error.message
+        ):
+            run.builder.root.update(last, meta=error.meta)
+        else:
+            run.builder.root.append(error)
+
+    def _cancel_unfinished(self, ended: Mapping[int, str]) -> None:
+        """The stream ended on a failure in the runs ``ended`` holds (by ``id``, the error
+        each ended on): the tasks started there with no result were cancelled with their
+        step (``langgraph.pregel._runner`` stops a failed task's siblings; their results
+        are never streamed). A call such a task ran is ``cancelled``; a node that ran none
+        is said in a stop after the run's error, so neither vanishes nor reads as done."""
+        for task_id, (namespace, node) in list(self._unfinished.items()):
+            run = self._runs.get(namespace)
+            said = ended.get(id(run)) if run is not None else None
+            if run is None or said is None:
+                continue
+            del self._unfinished[task_id]
+            call_id = self._task_calls.get(task_id)
+            call = run.builder._open.get(call_id) if call_id is not None else None
+            if call is not None:
+                cancelled = worded_result("reader.task_cancelled", {"said": said})
+                run.builder._settle(call, "cancelled", cancelled)
+            elif isinstance(node, str):
+                meta = {"node": node, "status": "cancelled"}
+                params = {"node": node, "said": said}
+                run.builder.root.append(stop("reader.node_cancelled", params, meta=meta))
+
+    def _review_unseen(self) -> None:
+        """A stream of a graph that reviews calls (``HumanInTheLoopMiddleware``), none of
+        whose events held the graph's state: a reviewer's edit is in the state alone
+        (:data:`_REVIEWS`), so each call shows as the model asked for it; one notice says
+        so, and how to see the edits."""
+        if self._review_node is None or self._state_seen:
+            return
+        self.transcript.append(
+            notice(
+                "reader.review_edits_not_streamed",
+                {"node": self._review_node},
+                level="warning",
+                subtype="review_not_streamed",
+            )
+        )
 
     # --- messages --------------------------------------------------------------------------
 
@@ -2449,7 +2558,11 @@ class Follower:
             message, metadata = chunk
         else:
             message, metadata = chunk, None
+        node = metadata.get("langgraph_node") if isinstance(metadata, Mapping) else None
+        self._routed(run, node)
         if not type(message).__name__.endswith("Chunk"):
+            if self._review_node is None and isinstance(node, str) and _reviews_in(node, message):
+                self._review_node = node
             self._message(run, message, metadata)
             return
         own_id = _id_of(message)
@@ -2854,6 +2967,8 @@ class GraphInput:
     resumed: bool = False
     pending: tuple[Any, Any] | None = None
     reviews: Any = None
+    #: The graph's ``HumanInTheLoopMiddleware`` node, if it has one (:func:`_review_node`).
+    review_node: str | None = None
 
     def read(self, snapshot: Any) -> None:
         """The thread's state read from its checkpointer (``graph.get_state(config)``, or
@@ -2900,7 +3015,7 @@ def run_of_generator(events: Any) -> GraphInput | None:
     messages = state.get("messages") if state is not None else None
     given_messages = (messages if isinstance(messages, list) else [messages]) if messages else None
     resumed = command and getattr(run_input, "resume", None) is not None
-    start = GraphInput([], given_messages, resumed=resumed)
+    start = GraphInput([], given_messages, resumed=resumed, review_node=_review_node(graph))
     if not _has_thread(graph, config):
         return start
     if hasattr(events, "ag_frame"):  # astream's
@@ -2939,6 +3054,51 @@ def _has_thread(graph: Any, config: Any) -> bool:
     configurable = config.get("configurable") if isinstance(config, Mapping) else None
     thread = configurable.get("thread_id") if isinstance(configurable, Mapping) else None
     return hasattr(saver, "get_tuple") and thread is not None
+
+
+#: The nodes LangGraph runs when a node raises and has an error handler
+#: (``langgraph.graph.state``, langgraph 1.2): ``__error_handler__<node>`` for the handler
+#: ``add_node(..., error_handler=...)`` gave, and the graph's default handler
+#: (``set_node_defaults(error_handler=...)``), which handles any node.
+_ERROR_HANDLER = "__error_handler__"
+_DEFAULT_ERROR_HANDLER = "__default_error_handler__"
+
+
+def _handled_node(node: Any) -> str | None:
+    """The node whose failure the error handler ``node`` handles (``""``: any, the graph's
+    default handler); None when ``node`` is no error handler.
+
+    >>> _handled_node("__error_handler__fetch"), _handled_node("fetch")
+    ('fetch', None)
+    """
+    if not isinstance(node, str):
+        return None
+    if node == _DEFAULT_ERROR_HANDLER:
+        return ""
+    return node[len(_ERROR_HANDLER) :] if node.startswith(_ERROR_HANDLER) else None
+
+
+#: ``HumanInTheLoopMiddleware``'s node, as ``create_agent`` names a middleware's hook: the
+#: middleware's ``name`` (its class name) and the hook (``"<name>.after_model"``).
+_REVIEW_MIDDLEWARE = "HumanInTheLoopMiddleware."
+
+
+def _reviews_in(node: str, message: Any) -> bool:
+    """Whether node ``node``, which wrote ``message``, is a review's: the middleware's by
+    its name, or any whose message is a reviewer's decision (:data:`_DECISION_SOURCE`)."""
+    if node.startswith(_REVIEW_MIDDLEWARE):
+        return True
+    found = message_of(message)
+    extra = found[1].get("additional_kwargs") if found is not None else None
+    return isinstance(extra, Mapping) and extra.get("lc_source") == _DECISION_SOURCE
+
+
+def _review_node(graph: Any) -> str | None:
+    """The node of ``graph`` (a compiled graph's ``nodes``) that reviews calls, if any."""
+    nodes = getattr(graph, "nodes", None)
+    if not isinstance(nodes, Mapping):
+        return None
+    return next((n for n in nodes if isinstance(n, str) and n.startswith(_REVIEW_MIDDLEWARE)), None)
 
 
 def _debug_state(event: Any) -> Mapping[str, Any] | None:
