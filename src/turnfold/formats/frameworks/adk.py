@@ -83,9 +83,14 @@ shows each call of such a tool as a :class:`SubAgent` naming that agent, its ``r
 the task, with ``steps_missing``; without the agent it reads as a plain call. The live stream
 does not repeat the user's message (``run_async`` yields it only with ``yield_user_message``):
 following the generator ``run_async`` (or ``run``) returns, the prompt is read off it (its
-``new_message``, :func:`run_of_generator`) and shown first, as the session's own user event,
-and so is the runner (its ``self``), whose root agent's tree names the tools that are agents:
-``agent=`` is needed only for events that are not that generator (given, it wins).
+``new_message``, :func:`run_of_generator`) and shown first, as the session's own user event
+(the event the ADK appended for it, its time included, read from the session the generator
+holds, :func:`session_of_run`; ``run`` holds none: its ``run_async`` runs on a thread of its
+own, and the prompt has no time), and so is the runner (its ``self``), whose root agent's
+tree names the tools that are agents: ``agent=`` is needed only for events that are not that
+generator (given, it wins). The session's id, app and user (the run's arguments) are the
+followed run's metadata from its start, and its update time and state when the run ends,
+as a load of the session reads them.
 A model error (no call open) that ends a followed run is raised by the stream too, and
 ``follow`` ends the transcript with it: that entry is the event's error, shown once.
 """
@@ -1217,12 +1222,17 @@ def _feed(source: Source, builder: AdkBuilder, event: Any, line: int) -> None:
 class RunStart:
     """What ``runner.run_async(...)`` (or ``runner.run``) was given that its events leave out:
     the ``Runner`` (the generator's ``self``), whose ``agent`` is the root agent, whose tree
-    says which tools are agents (:func:`agent_tools`); and the user's message, which the
-    runner stores in the session as the run's first event but yields only when asked
-    (``yield_user_message``): None when it yields it, or the run has none."""
+    says which tools are agents (:func:`agent_tools`); the user's message (None when the run
+    has none), which the runner stores in the session as the run's first event but yields
+    only when asked (``yield_user_message``), and only for a root ``LlmAgent`` or workflow
+    (another agent's run ignores it), so the first event tells; the session's id, app and
+    user (the run's arguments, the runner's ``app_name``); and the generator itself, whose
+    frames hold the session the run appends its events to (:func:`session_of_run`)."""
 
     runner: Any
     message: Any
+    session: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    events: Any = None
 
 
 def run_of_generator(events: Any) -> RunStart | None:
@@ -1232,9 +1242,80 @@ def run_of_generator(events: Any) -> RunStart | None:
     if given is None:
         return None
     message = given.get("new_message")
-    if given.get("yield_user_message") or type(message).__name__ != "Content":
+    if type(message).__name__ != "Content":
         message = None
-    return RunStart(runner=given.get("self"), message=message)
+    runner = given.get("self")
+    named = {
+        "session_id": given.get("session_id"),
+        "app_name": getattr(runner, "app_name", None),
+        "user_id": given.get("user_id"),
+    }
+    session = {k: v for k, v in named.items() if isinstance(v, str) and v}
+    return RunStart(runner=runner, message=message, session=session, events=events)
+
+
+#: How many generators down from ``run_async`` the session it runs in is a local: its own
+#: frame for a root ``LlmAgent``, the node runner's for a workflow, the traced run's
+#: (``_run_with_trace``, under ``stream_in_scope``) for another agent.
+_SESSION_DEPTH = 4
+
+
+def session_of_run(events: Any) -> Any:
+    """The ``Session`` the runner's generator ``events`` runs in, as the run holds it now (the
+    ADK appends the user's message to it, then each event it yields, and updates its state
+    and time): a local ``session`` of the generator's frame or of the generator it iterates.
+    None when the generator has ended, and for ``runner.run``, which runs ``run_async`` on a
+    thread of its own."""
+    current = events
+    for _ in range(_SESSION_DEPTH):
+        frame = getattr(current, "ag_frame", None) or getattr(current, "gi_frame", None)
+        if frame is None:
+            return None
+        found = frame.f_locals
+        session = found.get("session")
+        if _is_session_object(session):
+            return session
+        current = next((v for v in found.values() if _is_generator(v)), None)
+    return None
+
+
+def _is_generator(value: Any) -> bool:
+    """A generator (sync or async) that has not ended: it has a frame to read."""
+    return any(getattr(value, frame, None) is not None for frame in ("ag_frame", "gi_frame"))
+
+
+def _is_session_object(value: Any) -> bool:
+    """A ``Session`` of the ADK, by its type's module (spec A-3: nothing imported)."""
+    kind = type(value)
+    return (
+        kind.__name__ == "Session"
+        and kind.__module__.startswith("google.adk")
+        and isinstance(getattr(value, "events", None), list)
+    )
+
+
+def _is_user_message(record: Any) -> bool:
+    """A serialised event of the user's message (not of its state alone)."""
+    return is_event(record) and record.get("author") == "user" and bool(record.get("content"))
+
+
+def _recorded_message(session: Any, invocation_id: Any) -> Any:
+    """The event the ADK recorded for the user's message of the invocation ``invocation_id``
+    (``_build_and_append_user_event``: appended before the agent's first event, with its
+    time): the last event of the user with content in that invocation (a resumed invocation
+    holds the first message too). None when the session holds none."""
+    if session is None or not isinstance(invocation_id, str):
+        return None
+    return next(
+        (
+            event
+            for event in reversed(session.events)
+            if getattr(event, "invocation_id", None) == invocation_id
+            and getattr(event, "author", None) == "user"
+            and getattr(event, "content", None) is not None
+        ),
+        None,
+    )
 
 
 class Follower:
@@ -1245,6 +1326,8 @@ class Follower:
     event of that response settles it (text, usage, calls). Calls are ``executing`` until their
     response arrives; at :meth:`close` those still open are ``unknown``, as a load leaves them
     (a long-running call runs on, and a client call asking the user waits for the answer).
+    Following the runner's generator, the prompt it does not yield is the session's own event
+    of it, and the session's fields are the metadata a load of the session reads.
     """
 
     def __init__(self, transcript: Transcript, *, agent: Any = None) -> None:
@@ -1254,26 +1337,71 @@ class Follower:
         #: ``agent=`` names the tools that are agents, whatever the runner's tree says.
         self._agent_given = agent is not None
         self._line = 0
+        #: The user's message not yet shown: shown with the first event, which says its
+        #: invocation, or at the end.
+        self._message: Any = None
+        #: The session the run appends to, read at the run's end for its time and state.
+        self._session: Any = None
 
     def begin(self, start: RunStart) -> None:
         """What the runner's generator was given (:func:`run_of_generator`), before its first
-        event: its runner's agent tree, unless ``agent=`` gave one, and the user's message
-        ``run_async`` does not yield, shown first, as the session's own user event is."""
+        event: its runner's agent tree, unless ``agent=`` gave one, the session's id, app and
+        user, and the user's message ``run_async`` does not yield, shown first, as the
+        session's own user event is."""
         if not self._agent_given:
             self.builder.agent_tools = agent_tools(start.runner)
-        if start.message is not None:
-            self.builder.feed({"author": "user", "content": _dump(start.message)}, 0)
+        self.transcript.metadata.update(start.session)
+        # Told at the first event: the run has appended the user's message to its session.
+        self._session = session_of_run(start.events)
+        self._message = start.message
+
+    def _show_message(self, invocation_id: Any) -> None:
+        """The user's message as the session recorded it in ``invocation_id`` (its time, its
+        parts as stored), as a load of the session shows it; as given when the session is
+        out of reach."""
+        message, self._message = self._message, None
+        recorded = _recorded_message(self._session, invocation_id)
+        record = (
+            plain(recorded)
+            if recorded is not None
+            else {"author": "user", "content": _dump(message)}
+        )
+        self.builder.feed(record, 0)
 
     def feed(self, event: Any) -> None:
         self._line += 1
         record = plain(event)
+        if self._message is not None:
+            if _is_user_message(record):
+                self._message = None  # the runner yields it (yield_user_message)
+            else:
+                self._show_message(field(record, "invocation_id"))
         if not is_event(record):
             self.builder.warn(f"a {type(event).__name__} is not an ADK event; skipped", self._line)
             return
         self.builder.feed(record, self._line)
 
     def close(self) -> None:
+        if self._message is not None:
+            self._show_message(None)
         self.builder.finish()
+        if self._session is not None:
+            self._session_fields(self._session)
+
+    def _session_fields(self, session: Any) -> None:
+        """The session's update time and state once the run is over, as a load of it reads
+        them; ``temp:`` state lives only in the run's copy of the session (the ADK stores none
+        of it, ``_trim_temp_delta_state``)."""
+        state = getattr(session, "state", None)
+        stored = {
+            k: v
+            for k, v in (state.items() if isinstance(state, Mapping) else ())
+            if not str(k).startswith("temp:")
+        }
+        fields = {"last_update_time": getattr(session, "last_update_time", None), "state": stored}
+        source = Source("<follow>", iter(()))
+        for key, value in fields.items():
+            _top_level(source, self.transcript, key, value)
 
 
 RECORDS = Records(

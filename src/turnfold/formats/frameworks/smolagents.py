@@ -90,8 +90,10 @@ the generator ``run`` returns holds the agent (its ``self``, :func:`run_of_gener
 generator). Given the agent, each step's ``ActionStep`` finds the run it made in the managed
 agent's memory (by the times, as a load), so every call's run nests, not only the last one
 kept (a step's code calling one agent several times: its last); the task is its memory's
-last ``TaskStep`` when the first event arrives, and the agent's name, class, model and
-system prompt are read as a load of it reads them. Without it, a managed agent's call is a
+last ``TaskStep`` when the first event arrives, shown after the steps before it (a run with
+``reset=False`` goes on from the earlier runs' steps, kept in memory: the whole conversation
+is shown, as a load of the agent after the run shows it), and the agent's name, class, model
+and system prompt are read as a load of it reads them. Without it, a managed agent's call is a
 sub-agent with ``steps_missing``, as in a load of the parent's steps alone, and a followed
 run has no :class:`UserMessage`. A run that hits ``max_steps`` yields its previous step
 again in place of the forced answer's step: given the agent, that step (its time and
@@ -1511,16 +1513,21 @@ class Follower:
     def _identify(self, agent: Any) -> None:
         """What the stream leaves out and the agent holds, read as a load of it reads it: its
         name, class, model and system prompt, and the run's task, which ``run`` wrote to its
-        memory (the last ``TaskStep``) before the stream's first event."""
+        memory (the last ``TaskStep``) before the stream's first event, with every step
+        before it: ``run(task, reset=False)`` keeps the earlier runs' steps in memory and
+        goes on from them, so the conversation so far is this run's too."""
         source = Source("<follow>", iter(()))
         for key, value in _identity(agent).items():
             _top_level(source, self.transcript, key, value)
         model = self.transcript.metadata.get("model")
         self.builder.model = model if isinstance(model, str) else None
-        steps = getattr(agent.memory, "steps", None) or []
-        task = next((s for s in reversed(steps) if type(s).__name__ == "TaskStep"), None)
-        if task is not None:
-            self.builder.feed("TaskStep", plain_step(task), None)
+        steps = list(getattr(agent.memory, "steps", None) or [])
+        tasks = [n for n, step in enumerate(steps) if type(step).__name__ == "TaskStep"]
+        for step in steps[: tasks[-1] + 1] if tasks else ():
+            record = plain_step(step)
+            kind = step_kind(record)
+            if kind is not None:
+                self.builder.feed(kind, record, None)
 
     def feed(self, event: Any) -> None:
         self._time_plan()
