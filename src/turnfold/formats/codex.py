@@ -218,8 +218,12 @@ NAME = "codex"
 #: What Codex keeps its secrets in, in its folder (``~/.codex``, ``$CODEX_HOME``): the API key
 #: and ChatGPT login's tokens (``auth.json``) and the MCP servers' OAuth tokens where no keyring
 #: is (``.credentials.json``); both names are in the ``codex`` binary of ``@openai/codex``.
+#: ``$CODEX_HOME`` names the folder under any name (``find_codex_home``, openai/codex
+#: ``codex-rs/rmcp-client/src/find_codex_home.rs``).
 CREDENTIALS = Credentials(
-    folders=frozenset({".codex"}), files=frozenset({"auth.json", ".credentials.json"})
+    folders=frozenset({".codex"}),
+    files=frozenset({"auth.json", ".credentials.json"}),
+    variables=frozenset({"CODEX_HOME"}),
 )
 
 ENVELOPE_TYPES = NameSet(

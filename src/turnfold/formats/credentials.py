@@ -31,25 +31,32 @@ READERS: tuple[str, ...] = (
 #: (:func:`named_like` of them all; a test keeps them equal): a load of a file of any other
 #: name imports none of :data:`READERS` to learn it is no credentials (issue 19).
 LIKELY_NAMES = frozenset({
-    ".credentials.json", ".env", "a2a-oauth-tokens.json", "agent_settings.json", "auth.json",
-    "config.json", "config.yaml", "crush.json", "gemini-credentials.json",
+    ".continuerc.json", ".credentials.json", ".env", ".jwt_secret", "a2a-oauth-tokens.json",
+    "agent_settings.json", "api_key.txt", "auth.json", "config.js", "config.json", "config.ts",
+    "config.yaml", "crush.json", "gemini-credentials.json", "globalContext.json",
     "google_accounts.json", "mcp-auth.json", "mcp-oauth-tokens-v2.json",
-    "mcp-oauth-tokens.json", "oauth_creds.json", "secrets.json", "settings.json",
+    "mcp-oauth-tokens.json", "mcp.json", "oauth_creds.json", "secrets.json", "settings.json",
     "state.vscdb", "state.vscdb.backup",
 })  # fmt: skip
-LIKELY_FOLDERS = frozenset({"credentials", "mcp-oauth-config"})
+LIKELY_FOLDERS = frozenset({
+    "agents", "assistants", "configs", "context", "credentials", "data", "mcp-oauth-config",
+    "mcpServers", "models",
+})  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Credentials:
     """Where a tool keeps its secrets: ``files`` (each a path inside the tool's folder,
     ``/``-separated, a ``*`` matching any one name: ``credentials/*``) in a folder named one of
-    ``folders``; or, for a file right in its folder, in any folder that holds one of ``marks``
-    (the tool's database, which names the folder the tool's whatever it is called)."""
+    ``folders``, or in the folder one of the environment's ``variables`` names (the tool's
+    folder moved, ``$CONTINUE_GLOBAL_DIR``, under any name); or, for a file right in its
+    folder, in any folder that holds one of ``marks`` (the tool's database, which names the
+    folder the tool's whatever it is called)."""
 
     folders: frozenset[str]
     files: frozenset[str]
     marks: frozenset[str] = frozenset()
+    variables: frozenset[str] = frozenset()
 
     def holds(self, path: PurePath) -> bool:
         """Whether ``path`` is one of these files, told by names alone (but for
@@ -62,7 +69,7 @@ class Credentials:
             if not all(fnmatchcase(name, part) for name, part in zip(tail, inner, strict=True)):
                 continue
             folder = path.parents[len(inner) - 1]
-            if folder.name in self.folders:
+            if folder.name in self.folders or _named_by(folder, self.variables):
                 return True
             if len(inner) == 1 and self.marks and _marked(folder, self.marks):
                 return True
@@ -71,6 +78,17 @@ class Credentials:
 
 def _marked(folder: PurePath, marks: frozenset[str]) -> bool:
     return any(Path(folder, mark).exists() for mark in marks)
+
+
+def _named_by(folder: PurePath, variables: frozenset[str]) -> bool:
+    """Whether one of ``variables`` names ``folder`` now: read at each call, as the tool reads
+    it when it starts, so a scan in a changed environment goes by the changed value. A relative
+    value is taken from the working folder, as Continue takes it (``path.resolve``)."""
+    for variable in variables:
+        value = os.environ.get(variable)
+        if value and os.path.realpath(os.path.expanduser(value)) == os.path.realpath(folder):
+            return True
+    return False
 
 
 def is_credentials(path: PurePath, keepers: Iterable[Credentials]) -> bool:

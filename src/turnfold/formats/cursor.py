@@ -87,11 +87,22 @@ NAME = "cursor"
 #: chats (``cursorDiskKV``), and the copy VS Code keeps of it (``toBackupPath``,
 #: microsoft/vscode ``src/vs/base/parts/storage/node/storage.ts``: ``<path>.backup``). This
 #: reader reads neither database: its sessions are the agent transcripts, so no chat of the
-#: IDE's is shown, and no scan or load opens the file that holds its tokens.
+#: IDE's is shown, and no scan or load opens the file that holds its tokens. A workspace's
+#: ``User/workspaceStorage/<id>/state.vscdb`` is no such file: VS Code keeps every secret in
+#: the application's storage, the global one (``BaseSecretStorageService`` stores each
+#: ``secret://`` key with ``StorageScope.APPLICATION``, microsoft/vscode
+#: ``src/vs/platform/secrets/common/secrets.ts``), and Cursor its login there too; a
+#: workspace's holds its chats' list and prompts (``composer.composerData``,
+#: ``aiService.prompts``: pppp606/cursor-efficiency ``docs/vscdbRelation.md``, yfge/TalkReplay
+#: ``docs/cursor-storage.md``). It is a file like any other: a scan counts it skipped
+#: unopened (no reader's suffix), a load says it is no transcript. The MCP servers' config,
+#: ``mcp.json`` of ``~/.cursor`` and of a project's ``.cursor``, holds their ``env`` and
+#: ``headers``, API keys and bearer tokens (Cursor's MCP documentation, cursor.com/docs/mcp).
 CREDENTIALS = Credentials(
     folders=frozenset({"cursor", ".cursor", "Cursor"}),
     files=frozenset({
-        "auth.json", "User/globalStorage/state.vscdb", "User/globalStorage/state.vscdb.backup",
+        "auth.json", "mcp.json", "User/globalStorage/state.vscdb",
+        "User/globalStorage/state.vscdb.backup",
     }),
 )  # fmt: skip
 

@@ -92,11 +92,30 @@ NAME = "continue"
 #: ``.continue/.env``, ``extensions/cli/src/CLIPlatformClient.ts:66-69``); and the CLI's
 #: ``auth.json``, its hub login's access and refresh tokens (``extensions/cli/src/auth/
 #: authEnv.ts:5``, written by ``saveAuthConfig`` in ``auth/workos.ts:168-182`` before
-#: 92b99cad). No file holds both keys and a session: the sessions are ``sessions/*.json``.
+#: 92b99cad). Beside them, what a config is made of: ``config.ts``, code that may set any
+#: model's key (``core/util/paths.ts:140``), and ``out/config.js``, the same built
+#: (``:171-173``); ``.continuerc.json``, a config to merge (``:210-212``); the blocks of a
+#: folder's ``models/``, ``mcpServers/``, ``data/``, ``context/`` and the whole configs of its
+#: ``agents/``, ``assistants/``, ``configs/`` (``getDotContinueSubDirs``,
+#: ``core/config/loadLocalAssistants.ts:32-44,104-125``; ``mcpServers/*.json`` too,
+#: ``core/context/mcp/json/loadJsonMcpConfigs.ts:25-43``): a model's ``apiKey`` and headers
+#: (``packages/config-yaml/src/schemas/models.ts:17,181``), an MCP server's ``env``
+#: (``schemas/index.ts:105``), a data destination's ``apiKey`` (``schemas/data/index.ts:80``),
+#: a context provider's free ``params`` (``schemas/index.ts:14``: a Jira or GitLab token); and
+#: ``index/globalContext.json``, whose ``mcpOauthStorage`` keeps the MCP servers' OAuth tokens
+#: (``core/util/GlobalContext.ts:50-56``, ``core/util/paths.ts:94-95``). Both ``~/.continue``
+#: and a project's ``.continue`` hold them, and ``$CONTINUE_GLOBAL_DIR`` moves the first
+#: anywhere (``core/util/paths.ts:27-36``; the CLI's ``extensions/cli/src/env.ts:11``). No
+#: file holds both keys and a session: the sessions are ``sessions/*.json``.
 CREDENTIALS = Credentials(
     folders=frozenset({".continue"}),
-    files=frozenset({"config.yaml", "config.json", ".env", "auth.json"}),
-)
+    files=frozenset({
+        "config.yaml", "config.json", ".env", "auth.json", "config.ts", "out/config.js",
+        ".continuerc.json", "index/globalContext.json", "models/*", "mcpServers/*", "data/*",
+        "context/*", "agents/*", "assistants/*", "configs/*",
+    }),
+    variables=frozenset({"CONTINUE_GLOBAL_DIR"}),
+)  # fmt: skip
 
 RECORDS = Records(
     mapped={

@@ -143,11 +143,22 @@ NAME = "openhands"
 #: All-Hands-AI/OpenHands ``openhands/storage/settings/file_settings_store.py:17`` and
 #: ``openhands/storage/secrets/file_secrets_store.py:17``; and the CLI's
 #: ``agent_settings.json`` (``AGENT_SETTINGS_PATH``, OpenHands/OpenHands-CLI
-#: ``openhands_cli/locations.py``; ``AgentStore.save`` writes the agent with its LLM key).
+#: ``openhands_cli/locations.py``; ``AgentStore.save`` writes the agent with its LLM key),
+#: its MCP servers' ``mcp.json`` (``MCP_CONFIG_FILE``, there; ``save_mcp_config`` of
+#: ``openhands_cli/mcp/mcp_utils.py`` writes each server's headers and env, its API keys) and
+#: its OpenHands Cloud key, ``cloud/api_key.txt`` (``TokenStorage``,
+#: ``openhands_cli/auth/token_storage.py:20-25``), all in ``$OPENHANDS_PERSISTENCE_DIR`` when
+#: it is set (``get_persistence_dir``, ``locations.py``: 6b3838ce); and the app server's key
+#: of the sessions it signs, ``.jwt_secret`` (``JWT_SECRET``, All-Hands-AI/OpenHands
+#: ``openhands/core/config/utils.py``, written to its file store).
 CREDENTIALS = Credentials(
     folders=frozenset({".openhands"}),
-    files=frozenset({"settings.json", "secrets.json", "agent_settings.json"}),
-)
+    files=frozenset({
+        "settings.json", "secrets.json", "agent_settings.json", "mcp.json",
+        "cloud/api_key.txt", ".jwt_secret",
+    }),
+    variables=frozenset({"OPENHANDS_PERSISTENCE_DIR"}),
+)  # fmt: skip
 
 #: Actions that run something: each is a tool call.
 TOOL_ACTIONS = NameSet(
