@@ -264,7 +264,7 @@ def unreadable(error: Any, path: str | None, sample: str | None = None) -> Cell:
     """
     error = plain_text(str(error))  # it may quote the file's content or name (spec X-1)
     if not path:
-        return {"text": f"⚠ {_tried_counted(error)}", "tone": "error", "title": error}
+        return {"text": _one_line(f"⚠ {_tried_counted(error)}"), "tone": "error", "title": error}
     path = plain_text(path)
     for named in (f"{path}, ", f"{path}: "):
         if error.startswith(named):
@@ -272,8 +272,14 @@ def unreadable(error: Any, path: str | None, sample: str | None = None) -> Cell:
             break
     where = f"#{plain_text(str(sample))}" if sample else ""
     name = f"{PurePath(path).name}{where}"
-    text = f"⚠ {name}: {_tried_counted(error)}"
+    text = _one_line(f"⚠ {name}: {_tried_counted(error)}")
     return {"text": text, "tone": "error", "title": f"{path}{where}: {error}"}
+
+
+def _one_line(text: str) -> str:
+    """A cell's text on one line: a row's error keeps the line breaks the raised error has (a
+    path may hold one), its cell does not."""
+    return " ".join(text.splitlines())
 
 
 def _tried_counted(error: str) -> str:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from turnfold.formats import TranscriptFormatError, malformed_run, read_record, run_error
-from turnfold.formats.compressed import compression_of
+from turnfold.formats.compressed import compression_of, streamed
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.resume import CountedLines, complete_lines, fingerprint
 from turnfold.formats.source import (
@@ -154,7 +154,8 @@ class Records:
             if span is None and _is_json_lines(stream):
                 span = Span(0, os.fstat(stream.fileno()).st_size, 1)
             if span is None:
-                source, opened = open_source(self.path)
+                with streamed():  # a run at a time: a compressed file is read whole
+                    source, opened = open_source(self.path)
                 try:
                     for place, (line, value, warned) in enumerate(warned_records(source)):
                         yield place, line, value, warned

@@ -915,7 +915,9 @@ class _NotASession(Exception):
 
 
 def _reason(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    """A row's ``error``: what ``corpus[key]`` and ``load(path)`` raise, word for word (C-7),
+    a path's spaces and line breaks kept (a browser's cell shows it on one line)."""
+    text = str(exc) or type(exc).__name__
     return (
         text
         if isinstance(exc, (TranscriptFormatError, OSError))

@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from turnfold.formats import credentials, detection, tables
-from turnfold.formats.compressed import decompressed
+from turnfold.formats.compressed import decompressed, streamed
 from turnfold.formats.errors import LISTED_IDS, MalformedLine, TranscriptFormatError, unselected
 from turnfold.formats.source import (
     Source,
@@ -256,24 +256,25 @@ def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Trans
     read = OneFormat(lambda value, format: read_record(value, format, agent))
     count, named = 0, False
     names: list[str] = []  # the first runs' names, which an error lists
-    for count, (line, record, warned) in enumerate(warned_records(source), start=1):
-        name = run_name(record)
-        named = named or name is not None
-        if name is not None and len(names) < LISTED_IDS:
-            names.append(name)
-        if is_run(record, count - 1, sample):
-            if isinstance(record, MalformedLine):
-                raise malformed_run(source.name, line, record)
-            try:
-                transcript = read(record)
-            except TranscriptFormatError as exc:
-                raise run_error(exc, source.name, line) from None
-            except AgentRefused as exc:
-                raise exc.of(f"{source.name}, line {line}") from None
-            transcript.warnings[:0] = warned  # its line's, as a scan's row counts them
-            return transcript
-        if read.guess == UNKNOWN and not isinstance(record, MalformedLine):
-            read.learn(record)  # the dataset's first run: its format
+    with streamed():  # a run at a time, each dropped: a compressed file is read whole
+        for count, (line, record, warned) in enumerate(warned_records(source), start=1):
+            name = run_name(record)
+            named = named or name is not None
+            if name is not None and len(names) < LISTED_IDS:
+                names.append(name)
+            if is_run(record, count - 1, sample):
+                if isinstance(record, MalformedLine):
+                    raise malformed_run(source.name, line, record)
+                try:
+                    transcript = read(record)
+                except TranscriptFormatError as exc:
+                    raise run_error(exc, source.name, line) from None
+                except AgentRefused as exc:
+                    raise exc.of(f"{source.name}, line {line}") from None
+                transcript.warnings[:0] = warned  # its line's, as a scan's row counts them
+                return transcript
+            if read.guess == UNKNOWN and not isinstance(record, MalformedLine):
+                read.learn(record)  # the dataset's first run: its format
     if place is not None:
         raise no_such_run(source.name, count, place)
     if named:

@@ -23,6 +23,11 @@ bytes read so far, by what no real file comes near (the numbers at :data:`MAX_IN
   since a file large enough stays under both bounds above and still holds more than the
   machine has (100 MB of gzip at 2 lines a byte would be 120 GB of objects).
 
+A file of runs (a dataset's ``rollouts.jsonl.gz``, each line a run) read a run at a time,
+each dropped once read (a scan's rows, ``load(path, sample=n)``: :func:`streamed`), holds one
+run at once, not its text: the last bound does not stop it (the first two still do, and each
+line stays under the record limit).
+
 Past any bound the rest is not read, and a warning says which bound, the lines read and how
 to read all of it; every line before it is read whole (the line the bound falls in is
 finished). Compressed data that is cut off or corrupt ends the text there, with a warning: what
@@ -34,7 +39,8 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any
 
@@ -109,9 +115,26 @@ def held_limit() -> int:
     :func:`memory_limit`. No real session comes near it: a machine of 8 GB holds 2 GB, 3.5
     million of the shortest records or 2 GB of text, where the largest sessions the bounds
     above were judged on are tens of megabytes (a 15 MB Inspect log). A dataset of runs that
-    large (each line a run, which a scan reads one at a time) is read up to it, with the
-    warning; decompressed by hand, it is read whole, in parts."""
+    large (each line a run) is read whole by a scan and by ``load(path, sample=n)``, which
+    hold one run at a time (:func:`streamed`)."""
     return memory_limit() // HELD_SHARE
+
+
+#: Whether the compressed text read now is read a run at a time (:func:`streamed`).
+_STREAMED: ContextVar[bool] = ContextVar("turnfold_streamed", default=False)
+
+
+@contextlib.contextmanager
+def streamed() -> Iterator[None]:
+    """Within it, a compressed file opened, or read on, is not stopped at :func:`held_limit`:
+    its reader holds one record at a time, not the file (a file of runs, each run dropped once
+    read). A file opened within it keeps this as it is read on (a scan reads its runs between
+    other work)."""
+    token = _STREAMED.set(True)
+    try:
+        yield
+    finally:
+        _STREAMED.reset(token)
 
 
 def compression_of(stream: Any) -> str | None:
@@ -230,6 +253,7 @@ class _Inflated(io.RawIOBase):
         self._floor = floor
         self._memory = memory_limit()
         self._held = self._memory // HELD_SHARE
+        self._streamed = _STREAMED.get()  # opened to be read a run at a time
         self._warn = warn
         self._count = 0  # the bytes of text handed out, and their lines (newlines)
         self._lines = 0
@@ -269,7 +293,8 @@ class _Inflated(io.RawIOBase):
             return self._bound(
                 data, f"holds more than {MAX_LINES_PER_BYTE} lines per byte of its {kind} data"
             )
-        if count + LINE_BYTES * lines > self._held:
+        streamed = self._streamed or _STREAMED.get()
+        if not streamed and count + LINE_BYTES * lines > self._held:
             return self._bound(
                 data,
                 f"holds more than {self._held:,} bytes of text and lines (a line's objects "

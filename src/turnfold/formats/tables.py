@@ -50,14 +50,16 @@ hold, in a ``Dataset``, its Parquet file and its saved shards alike (:class:`Jso
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
+import re
 import stat
 import struct
 import warnings
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, cast
 
 from turnfold import codec
 from turnfold.formats import compressed
@@ -707,26 +709,94 @@ def _arrow_cells(path: str, column: str, part: Rows | None) -> Iterator[Any]:
 def _held_cells(batch: pa.RecordBatch) -> Iterator[Any]:
     """:func:`batch_cells` of ``batch``, converted a few rows at a time so that no more than
     :func:`held_values` values are converted at once; a row of more stands for itself, unread
-    (X-2: its error names it), as one over the record limit does."""
+    (X-2: its error names it), as one over the record limit does. The values ``datasets``
+    typed ``Json`` count as what their JSON holds once decoded (:func:`_within`)."""
     most = held_values()
     counts = _values(batch)
+    places = json_places(batch.schema)
     start = held = 0  # the rows from ``start`` not yet converted, and their values
     for at, count in enumerate(counts):
         if held + count > most and at > start:
-            yield from batch_cells(batch.slice(start, at - start))
+            yield from _within(batch.slice(start, at - start), counts[start:at], places, most)
             start, held = at, 0
         if count > most:
-            yield Unread(
-                f"its messages hold {count:,} values (each list, struct and field in them), "
-                f"more than the {most:,} a load converts at once ({VALUE_BYTES} bytes of objects "
-                "each, in the part of this process's memory one load may take); not read (to "
-                "read it, read its row with pyarrow and load its messages)"
-            )
+            yield Unread(too_many_values(count, most))
             start = at + 1
             continue
         held += count
     if start < len(counts):
-        yield from batch_cells(batch.slice(start))
+        yield from _within(batch.slice(start), counts[start:], places, most)
+
+
+def _within(
+    batch: pa.RecordBatch, counts: list[int], places: dict[str, JsonPlaces], most: int
+) -> list[Any]:
+    """:func:`batch_cells` of ``batch`` (whose rows hold ``counts`` values to Arrow), a cell
+    whose texts typed ``Json`` hold more than ``most`` values with its own an :class:`Unread`:
+    Arrow counts such a text as one value, and a few kilobytes of them decode to millions."""
+    cells = batch_cells(batch)
+    if not places:
+        return cells
+    names = batch.schema.names
+    for row, cell in enumerate(cells):
+        texts: list[str] = []
+        if len(names) == 1:
+            _json_texts(cell, places.get(names[0], False), texts)
+        else:
+            for name, place in places.items():
+                _json_texts(cell.get(name), place, texts)
+        if texts and counts[row] - len(texts) + sum(map(_most_values, texts)) > most:
+            count = counts[row] - len(texts) + sum(map(json_values, texts))
+            if count > most:
+                cells[row] = Unread(too_many_values(count, most))
+    return cells
+
+
+def _json_texts(value: Any, place: JsonPlaces, found: list[str]) -> None:
+    """The :class:`JsonText` values of a cell (:func:`_marked` made them), at ``place``."""
+    if value is None or place is False:
+        return
+    if place is True:
+        if type(value) is JsonText:
+            found.append(value)
+    elif isinstance(place, list):
+        for item in value:
+            _json_texts(item, place[0], found)
+    elif isinstance(place, dict) and isinstance(value, dict):
+        for key, inner in place.items():
+            _json_texts(value.get(key), inner, found)
+
+
+def too_many_values(count: int, most: int) -> str:
+    """Why a run's cell of ``count`` values (each list, struct and field in them, and in the
+    JSON its text holds) is not read: more than ``most`` (:func:`held_values`)."""
+    return (
+        f"its messages hold {count:,} values (each list, struct and field in them), more than "
+        f"the {most:,} a load converts at once ({VALUE_BYTES} bytes of objects each, in the part "
+        "of this process's memory one load may take); not read (to read it, read its row with "
+        "pyarrow and load its messages)"
+    )
+
+
+#: A JSON text's strings (group 1), and the marks outside them that begin a value: a comma,
+#: an array, an object.
+_JSON_TOKENS = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*")|[,\[{]')
+_JSON_BYTES_TOKENS = re.compile(rb'("[^"\\]*(?:\\.[^"\\]*)*")|[,\[{]')
+
+
+def _most_values(text: str | bytes) -> int:
+    """The most values a JSON text can hold: each takes two characters but the last
+    (``[0,0]``), so a text too short to pass a bound is not searched (:func:`json_values`)."""
+    return (len(text) + 1) // 2
+
+
+def json_values(text: str | bytes) -> int:
+    """The values a JSON text holds once parsed, counted as :func:`_values` counts Arrow's:
+    each object, array and item (a member's value; its key is not counted), found by its
+    brackets and commas outside strings. The marks are counted as they are found, none kept:
+    a substitution would build a piece per string, 20 MB for a text of 1 MB."""
+    tokens = _JSON_BYTES_TOKENS if isinstance(text, bytes) else _JSON_TOKENS
+    return sum(found.lastindex is None for found in tokens.finditer(text)) + 1  # type: ignore[arg-type]
 
 
 def held_values() -> int:
@@ -735,8 +805,21 @@ def held_values() -> int:
     memory the process may use), a value counted as :data:`VALUE_BYTES`. No real run comes near
     it: a machine of 8 GB converts 7 million at once, where a run of 1,000 messages of tool
     calls holds some 15,000 (a batch of :data:`BATCH_ROWS` such runs, 15 million, is converted
-    in parts)."""
-    return max(compressed.held_limit() // VALUE_BYTES, 1)
+    in parts). Read once (:func:`forget_held_values` reads it again)."""
+    return _held_values(compressed.memory_limit)
+
+
+@functools.lru_cache(maxsize=1)
+def _held_values(limit: Callable[[], int]) -> int:
+    # Each batch read the cgroup's files again, though the limit does not change while a file
+    # is read. Keyed by the function that reads it, so that a limit put in its place (a test's)
+    # is read at once.
+    return max(limit() // compressed.HELD_SHARE // VALUE_BYTES, 1)
+
+
+def forget_held_values() -> None:
+    """Read the memory limit again at the next :func:`held_values` (a container resized)."""
+    _held_values.cache_clear()
 
 
 def _values(batch: pa.RecordBatch) -> list[int]:
@@ -753,30 +836,44 @@ def _values(batch: pa.RecordBatch) -> list[int]:
 
 
 def _item_values(array: Any) -> Any:
-    """The values each item of ``array`` holds: itself, and each of its items' and fields'."""
+    """The values each item of ``array`` holds, as converting it to Python values makes them:
+    itself, and each of its items' and fields'. A list view, a dictionary's index and a run of
+    a run-end encoded array each convert to all they point at, however often it is pointed at
+    (views may overlap: a few stored values, each converted in many rows)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     kind = array.type
+    if isinstance(array, pa.ExtensionArray):
+        return _item_values(array.storage)
+    if pa.types.is_dictionary(kind):
+        return pc.fill_null(_item_values(array.dictionary).take(array.indices), 1)
+    if pa.types.is_run_end_encoded(kind):
+        runs = pa.RunEndEncodedArray.from_arrays(array.run_ends, _item_values(array.values))
+        return pc.call_function("run_end_decode", [runs.slice(array.offset, len(array))])
     if pa.types.is_struct(kind):
         total: Any = pa.repeat(pa.scalar(1, pa.int64()), len(array))
         for field in range(kind.num_fields):
             total = pc.add(total, _item_values(array.field(field)))
         return total
-    if pa.types.is_fixed_size_list(kind):
-        items = array.flatten()
-        offsets = pa.array(range(0, len(items) + 1, kind.list_size), pa.int64())
-    elif pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind):
-        offsets = pc.subtract(array.offsets.cast(pa.int64()), array.offsets[0].as_py())
-        items = array.values.slice(array.offsets[0].as_py(), offsets[-1].as_py())
+    if pa.types.is_list_view(kind) or pa.types.is_large_list_view(kind):
+        items = array.values  # the whole child: a view's offsets point into it
+        starts = pc.if_else(array.is_valid(), array.offsets.cast(pa.int64()), 0)
+        ends = pc.add(starts, pc.if_else(array.is_valid(), array.sizes.cast(pa.int64()), 0))
     else:
-        return pa.repeat(pa.scalar(1, pa.int64()), len(array))
-    # The items' values summed between each list's offsets: a running total, taken at both.
+        if pa.types.is_fixed_size_list(kind):
+            items = array.flatten()
+            offsets = pa.array(range(0, len(items) + 1, kind.list_size), pa.int64())
+        elif pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind):
+            offsets = pc.subtract(array.offsets.cast(pa.int64()), array.offsets[0].as_py())
+            items = array.values.slice(array.offsets[0].as_py(), offsets[-1].as_py())
+        else:
+            return pa.repeat(pa.scalar(1, pa.int64()), len(array))
+        starts, ends = offsets.slice(0, len(array)), offsets.slice(1)
+    # The items' values summed between each list's bounds: a running total, taken at both.
     inner = pc.cumulative_sum(_item_values(items)) if len(items) else pa.array([], pa.int64())
     running = pa.concat_arrays([pa.array([0], pa.int64()), inner])
-    ends = running.take(offsets.slice(1))
-    starts = running.take(offsets.slice(0, len(array)))
-    return pc.add(pc.subtract(ends, starts), 1)
+    return pc.add(pc.subtract(running.take(ends), running.take(starts)), 1)
 
 
 def cell(path: str, column: str, row: int) -> Any:
@@ -802,14 +899,74 @@ def table_columns(path: str, names: list[str]) -> pa.Table:
         for name in unread:  # a null in each of its rows, in its place
             field = fields.field(name)
             table = table.add_column(names.index(name), field, pa.nulls(meta.num_rows, field.type))
-        return table
+        return capped_columns(table, path)
     file = _Arrow(path)
     try:
         schema = pa.schema([file.schema.field(name) for name in names])
         batches = [_checked(path, batch.select(names)) for batch in file.batches()]
-        return pa.Table.from_batches(batches, schema)
+        return capped_columns(pa.Table.from_batches(batches, schema), path)
     finally:
         file.close()
+
+
+def capped_columns(table: pa.Table, name: str, first: int = 0) -> pa.Table:
+    """``table``, a run's other columns (its metadata, C-1) in the table ``name`` (a file, or
+    :data:`IN_MEMORY`), with a row's cells left out (null) while they hold more values than a
+    load converts at once (:func:`held_values`), the largest first: a scan keeps them in Arrow,
+    but its rows, ``corpus[key]`` and ``load(path, sample=n)`` convert them. Each column left
+    out of a row is warned of, with the table, the row and the limit; every other cell is kept.
+    ``first``: the row of ``name`` that ``table`` starts at."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not table.num_columns or not table.num_rows:
+        return table
+    most = held_values()
+    counts = {column: _column_values(table.column(column)) for column in table.column_names}
+    total = functools.reduce(pc.add, counts.values())
+    left_out: dict[str, dict[int, int]] = {}  # column → its rows left out, with their values
+    over = pc.indices_nonzero(pc.greater(total, pa.scalar(most, pa.int64())))
+    for row in cast("list[int]", over.to_pylist()):
+        held = {column: values[row].as_py() for column, values in counts.items()}
+        kept = sum(held.values())
+        for column in sorted(held, key=held.__getitem__, reverse=True):
+            if kept <= most:
+                break
+            left_out.setdefault(column, {})[row] = held[column]
+            kept -= held[column]
+    for column, rows in left_out.items():
+        shown = [f"{first + row}" for row in sorted(rows)[:_SHOWN_ROWS]]
+        more = len(rows) - len(shown)
+        where = (f"row {shown[0]}" if len(rows) == 1 else
+                 f"rows {', '.join(shown)}" + (f" and {more:,} more" if more else ""))  # fmt: skip
+        warn_at_caller(
+            f"{name}: the column {column!r} in {where} holds {max(rows.values()):,} values "
+            "(each list, struct and field in it): with the row's other columns, more than the "
+            f"{most:,} a load converts at once ({VALUE_BYTES} bytes of objects each, in the part "
+            "of this process's memory one load may take); left out of the run's metadata (null "
+            "in the table)"
+        )
+        # A null index takes a null: the cell left out, whatever the column's type.
+        kept_rows = pa.array([None if row in rows else row for row in range(table.num_rows)],
+                             pa.int64())  # fmt: skip
+        at = table.column_names.index(column)
+        table = table.set_column(at, table.field(at), table.column(at).take(kept_rows))
+    return table
+
+
+#: The rows a warning of cells left out names (:func:`capped_columns`).
+_SHOWN_ROWS = 5
+
+
+def _column_values(column: Any) -> Any:
+    """:func:`_item_values` of each row of a (chunked) column, as one array."""
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray):
+        if not column.num_chunks:
+            return pa.array([], pa.int64())
+        return pa.concat_arrays([_item_values(chunk) for chunk in column.chunks])
+    return _item_values(column)
 
 
 def _checked(path: str, batch: pa.RecordBatch) -> pa.RecordBatch:
@@ -864,9 +1021,9 @@ def batch_cells(batch: pa.RecordBatch) -> list[Any]:
 
 def table_cell(table: pa.Table, column: str, row: int) -> Any:
     """The cell of the messages ``column`` in ``table``'s row ``row``, as :func:`batch_cells`
-    reads it."""
+    reads it, unless it holds more values than a load converts at once (:func:`_held_cells`)."""
     one = table.select(read_columns(column, table.schema.names)).slice(row, 1)
-    return batch_cells(one.combine_chunks().to_batches()[0])[0]
+    return next(_held_cells(one.combine_chunks().to_batches()[0]))
 
 
 #: The fields of a message (a chat message's, a ShareGPT turn's, a Responses item's): a
@@ -1204,6 +1361,9 @@ def _parsed(cell: str | bytes) -> Any:
         raise TranscriptFormatError(
             ROW, [], None, f"its messages are {size:,} bytes of text, {_over(limit)}; not read"
         )
+    most = held_values()  # what the parse makes: millions of values in a few megabytes
+    if _most_values(cell) > most and (count := json_values(cell)) > most:
+        raise TranscriptFormatError(ROW, [], None, too_many_values(count, most))
     try:
         return codec.loads(str(cell) if type(cell) is JsonText else cell)  # msgspec takes a str
     except ValueError:
@@ -1454,6 +1614,8 @@ def other_cells(path: str, column: str, row: int) -> dict[str, Any]:
     """The file's row ``row`` (from 0) less its messages ``column``: the run's other columns,
     its metadata (C-1), as ``scan`` keeps them beside its row. Only that row's group (record
     batch) is read."""
+    import pyarrow as pa
+
     if is_arrow(path):
         arrow = _Arrow(path)
         try:
@@ -1462,7 +1624,8 @@ def other_cells(path: str, column: str, row: int) -> dict[str, Any]:
             for batch in arrow.batches() if others else ():
                 if row < at + batch.num_rows:
                     one = _checked(path, batch.select(others).slice(row - at, 1))
-                    found: dict[str, Any] = one.to_pylist()[0]
+                    kept = capped_columns(pa.Table.from_batches([one]), path, row)
+                    found: dict[str, Any] = kept.to_pylist()[0]
                     return found
                 at += batch.num_rows
             return {}
@@ -1477,9 +1640,8 @@ def other_cells(path: str, column: str, row: int) -> dict[str, Any]:
         for group in range(file.metadata.num_row_groups if others else 0):
             rows = file.metadata.row_group(group).num_rows
             if row < at + rows:
-                values: dict[str, Any] = (
-                    file.read_row_group(group, columns=others).slice(row - at, 1).to_pylist()[0]
-                )
+                its = file.read_row_group(group, columns=others).slice(row - at, 1)
+                values: dict[str, Any] = capped_columns(its, path, row).to_pylist()[0]
                 return values
             at += rows
         return {}
@@ -1533,6 +1695,13 @@ class TableRuns:
 
         self.table = table
         self.frame = table if is_dataframe(table) else None
+        if self.frame is not None and _arrow_backed(self.frame):
+            import pyarrow as pa
+
+            # Its columns are Arrow's (pandas' ``ArrowDtype``): read as a pyarrow Table of the
+            # same arrays, a few rows converted at a time and capped, not a column at once.
+            self.table = pa.Table.from_pandas(self.frame, preserve_index=False)
+            self.frame = None
         if self.frame is not None:
             names = [str(c) for c in self.frame.columns]
             first = self.frame.head(KIND_ROWS)
@@ -1580,7 +1749,7 @@ class TableRuns:
         for start in range(0, self.count, TABLE_BATCH):
             part = self.rows(start, min(start + TABLE_BATCH, self.count)).select(self.read)
             for batch in part.to_batches():
-                yield from batch_cells(batch)
+                yield from _held_cells(batch)
 
     def cell(self, row: int) -> Any:
         """The cell of messages of row ``row`` (from 0): a DataFrame's as it holds it, a
@@ -1599,8 +1768,8 @@ class TableRuns:
 
         if self.frame is not None:
             kept = self.frame.drop(columns=self.read)
-            return pa.Table.from_pandas(kept, preserve_index=False)
-        return self.rows(0, self.count).select(self.others)
+            return capped_columns(pa.Table.from_pandas(kept, preserve_index=False), IN_MEMORY)
+        return capped_columns(self.rows(0, self.count).select(self.others), IN_MEMORY)
 
     def other_cells(self, row: int) -> dict[str, Any]:
         """Row ``row``'s values of :meth:`other_columns`, that row alone converted."""
@@ -1613,8 +1782,15 @@ class TableRuns:
             one = pa.Table.from_pandas(kept, preserve_index=False)
         else:
             one = self.rows(row, row + 1).select(self.others)
-        values: dict[str, Any] = one.to_pylist()[0]
+        values: dict[str, Any] = capped_columns(one, IN_MEMORY, row).to_pylist()[0]
         return values
+
+
+def _arrow_backed(frame: Any) -> bool:
+    """Whether every column of a pandas DataFrame holds Arrow's arrays (``ArrowDtype``)."""
+    return len(frame.columns) > 0 and all(
+        type(dtype).__name__ == "ArrowDtype" for dtype in frame.dtypes
+    )
 
 
 def _column_kind(column: Any) -> str | None:
