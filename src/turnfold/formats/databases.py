@@ -20,7 +20,13 @@ holds it).
 An id or a time (a session's, a message's, a checkpoint's id; a ``created_at``) is read under
 a far smaller bound, :data:`KEY_BYTES`: a reader names it in ``bounded=``, and :func:`rows`
 measures it in SQL and skips a row whose one is longer (a warning, or :func:`listed`'s
-stand-in in a listing of sessions: that session alone an error), :func:`row` leaves it out.
+stand-in in a listing of sessions: that session alone an error), :func:`row` leaves it out. A
+time a row can do without (a message's, named in ``times=``) is left out of its row, the row
+kept, with a warning.
+
+A query SQLite refuses for a long value it chooses or orders the rows by (an id over the
+record limit in an ``ORDER BY``, a namespace in a ``WHERE``) is read without the rows that
+hold one (:func:`_refused`): those rows alone are skipped, each warned of.
 """
 
 from __future__ import annotations
@@ -59,6 +65,12 @@ KEY_BYTES = 1024
 UNREADABLE_ID = "<unreadable id: "
 #: What a warning says of an id or a time longer than :data:`KEY_BYTES`.
 _OVER_KEY = f"over the {KEY_BYTES:,} bytes an id or a time may hold"
+#: The most rows :func:`_refused` takes out of a query SQLite refuses: each costs a few dozen
+#: queries of a range of rows, and a database of more is refused whole, saying why.
+MAX_REFUSED = 64
+#: Whether SQLite takes ``AS NOT MATERIALIZED`` (3.35): :func:`_refused`'s stand-in for a
+#: table, named twice in a query, would else be copied whole, its long values with it.
+_HINTED = sqlite3.sqlite_version_info >= (3, 35, 0)
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -302,15 +314,19 @@ def rows(
     alias: str = "",
     key: str | None = None,
     bounded: Collection[str] = (),
+    times: Collection[str] = (),
+    warn: Callable[[str], object] | None = None,
     unordered: str | None = None,
 ) -> Iterator[Any]:
     """The rows of ``SELECT {columns} FROM {table} {alias} {rest}`` (``rest``: its joins,
     ``WHERE`` and ``ORDER BY``), as ``db`` makes rows; a row holding a value longer than
     :func:`~turnfold.formats.source.record_limit`, or one of its ``bounded`` columns (its ids
     and times) longer than :data:`KEY_BYTES`, is an :class:`OversizedRow` in its place (named
-    by its ``key`` column), and the rows after it are still read. ``columns`` are ``table``'s
-    own (a row is read again alone by its rowid). A ``params`` value that is :func:`listed`'s
-    stand-in for an unreadable id is refused (:class:`sqlite3.DataError`) with its reason.
+    by its ``key`` column), and the rows after it are still read; one of its ``times`` (read
+    no longer either) that long is None in its row, which ``warn`` is told of. ``columns`` are
+    ``table``'s own (a row is read again alone by its rowid). A ``params`` value that is
+    :func:`listed`'s stand-in for an unreadable id is refused (:class:`sqlite3.DataError`)
+    with its reason.
 
     SQLite's refusal of the long value ends the whole query, and an ``ORDER BY`` sorts whole
     rows: so the query is read as it is, each row's rowid noted, until it is refused; then the
@@ -319,7 +335,8 @@ def rows(
     Where ``rest`` sorts or groups by the long value itself (a session's id in a listing), SQLite
     refuses even the rowids: then the rows are read by ``unordered`` (the same rows in an order
     of no such value: by rowid, say, with no ``GROUP BY``), whose reader keeps each session's
-    first row; without it (or once a row was yielded), that is an error.
+    first row; without it (or once a row was yielded), in the query's order without the rows
+    SQLite refuses it for (:func:`_refused`), each of those an :class:`OversizedRow` after them.
     Where SQLite cannot refuse it (:data:`LIMITED`), and for the ``bounded`` columns, the query
     measures each value and reads those within their bound only (:func:`_measured`): SQLite
     loads a long one to measure it, Python never holds it.
@@ -331,8 +348,8 @@ def rows(
     shape = db.execute(f"SELECT {columns} FROM {named} LIMIT 0")  # the rows' column names
     cursor = db.cursor()
     cursor.row_factory = None
-    items = _items(db, table, columns, own) if bounded or not LIMITED else []
-    bounds = [_bound(column, bounded) for _, column in items]
+    items = _items(db, table, columns, own) if bounded or times or not LIMITED else []
+    bounds = [_bound(column, (*bounded, *times)) for _, column in items]
     select = _measured(items, bounds) if items else columns
     measured = [(column or item, bound) for (item, column), bound in zip(items, bounds, strict=True)
                 if bound is not None]  # fmt: skip
@@ -341,9 +358,35 @@ def rows(
         sizes, values = found[: len(measured)], tuple(found[len(measured) :])
         long = [(name, size, bound) for (name, bound), size in zip(measured, sizes, strict=True)
                 if size > bound]  # fmt: skip
-        if long:
+        # A time too long to be one is none (its value read as null): its row is still read.
+        gone = [(name, size) for name, size, _ in long if name in times] if warn else []
+        if len(gone) < len(long):
             return _oversized(db, table, rowid, key, long)
+        for name, size in gone:
+            assert warn is not None
+            warn(f"{_where(db, table, rowid, key)}: its {name} of {size:,} bytes, {_OVER_KEY}; "
+                 "left out")  # fmt: skip
         return made(shape, values) if made is not None else values
+
+    def spared(rowid: int, chosen: str) -> Any:
+        """The row ``rowid`` SQLite refused for a long value: read with its long times null
+        (said, if it is one of the rows ``chosen``: ``rest``, or the row alone) when they are
+        all its long values, else its :class:`OversizedRow`."""
+        long = _long_values(db, table, rowid)
+        if not (warn and long and all(column in times for column, _ in long)):
+            return _oversized(db, table, rowid, key)
+        nulled = _shadow(db, table, f"rowid = {int(rowid)}", {column for column, _ in long})
+        found = cursor.execute(f"{nulled}SELECT {own}.rowid, {select} FROM {named} {chosen}",
+                               params if chosen == rest else ()).fetchone()  # fmt: skip
+        if found is None:  # the row is no row of the query's, its times read as none
+            return _oversized(db, table, rowid, key)
+        where, limit = _where(db, table, rowid, key), record_limit()
+        # A row the query could not order by its long time comes after those it ordered.
+        after = "; the row read after the others" if chosen == rest else ""
+        for column, size in long:
+            warn(f"{where}: its {column} of {size:,} bytes, over the limit of {limit:,} "
+                 f"(TURNFOLD_MAX_RECORD_BYTES); left out{after}")  # fmt: skip
+        return checked(rowid, found[1:])
 
     query = f"SELECT {own}.rowid, {select} FROM {named} {rest}"
     if not LIMITED:
@@ -367,11 +410,11 @@ def rows(
             raise
         if unordered is not None and not read:  # none yielded yet: none yielded twice
             yield from rows(db, table, columns, unordered, params, alias=alias, key=key,
-                            bounded=bounded)  # fmt: skip
+                            bounded=bounded, times=times, warn=warn)  # fmt: skip
             return
-        raise sqlite3.DataError(f"the rows of {table} are chosen or ordered by a value over the "
-                                f"limit of {record_limit():,} bytes (TURNFOLD_MAX_RECORD_BYTES)"
-                                ) from None  # fmt: skip
+        order, refused = _refused(db, table, f"SELECT {own}.rowid FROM {named} {rest}", params)
+    else:
+        refused = []
     alone = f"SELECT {select} FROM {named} WHERE {own}.rowid = ?"
     for rowid in order:
         if rowid in read:
@@ -381,10 +424,65 @@ def rows(
         except sqlite3.DataError as exc:
             if not _too_long(exc):
                 raise
-            yield _oversized(db, table, rowid, key)
+            yield spared(rowid, f"WHERE {own}.rowid = {int(rowid)}")
             continue
         if found is not None:
             yield checked(rowid, found)
+    for rowid in refused:  # not in the order: after it
+        if rowid not in read:
+            yield spared(rowid, rest)
+
+
+def _refused(
+    db: sqlite3.Connection, table: str, query: str, params: Sequence[Any]
+) -> tuple[list[int], list[int]]:
+    """The rowids ``query`` (of ``table``'s rows) gives, in its order, save those of the rows
+    SQLite refuses it for (a value over the record limit it sorts, groups or tests them by),
+    and those rows' rowids. The refused rows are found by halving ranges of rowids, ``table``
+    shadowed by the rows of one range (a flattened subquery: only the query's own columns are
+    read, and the other rows never); then the query is read without them. More than
+    :data:`MAX_REFUSED` of them, or a query refused still, is the error it was."""
+
+    def read(where: str) -> list[int]:
+        return [rowid for (rowid,) in db.execute(_shadow(db, table, where) + query, params)]
+
+    refused: list[int] = []
+    low, high = db.execute(f"SELECT min(rowid), max(rowid) FROM main.{quoted(table)}").fetchone()
+    ranges = [(low, high)] if low is not None else []
+    try:
+        while ranges:
+            first, last = ranges.pop()
+            try:
+                read(f"rowid BETWEEN {int(first)} AND {int(last)}")
+            except sqlite3.DataError as exc:
+                if not _too_long(exc) or len(refused) >= MAX_REFUSED:
+                    raise
+                if first == last:
+                    refused.append(first)
+                    continue
+                middle = (first + last) // 2
+                ranges += [(middle + 1, last), (first, middle)]
+        kept = read(f"rowid NOT IN ({', '.join(str(int(r)) for r in refused)})")
+    except sqlite3.DataError as exc:
+        if not _too_long(exc):
+            raise
+        raise sqlite3.DataError(f"the rows of {table} are chosen or ordered by a value over the "
+                                f"limit of {record_limit():,} bytes (TURNFOLD_MAX_RECORD_BYTES)"
+                                ) from None  # fmt: skip
+    return kept, sorted(refused)
+
+
+def _shadow(db: sqlite3.Connection, table: str, where: str, nulled: Collection[str] = ()) -> str:
+    """The ``WITH`` of a query that reads, for ``table``, its rows ``where`` picks (by rowid),
+    each column of ``nulled`` null: a subquery SQLite flattens into the query, so that it reads
+    no other row, and no column the query does not."""
+    own = quoted(table)
+    picked = "*"
+    if nulled:
+        names = [r[1] for r in db.execute(f"PRAGMA table_info({own})")]
+        picked = ", ".join(f"NULL AS {quoted(n)}" if n in nulled else quoted(n) for n in names)
+    hint = " NOT MATERIALIZED" if _HINTED else ""
+    return f"WITH {own} AS{hint} (SELECT rowid AS rowid, {picked} FROM main.{own} WHERE {where}) "
 
 
 def row(
@@ -541,14 +639,7 @@ def _oversized(
     limit = record_limit()
     named = _key(db, table, rowid, key)
     if long is None:
-        long = []
-        own = quoted(table)
-        for _, column in _items(db, table, "*", own):
-            assert column is not None
-            with contextlib.suppress(sqlite3.Error):
-                item = f"{own}.{quoted(column)}"
-                _, size = _measure(db, table, own, own, item, column, rowid)
-                long += [(column, size, limit)] if size > limit else []
+        long = [(column, size, limit) for column, size in _long_values(db, table, rowid)]
     keys = [f"its {column} of {size:,} bytes" for column, size, bound in long if bound < limit]
     held = [f"its {column} of {size:,} bytes" for column, size, bound in long if bound >= limit]
     parts = [f"{', '.join(held)}, over the limit of {limit:,} (TURNFOLD_MAX_RECORD_BYTES)"
@@ -558,6 +649,18 @@ def _oversized(
         "; ".join(parts) or f"a value, over the limit of {limit:,} (TURNFOLD_MAX_RECORD_BYTES)"
     )
     return OversizedRow(table, rowid, named, said)
+
+
+def _long_values(db: sqlite3.Connection, table: str, rowid: int) -> list[tuple[str, int]]:
+    """Each column of the row ``rowid`` of ``table`` whose value is over the record limit,
+    with its size, measured without reading it (:func:`_measure`)."""
+    limit, own, long = record_limit(), quoted(table), []
+    for _, column in _items(db, table, "*", own):
+        assert column is not None
+        with contextlib.suppress(sqlite3.Error):
+            _, size = _measure(db, table, own, own, f"{own}.{quoted(column)}", column, rowid)
+            long += [(column, size)] if size > limit else []
+    return long
 
 
 def _key(db: sqlite3.Connection, table: str, rowid: int, key: str | None) -> Any:

@@ -156,6 +156,8 @@ _CWD_NOTE = re.compile(r"\n\n<cwd>[^\n]*</cwd>\Z")
 #: (``databases.KEY_BYTES``): a hostile one costs its row, never the database.
 _KEYS = ("id", "session_id", "parent_session_id", "summary_message_id", "created_at",
          "updated_at", "finished_at")  # fmt: skip
+#: Of those, the times: one too long to be a time is left out of its row, the row still read.
+_TIMES = ("created_at", "updated_at", "finished_at")
 # --- detection ------------------------------------------------------------------------------------
 
 
@@ -236,7 +238,8 @@ class _Database:
         # created_at is in seconds: the messages of one second keep the order they were written.
         for message in databases.rows(
             self.db, "messages", "*", "WHERE session_id = ? ORDER BY created_at, rowid",
-            (session_id,), key="id", bounded=_KEYS,
+            (session_id,), key="id", bounded=_KEYS, times=_TIMES,
+            warn=lambda reason: self.source.warn(reason, record_type="message"),
         ):  # fmt: skip
             if isinstance(message, databases.OversizedRow):
                 self.source.warn(message.reason, record_type="message")

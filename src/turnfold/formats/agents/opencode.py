@@ -161,6 +161,9 @@ _TABLES = frozenset({"session", "message", "part"})
 #: may be (``databases.KEY_BYTES``): a hostile one costs its row, never the database.
 _KEYS = ("id", "session_id", "message_id", "parent_id", "project_id", "workspace_id",
          "time_created", "time_updated")  # fmt: skip
+#: Of those, the times: one too long to be a time is left out of its row, the row still read
+#: (a message's own time is in its ``data``).
+_TIMES = ("time_created", "time_updated")
 #: The folder of the data folder OpenCode kept its sessions in before 1.2, and its folders of
 #: sessions, messages and parts, each file's name the id its prefix starts.
 STORAGE = "storage"
@@ -327,7 +330,8 @@ class _Database:
         # An id too long to load is too long to sort by: then rowid breaks a tie of times.
         for row in databases.rows(self.db, "session", "id, title",
                                   "WHERE parent_id IS NULL ORDER BY time_created, id",
-                                  key="id", bounded=_KEYS,
+                                  key="id", bounded=_KEYS, times=_TIMES,
+                                  warn=lambda reason: self.warn(reason, "session"),
                                   unordered="WHERE parent_id IS NULL ORDER BY time_created, rowid",
                                   ):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
@@ -350,7 +354,8 @@ class _Database:
             messages: dict[str, Message] = {}
             for message in databases.rows(
                 self.db, "message", "id, data", "WHERE session_id = ? ORDER BY time_created, id",
-                (session_id,), key="id", bounded=_KEYS,
+                (session_id,), key="id", bounded=_KEYS, times=_TIMES,
+                warn=lambda reason: self.warn(reason, "message"),
             ):  # fmt: skip
                 if isinstance(message, databases.OversizedRow):
                     self.warn(message.reason, "message")
@@ -363,7 +368,8 @@ class _Database:
                     messages[message["id"]] = Message({**data, "id": message["id"]})
             for part in databases.rows(
                 self.db, "part", "id, message_id, data", "WHERE session_id = ? ORDER BY id",
-                (session_id,), key="id", bounded=_KEYS,
+                (session_id,), key="id", bounded=_KEYS, times=_TIMES,
+                warn=lambda reason: self.warn(reason, "part"),
             ):  # fmt: skip
                 if isinstance(part, databases.OversizedRow):
                     self.warn(part.reason, "part")
@@ -730,7 +736,7 @@ class SessionReader:
         ):
             if as_text(value) is not None:
                 meta[key] = value
-        started = iso_time(_mapping(info.get("time")).get("created"))
+        started = self._created(info, f"session {info.get('id')}", "session")
         if started is not None:
             meta["started_at"] = started
         total = step_usage(info.get("tokens"))
@@ -740,6 +746,19 @@ class SessionReader:
         cost = _cost(info.get("cost")) or sum(self.costs)
         if cost > 0:
             meta["cost_usd"] = round(cost, 6)
+
+    def _created(self, info: Mapping[str, Any], what: str, record_type: str) -> str | None:
+        """The ``time.created`` of a session or a message as ISO 8601; one that is no time
+        (no number, before the epoch or past the calendar) is left out with a warning naming
+        its record, which is still read."""
+        created = _mapping(info.get("time")).get("created")
+        stamp = iso_time(created)
+        if stamp is None and created is not None:
+            shown = repr(created)
+            shown = shown if len(shown) <= 80 else shown[:79] + "…"
+            self.warn(f"{what}: its time {shown} is no time (ms since the epoch); left out",
+                      record_type)  # fmt: skip
+        return stamp
 
     def _not_read(self, part: Any, exc: Exception) -> None:
         """A part of a shape no version seen here wrote tripped the reader: that part is warned
@@ -753,7 +772,7 @@ class SessionReader:
     # --- user -------------------------------------------------------------------------------
 
     def _user(self, message: Message) -> None:
-        stamp = iso_time(_mapping(message.info.get("time")).get("created"))
+        stamp = self._created(message.info, f"message {message.info.get('id')}", "message/user")
         texts: list[str] = []
         images: list[ImageData] = []
         after: list[Entry] = []
@@ -832,7 +851,7 @@ class SessionReader:
         model = as_text(info.get("modelID"))
         self.model = model or self.model
         self.provider = as_text(info.get("providerID")) or self.provider
-        stamp = iso_time(_mapping(info.get("time")).get("created"))
+        stamp = self._created(info, f"message {info.get('id')}", "message/assistant")
         begin = step = len(self.transcript.entries)
         stepped = False
         for part in message.parts:

@@ -161,6 +161,8 @@ def _json(value: Any) -> Any:
 #: (``databases.KEY_BYTES``): a hostile one costs its row, never the database.
 _KEYS = ("app_name", "user_id", "id", "session_id", "invocation_id", "create_time",
          "update_time", "timestamp")  # fmt: skip
+#: Of those, the times: one too long to be a time is left out of its row, the row still read.
+_TIMES = ("create_time", "update_time", "timestamp")
 
 
 @dataclass(frozen=True)
@@ -230,7 +232,8 @@ class _Database:
         for row in databases.rows(
             self.db, store.events, "*",
             "WHERE app_name = ? AND user_id = ? AND session_id = ? ORDER BY timestamp, id",
-            (key.app_name, key.user_id, key.id), key="id", bounded=_KEYS,
+            (key.app_name, key.user_id, key.id), key="id", bounded=_KEYS, times=_TIMES,
+            warn=lambda reason: self.source.warn(reason, record_type="event row"),
         ):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
                 # The ADK reader says it skipped it.

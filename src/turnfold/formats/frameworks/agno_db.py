@@ -71,6 +71,8 @@ _RUN_ORDER = ("run_index", "created_at", "run_id", "rowid")
 #: (``databases.KEY_BYTES``): a hostile one costs its row, never the database.
 _KEYS = ("session_id", "run_id", "parent_run_id", "agent_id", "team_id", "workflow_id",
          "user_id", "created_at", "updated_at")  # fmt: skip
+#: Of those, the times: one too long to be a time is left out of its row, the row still read.
+_TIMES = ("created_at", "updated_at")
 
 
 @dataclass(frozen=True)
@@ -221,7 +223,8 @@ class _Database:
         found = []
         for row in databases.rows(
             self.db, store.runs, "run_id, run_data", f"WHERE session_id = ? ORDER BY {order}",
-            (session_id,), key="run_id", bounded=_KEYS,
+            (session_id,), key="run_id", bounded=_KEYS, times=_TIMES,
+            warn=lambda reason: self.source.warn(reason, record_type="run"),
         ):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
                 self.source.warn(row.reason, record_type="run")

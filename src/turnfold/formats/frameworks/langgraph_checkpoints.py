@@ -84,6 +84,7 @@ import msgspec
 from turnfold import codec
 from turnfold.formats import databases
 from turnfold.formats.catalog import Records
+from turnfold.formats.common import checked_timestamp
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError, unselected
 from turnfold.formats.frameworks import langchain
@@ -360,7 +361,7 @@ class _Database:
         seen = unread = summarised = 0
         first: DamagedCheckpoint | None = None
         where = f"thread {thread}" + (f", namespace {namespace}" if namespace else "")
-        oldest: tuple[str, bytes] | None = None  # the thread's first checkpoint: its time
+        oldest: tuple[str, str, bytes] | None = None  # the thread's first checkpoint: its time
         for row in rows:
             seen += 1
             if isinstance(row, databases.OversizedRow):
@@ -371,7 +372,7 @@ class _Database:
                 continue  # an earlier state, counted
             checkpoint_id, kind, blob = row
             if read is not None:
-                oldest = (kind, blob)
+                oldest = (checkpoint_id, kind, blob)
                 continue  # counted: an earlier state
             try:
                 checkpoint = decoded(kind, blob)
@@ -384,7 +385,7 @@ class _Database:
                 newest, unread, first = False, unread + 1, first or exc
                 continue
             read = _Thread(self._state(thread, namespace, checkpoint_id, values, newest))
-            read.started = read.ended = _time(checkpoint)
+            read.started = read.ended = self._time(where, checkpoint_id, checkpoint)
             summarised = self._history(thread, namespace, checkpoint_id, read.state, values)
             metadata = self._metadata_of(where, thread, namespace, checkpoint_id)
             if namespace:  # what becomes of it is for nest() to say
@@ -392,7 +393,7 @@ class _Database:
                 if isinstance(agent, str):
                     transcript.metadata["agent"] = agent
                 continue
-            self._describe(transcript, thread, checkpoint_id, checkpoint, metadata)
+            self._describe(transcript, thread, checkpoint_id, read.ended, metadata)
             self.source.mapped("checkpoint")
         if seen == 0:
             return None
@@ -402,7 +403,7 @@ class _Database:
                                         f"can be read (the newest: {first})")  # fmt: skip
         if oldest is not None:
             with contextlib.suppress(DamagedCheckpoint):  # else it began when nothing says
-                read.started = _time(decoded(*oldest))
+                read.started = self._time(where, oldest[0], decoded(*oldest[1:]))
         earlier = seen - 1 - unread - summarised
         if earlier > 0:
             self.source.accounting.note("earlier checkpoint", "ignored", earlier)
@@ -755,12 +756,24 @@ class _Database:
                 interrupts += value if isinstance(value, list) else [value]
         return interrupts
 
+    def _time(self, where: str, checkpoint_id: str, checkpoint: Any) -> str | None:
+        """A checkpoint's time (``ts``, ISO 8601), when it has one; one that is no time is
+        left out with a warning naming the checkpoint, which is still read."""
+        when = checkpoint.get("ts") if isinstance(checkpoint, Mapping) else None
+        if when is None or checked_timestamp(when) is not None:
+            return when if isinstance(when, str) else None
+        shown = repr(when)
+        shown = shown if len(shown) <= 80 else shown[:79] + "…"
+        self.source.warn(f"{where}: checkpoint {checkpoint_id}: its ts {shown} is no time; "
+                         "left out", record_type="checkpoint")  # fmt: skip
+        return None
+
     @staticmethod
     def _describe(
         transcript: Transcript,
         thread: str,
         checkpoint_id: str,
-        checkpoint: Mapping[str, Any],
+        when: str | None,
         metadata: Mapping[str, Any],
     ) -> None:
         said = transcript.metadata
@@ -770,14 +783,8 @@ class _Database:
                           ("lc_agent_name", "agent")):  # fmt: skip
             if isinstance(metadata.get(key), (str, int)):
                 said[name] = metadata[key]
-        if isinstance(checkpoint.get("ts"), str):
-            said["updated_at"] = checkpoint["ts"]
-
-
-def _time(checkpoint: Any) -> str | None:
-    """A checkpoint's time (``ts``), when it has one."""
-    when = checkpoint.get("ts") if isinstance(checkpoint, Mapping) else None
-    return when if isinstance(when, str) and when else None
+        if when is not None:
+            said["updated_at"] = when
 
 
 #: The roles ``convert_to_messages`` knows, as the message types they make.

@@ -91,6 +91,8 @@ _STRUCTURE_COLUMNS = frozenset({"session_id", "message_id", "branch_id", "sequen
 #: The ids and times of the tables' rows, read no longer than an id may be
 #: (``databases.KEY_BYTES``): a hostile one costs its row, never the database.
 _KEYS = ("session_id", "branch_id", "created_at", "updated_at")
+#: Of those, the times: one too long to be a time is left out of its row, the row still read.
+_TIMES = ("created_at", "updated_at")
 
 
 @dataclass(frozen=True)
@@ -262,7 +264,8 @@ class _Database:
             )
             arguments = (session_id, branch)
         for row in databases.rows(self.db, store.messages, columns, rest, arguments, alias="m",
-                                  bounded=_KEYS):  # fmt: skip
+                                  bounded=_KEYS, times=_TIMES,
+                                  warn=self.said.append):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
                 found.append((row.rowid, MalformedLine(row.reason, record_type="message row")))
                 continue
