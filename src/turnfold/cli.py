@@ -250,10 +250,16 @@ def expand_all(view: View) -> View:
 
 def _file_and_run(file: Path) -> tuple[Path, str | None]:
     """``FILE#SAMPLE``, a corpus's key (``log.eval#id/epoch``, ``train.jsonl#3``), as the file
-    and the run it names in it; a path that exists is the file itself, whatever it holds."""
-    base, hash_sign, sample = str(file).rpartition("#")
-    if hash_sign and sample and not file.exists() and Path(base).is_file():
-        return Path(base), sample
+    and the run it names in it; a path that exists is the file itself, whatever it holds.
+    A run's id may hold a ``#`` too (an eval sample ``s#3``: ``log.eval#s#3/1``), so the file
+    is the longest part before a ``#`` that is one."""
+    if file.exists():
+        return file, None
+    text = str(file)
+    at = len(text)
+    while (at := text.rfind("#", 0, at)) > 0:
+        if at + 1 < len(text) and Path(text[:at]).is_file():
+            return Path(text[:at]), text[at + 1 :]
     return file, None
 
 

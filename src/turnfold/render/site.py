@@ -428,7 +428,8 @@ def _index_html(runs: list[dict[str, Any]], counts: str, locale: str) -> str:
             if col.clip and cell["text"]:  # a text cell may be cut short (_INDEX_RULES)
                 cell["title"] = cell["text"]
         rows.append(row)
-        attributes[plain["key"]] = _row_attributes(plain, run["prompt"], shown)
+        searched = f"{row['cells'][titled]['text']} {run['prompt']}"
+        attributes[plain["key"]] = _row_attributes(plain, searched, shown)
     pages = {run["row"]["key"]: run["page"] for run in runs}
 
     def link(row: Row) -> str | None:
@@ -456,10 +457,11 @@ def _moment(name: str, value: Any) -> Any:
     return datetime.fromisoformat(value) if name in DATETIME_COLUMNS and value else value
 
 
-def _row_attributes(values: dict[str, Any], prompt: str, shown: list[Column]) -> str:
-    """What the index's script reads of a row: each cell's value to sort by, the title and
-    first prompt to search, the values its filters compare."""
-    text = " ".join(f"{values['title'] or ''} {prompt}".split()).lower()
+def _row_attributes(values: dict[str, Any], searched: str, shown: list[Column]) -> str:
+    """What the index's script reads of a row: each cell's value to sort by, the text to
+    search (what its title cell shows, which names a run with no prompt or an unreadable
+    file, and its first prompt), the values its filters compare."""
+    text = " ".join(searched.split()).lower()
     facts = {
         # ASCII: escape() turns a raw U+2028 into a newline, which JSON.parse refuses.
         "data-sort": json.dumps([_sort_value(col.name, values) for col in shown]),
