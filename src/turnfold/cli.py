@@ -32,6 +32,7 @@ with collector_paused():
     import os
     import re
     import shlex
+    import stat
     import sys
     import warnings
     from collections.abc import Callable, Iterator, Sequence
@@ -516,17 +517,31 @@ def _write(target: Path | None, write: Callable[[BinaryIO], int], stdout: TextIO
 
     The page is written beside ``target`` and moved over it once whole: a page that could not
     be finished (a full disk, Ctrl-C) leaves the one that was there as it was, never half a page.
+    A link is followed, so the page replaces the file it names and the link stays. A device or
+    a pipe (``-o /dev/null``, ``-o /dev/stdout``, a named pipe) is written into: a page moved
+    over it would put a file where it was.
     """
     if target is None:
-        stdout.flush()
-        write(stdout.buffer)
-        stdout.buffer.flush()
+        try:
+            stdout.flush()
+            write(stdout.buffer)
+            stdout.buffer.flush()
+        except BrokenPipeError:
+            raise  # the reader left (``| head``): main() ends quietly
+        except OSError as error:
+            return _stdout_failed(error)
         return 0
-    partial = target.with_name(f".{target.name}.{os.getpid()}.part")
+    # The file the page replaces and the page in progress beside it; None for a device or a pipe.
+    real = None if _written_into(target) else Path(os.path.realpath(target))
+    partial = None if real is None else real.with_name(f".{real.name}.{os.getpid()}.part")
     try:
-        with partial.open("wb") as stream:
+        # Appended to, as the shell's ``>>``: opening a name of /dev anew may truncate the file.
+        with partial.open("wb") if partial is not None else target.open("ab") as stream:
             size = write(stream)
-        os.replace(partial, target)
+        if real is not None and partial is not None:
+            os.replace(partial, real)
+    except BrokenPipeError:
+        raise  # a pipe's reader left (``-o /dev/stdout | head``), as for ``-o -``
     except OSError as error:
         reason = error.strerror or str(error)
         if not target.parent.is_dir():
@@ -534,10 +549,30 @@ def _write(target: Path | None, write: Callable[[BinaryIO], int], stdout: TextIO
         print(_shown(f"turnfold: cannot write {target}: {reason}"), file=sys.stderr)
         return EXIT_CANNOT_WRITE
     finally:
-        with contextlib.suppress(OSError):
-            partial.unlink(missing_ok=True)
+        if partial is not None:
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
     print(_shown(f"turnfold: wrote {target} ({size // 1024 or 1} KB)"), file=sys.stderr)
     return 0
+
+
+def _written_into(path: Path) -> bool:
+    """Whether the page goes into ``path`` as it is rather than moved over it: a device or a
+    pipe, or a name in /dev for what the shell opened (``/dev/stdout`` after ``>> log``)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    if path.absolute().parts[:2] == ("/", "dev"):
+        return True
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _stdout_failed(error: OSError) -> int:
+    """Say that standard output took not all of it (a full disk under ``> file``)."""
+    reason = error.strerror or str(error)
+    print(_shown(f"turnfold: cannot write to standard output: {reason}"), file=sys.stderr)
+    return EXIT_CANNOT_WRITE
 
 
 def _render_compare(options: argparse.Namespace, stdout: TextIO) -> int:
@@ -662,13 +697,24 @@ def _show(options: argparse.Namespace, view: View, stdout: TextIO) -> int:
     # Imported here: ``render`` never draws text, and the text renderer brings html.parser.
     from turnfold.render.text import render_terminal, render_text
 
-    if stdout.isatty() and options.width is None and not _no_colour():
-        from rich.console import Console
+    if isinstance(stdout, io.TextIOWrapper):
+        # A locale that is not UTF-8 (LC_ALL=C without Python's UTF-8 mode, Latin-1) has no
+        # code for some glyphs and words of a transcript: each is drawn as "?", the rest as is.
+        stdout.reconfigure(errors="replace")
+    try:
+        if stdout.isatty() and options.width is None and not _no_colour():
+            from rich.console import Console
 
-        render_terminal(view, Console(file=stdout, highlight=False, markup=False, emoji=False))
-        return 0
-    # Plain text, with no escape code at all: rich keeps bold and dim under NO_COLOR.
-    stdout.write(render_text(view, width=options.width or _text_width(stdout)) + "\n")
+            console = Console(file=stdout, highlight=False, markup=False, emoji=False)
+            render_terminal(view, console)
+        else:
+            # Plain text, with no escape code at all: rich keeps bold and dim under NO_COLOR.
+            stdout.write(render_text(view, width=options.width or _text_width(stdout)) + "\n")
+        stdout.flush()  # here, where a failed write is said: the flush at exit ignores it
+    except BrokenPipeError:
+        raise  # the reader left (``| head``): main() ends quietly
+    except OSError as error:
+        return _stdout_failed(error)
     return 0
 
 
@@ -685,7 +731,9 @@ def _text_width(stdout: TextIO) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (``python -m turnfold`` calls this)."""
-    options = build_parser().parse_args(argv)
+    options, unknown = build_parser().parse_known_args(argv)
+    if unknown:  # said by the command's parser, whose usage names the options it takes
+        options.usage(f"unrecognized arguments: {' '.join(unknown)}")
     # A progress bar is for a person watching a terminal; in a log it is a line of carriage
     # returns for each refresh.
     quiet = progress.muted() if not sys.stderr.isatty() else contextlib.nullcontext()
@@ -695,6 +743,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: a person's choice, not a failure to explain
         print(_shown("turnfold: interrupted"), file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `turnfold show … | head`: the reader left, which is fine
+        sys.stderr.close()
+        return 0
 
 
 @contextlib.contextmanager
@@ -729,6 +780,10 @@ def _command(options: argparse.Namespace, usage: Callable[[str], NoReturn]) -> i
             usage("give FILE or --compare A B, not both")
         _refuse_one_page_options(options, usage, "--compare")
         _refuse_overwriting(options, usage, *options.compare)
+        output = options.output
+        if output not in (None, "-") and (output.endswith(("/", os.sep)) or os.path.isdir(output)):
+            # Path("new/") is "new": the page would be a file of that name, or fail as a folder.
+            usage(f"-o {output} is a folder; --compare writes one page: -o PAGE.html")
         return _render_compare(options, sys.stdout)
     if options.file is None:
         usage("the following arguments are required: FILE")
@@ -812,16 +867,12 @@ def _main(options: argparse.Namespace, partner: Partner | None) -> int:
     if transcript is None:
         return EXIT_BAD_INPUT
     stdout = sys.stdout
-    try:
-        if options.command == "render":
-            return _render(options, transcript, stdout, partner)
-        view = build_view_model(transcript, _settings(options))
-        if options.expand:
-            expand_all(view)
-        return _show(options, view, stdout)
-    except BrokenPipeError:  # `turnfold show … | head`: the reader left, which is fine
-        sys.stderr.close()
-        return 0
+    if options.command == "render":
+        return _render(options, transcript, stdout, partner)
+    view = build_view_model(transcript, _settings(options))
+    if options.expand:
+        expand_all(view)
+    return _show(options, view, stdout)
 
 
 def run() -> NoReturn:
