@@ -572,6 +572,9 @@ class Side:
     transcript: Transcript
     items: list[PlannedItem]
     blocks: list[Block]
+    key_prefix: str = ""
+    """What every key of its view starts with: the planned items' keys carry it, and the
+    nodes its view adds must too."""
 
 
 def side_of(
@@ -583,7 +586,7 @@ def side_of(
     """``transcript`` planned and cut into blocks; ``key_prefix`` keeps the keys of its view
     apart from the other side's (two runs of one harness share entry ids)."""
     items = plan_projection(transcript, settings, key_prefix=key_prefix)
-    return Side(transcript, items, blocks_of(items))
+    return Side(transcript, items, blocks_of(items), key_prefix)
 
 
 PairStatus: TypeAlias = Literal["same", "differs", "only-a", "only-b", "notices-a", "notices-b"]

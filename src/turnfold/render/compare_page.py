@@ -46,8 +46,9 @@ def render_compare_page(
     rows = compare_rows(a.rows, b.rows, key)
     table = build_pair_table(rows, snapshot.locale, names=names, page_rows=STATIC_TABLE_ROWS)
     views = []
-    for pair in rows.changed[: len(table["rows"])]:
-        comparison = compare_runs(a[pair.a["key"]], b[pair.b["key"]], snapshot)
+    # Numbered as their sections are (``pair-<n>``): one page, so no two sides share an id.
+    for number, pair in enumerate(rows.changed[: len(table["rows"])], start=1):
+        comparison = compare_runs(a[pair.a["key"]], b[pair.b["key"]], snapshot, pair=number)
         views.append(build_compare_view(comparison, snapshot, names=names, key=pair.key))
     left_out = len(rows.changed) - len(table["rows"])
     return render_corpus_html(table, views, locale=snapshot.locale, left_out=left_out, title=title)

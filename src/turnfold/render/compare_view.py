@@ -8,7 +8,9 @@ pair that differs has its processes open by default; every other fold keeps its 
 :func:`build_pair_table` lays out a page of a :class:`~turnfold.comparison.CorpusComparison`.
 
 Keys: every key of side ``a`` starts with ``a/`` and of side ``b`` with ``b/`` (two runs of one
-harness number their entries alike), so the folds of the two sides never share a key.
+harness number their entries alike), so the folds of the two sides never share a key. A page
+of many comparisons (two corpora, each changed sample's pair in a section of its own) numbers
+them: ``pair-2/a/``, so that no two of its elements share an ``id`` (``call-<key>``).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
 from turnfold.tools import format_duration
 
 __all__ = [
+    "ONLY_NAMED",
     "PAGE_ROWS",
     "SIDES",
     "build_compare_view",
@@ -69,27 +72,41 @@ SIDES = ("a", "b")
 PAGE_ROWS = 50
 #: Tools whose counts changed that a pair's header names; the rest is "…".
 TOOLS_SHOWN = 4
+#: Samples of one corpus only that the summary names, per corpus; the rest it counts (a log of
+#: thousands against an empty one is still a summary of one line).
+ONLY_NAMED = 10
 
 
-def side_prefix(side: str) -> str:
-    """The prefix of every key of a side's nodes."""
-    return f"{side}/"
+def side_prefix(side: str, pair: int | None = None) -> str:
+    """The prefix of every key of a side's nodes; with ``pair``, of the side of the
+    ``pair``-th comparison of a page of many (see the module docstring).
+
+    >>> side_prefix("a"), side_prefix("b", 2)
+    ('a/', 'pair-2/b/')
+    """
+    return f"{side}/" if pair is None else f"pair-{pair}/{side}/"
 
 
 def split_key(key: str) -> tuple[str, str] | None:
-    """A comparison's node key as ``(side, the key in its own transcript's view)``."""
+    """A comparison's node key as ``(side, the key in its own transcript's view)``; None for a
+    key of no side (a numbered pair's are a page's, never a widget's)."""
     side, slash, own = key.partition("/")
     return (side, own) if slash and side in SIDES else None
 
 
 def compare_runs(
-    a: Transcript, b: Transcript, settings: DisplaySettings | SettingsSnapshot | None = None
+    a: Transcript,
+    b: Transcript,
+    settings: DisplaySettings | SettingsSnapshot | None = None,
+    *,
+    pair: int | None = None,
 ) -> TranscriptComparison:
-    """``a`` and ``b`` aligned, planned under ``settings`` with their sides' key prefixes."""
+    """``a`` and ``b`` aligned, planned under ``settings`` with their sides' key prefixes (of
+    the ``pair``-th comparison of a page of many, when given)."""
     snapshot = snapshot_of(settings)
     return compare_transcripts(
-        side_of(a, snapshot, key_prefix=side_prefix("a")),
-        side_of(b, snapshot, key_prefix=side_prefix("b")),
+        side_of(a, snapshot, key_prefix=side_prefix("a", pair)),
+        side_of(b, snapshot, key_prefix=side_prefix("b", pair)),
     )
 
 
@@ -113,7 +130,7 @@ def build_compare_view(
     for side, run, name in zip(SIDES, (comparison.a, comparison.b), names, strict=True):
         # Two views of long sessions are millions of new, long-lived objects, as one is (Q-1).
         with collector_paused():
-            head, nodes = _side_view(run, snapshot, side_prefix(side), more_chars)
+            head, nodes = _side_view(run, snapshot, more_chars)
         blocks.append(nodes)
         sides.append({
             "key": side,
@@ -158,7 +175,7 @@ def build_compare_view(
 
 
 def _side_view(
-    run: Side, settings: SettingsSnapshot, prefix: str, more_chars: int | None
+    run: Side, settings: SettingsSnapshot, more_chars: int | None
 ) -> tuple[ViewHead, list[list[TopNode]]]:
     """A side's head (session, outcome, notice) and its nodes, block by block."""
     plan = plan_view(run.transcript, settings, items=run.items, more_chars=more_chars)
@@ -167,7 +184,7 @@ def _side_view(
         # A turn's keys carry the side's prefix from its projection; an item that is an entry
         # of its own (a prompt, a notice) is keyed by its id alone.
         if node["kind"] != "turn":
-            node["key"] = prefix + node["key"]
+            node["key"] = run.key_prefix + node["key"]
     cut: list[list[TopNode]] = []
     start = 0
     for block in run.blocks:
@@ -541,5 +558,17 @@ def _table_summary(comparison: CorpusComparison, locale: str, names: Sequence[st
     parts.append(translate("compare.same_count", locale, count=comparison.same))
     for alone, name in ((comparison.only_a, names[0]), (comparison.only_b, names[1])):
         if alone:
-            parts.append(translate("compare.only_items", locale, count=len(alone), side=name))
+            parts.append(translate("compare.only_items_named", locale, count=len(alone),
+                                   side=name, samples=_named(alone, locale)))  # fmt: skip
     return " · ".join(parts)
+
+
+def _named(samples: Sequence[str], locale: str) -> str:
+    """The samples of one corpus only, by their keys: the first :data:`ONLY_NAMED`, then how
+    many more."""
+    separator = translate("list.separator", locale)
+    named = separator.join(samples[:ONLY_NAMED])
+    if len(samples) <= ONLY_NAMED:
+        return named
+    return translate("compare.only_items_more", locale, samples=named,
+                     count=len(samples) - ONLY_NAMED)  # fmt: skip
