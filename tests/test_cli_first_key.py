@@ -53,11 +53,7 @@ SOURCES: list[tuple[str, Callable[[Path], Path], str]] = [
 ]  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 @pytest.mark.parametrize(

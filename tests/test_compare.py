@@ -40,10 +40,7 @@ CANDIDATE = RUNS / "arithmetic_candidate.eval"
 NAMES = ("baseline", "candidate")
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Scans of the eval logs keep their index out of the user's cache."""
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 @pytest.fixture

@@ -31,9 +31,7 @@ GEMINI = FIXTURES / "gemini" / "gemini-cli_v0.61_three-turns-two-resumes.jsonl"
 EVAL = FIXTURES / "harnesses" / "inspect" / "react_four-samples_two-epochs.eval"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def without_opening_notice(transcript: Transcript) -> Transcript:

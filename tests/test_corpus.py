@@ -24,7 +24,7 @@ import pytest
 import turnfold
 from turnfold.corpus import COLUMNS, Corpus, scan
 from turnfold.corpus.discover import Item
-from turnfold.corpus.index import CACHE_ENV, INDEX_NAME
+from turnfold.corpus.index import INDEX_NAME
 from turnfold.corpus.summarize import TOOL_CALL_COLUMNS, TURN_COLUMNS
 from turnfold.cost import session_cost
 from turnfold.formats import resume
@@ -45,12 +45,7 @@ PARENTS = {
 BROKEN = {"broken/empty.jsonl", "broken/garbage.jsonl"}
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own index, never the user's."""
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 @pytest.fixture

@@ -21,7 +21,6 @@ import pytest
 import turnfold
 from tests.formats.test_openhands_archive import V0_SESSION, _member, _v0_members, _write
 from turnfold.corpus import scan
-from turnfold.corpus.index import CACHE_ENV
 from turnfold.formats.harnesses import archive
 
 #: What a row counts of its session, the same wherever the session lay in its archive.
@@ -29,11 +28,7 @@ COUNTS = ("title", "model", "turns", "tool_calls", "failed_tools", "input_tokens
           "output_tokens", "cost_usd", "warnings", "error")  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _code(count: int) -> list[tuple[tarfile.TarInfo, bytes | None]]:

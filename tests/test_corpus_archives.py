@@ -37,7 +37,6 @@ from tests.formats.test_openhands_archive import (
 )
 from turnfold.corpus import runs, scan
 from turnfold.corpus.discover import Item
-from turnfold.corpus.index import CACHE_ENV
 from turnfold.corpus.summarize import summarize as summarize_item
 from turnfold.formats.harnesses import archive, openhands
 from turnfold.model import UserMessage
@@ -52,12 +51,7 @@ _INJECTED = json.dumps({"id": 99, "source": "user", "action": "message",
                         "args": {"content": "INJECTED"}}).encode()  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own index, never the user's."""
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 @pytest.fixture

@@ -30,7 +30,6 @@ import turnfold
 from tests.table_runs import trajectory
 from turnfold.corpus import engine as engine_module
 from turnfold.corpus import scan
-from turnfold.corpus.index import CACHE_ENV
 from turnfold.formats import tables
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -45,12 +44,7 @@ SAID = ("sample", "format", "title", "turns", "tool_calls", "failed_tools", "sco
         "duration_s", "error")  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own index, never the user's."""
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _said(corpus: Any) -> list[dict[str, Any]]:

@@ -21,11 +21,7 @@ from turnfold.session import session_facts
 TREE = Path(__file__).parent / "fixtures" / "corpus"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _trajectory(i: int) -> list[dict[str, Any]]:

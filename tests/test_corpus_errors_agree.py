@@ -37,9 +37,7 @@ SESSION = CLAUDE_CODE / "v2.1.56_real_prompt-taken-mid-turn.jsonl"
 NOBODY = 65534
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _opened_error(opener: Callable[[], Any]) -> Exception | None:

@@ -25,7 +25,6 @@ import turnfold
 from turnfold.corpus import COLUMNS, scan, summarize
 from turnfold.corpus import engine as engine_module
 from turnfold.corpus.discover import Item
-from turnfold.corpus.index import CACHE_ENV
 from turnfold.formats.harnesses import openhands
 
 from .test_corpus import _Reads, _widget_counts
@@ -38,11 +37,7 @@ GUI = "openhands_trajectory_basic-gui-mode.json"
 TREE = Path(__file__).parent / "fixtures" / "corpus"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ import turnfold
 from turnfold import codec
 from turnfold.corpus import COLUMNS, scan
 from turnfold.corpus.discover import Item
-from turnfold.corpus.index import CACHE_ENV, INDEX_NAME, SCHEMA_VERSION
+from turnfold.corpus.index import INDEX_NAME, SCHEMA_VERSION
 from turnfold.formats.harnesses import inspect_log
 from turnfold.model import SystemNotice
 
@@ -32,11 +32,7 @@ INSPECT = FIXTURES / "harnesses" / "inspect"
 GEMINI_RESUMED = FIXTURES / "gemini" / "gemini-cli_v0.61_resume-api-form.jsonl"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 @pytest.fixture

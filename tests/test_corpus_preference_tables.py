@@ -18,18 +18,13 @@ import pytest
 import turnfold
 from tests.table_runs import table_source
 from turnfold.corpus import engine as engine_module
-from turnfold.corpus.index import CACHE_ENV
 from turnfold.formats import tables
 from turnfold.render.viewmodel import build_view_model
 
 V1_PAIRS = Path(__file__).parent / "fixtures/datasets/llama-factory_v1_dpo-demo_three-rows.jsonl"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _say(role: str, text: str) -> dict[str, Any]:

@@ -19,7 +19,6 @@ import pytest
 import turnfold
 from tests.table_runs import table_source
 from turnfold.corpus import engine as engine_module
-from turnfold.corpus.index import CACHE_ENV
 from turnfold.formats import tables
 from turnfold.model import UserMessage
 
@@ -30,11 +29,7 @@ VERIFIERS = (
 KEPT = ("prompt", "completion", "task", "answer", "reward")
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _rows() -> list[dict[str, Any]]:

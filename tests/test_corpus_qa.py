@@ -26,12 +26,7 @@ WITH_SUBAGENT = FIXTURES / "claude-code" / "v2.1_progress-and-subagent-file.json
 SESSION = FIXTURES / "claude-code" / "v2.1.56_real_prompt-taken-mid-turn.jsonl"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own index, never the user's."""
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _project(tmp_path: Path) -> Path:

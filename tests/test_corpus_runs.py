@@ -30,11 +30,7 @@ def _rows(count: int) -> list[dict[str, Any]]:
     return [{"task_id": f"t{i}", "reward": i % 2, "messages": trajectory(i)} for i in range(count)]
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _jsonl(path: Path, rows: list[Any]) -> Path:

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from turnfold.corpus import Corpus, scan
-from turnfold.corpus.index import CACHE_ENV
 
 FIXTURES = Path(__file__).parent / "fixtures"
 #: Written by the real langgraph 1.2.24 ``SqliteSaver`` (tests/fixtures/SOURCES.md).
@@ -31,11 +30,7 @@ OTLP = FIXTURES / "traces" / "otlp"
 OTLP_FILES = ("genai_openai_weather-agent.jsonl", "genai_util-genai_workflow_failed.jsonl")
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _titles_found(corpus: Corpus) -> dict[str, set[str]]:

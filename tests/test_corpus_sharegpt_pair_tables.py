@@ -16,7 +16,6 @@ import pytest
 
 import turnfold
 from tests.table_runs import table_source
-from turnfold.corpus.index import CACHE_ENV
 from turnfold.formats import tables
 
 PAIRS = (
@@ -24,9 +23,7 @@ PAIRS = (
 )
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _pairs() -> list[dict[str, Any]]:

@@ -17,16 +17,13 @@ import pytest
 
 import turnfold
 from tests.table_runs import table_source
-from turnfold.corpus.index import CACHE_ENV
 from turnfold.formats import tables
 
 DATASETS = Path(__file__).parent / "fixtures" / "datasets"
 KINDS = ["parquet", "arrow", "pandas"]
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _rows(name: str) -> list[dict[str, Any]]:

@@ -25,13 +25,6 @@ TWO_COWORKERS_FRAMES = FIXTURES / "crewai_v1.15.30_stream-frames_two-coworkers.j
 JSON_LOG = FIXTURES / "crewai_v1.15.30_output-log_async.json"
 
 
-@pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(folder))
-    return folder
-
-
 def _crew_and_others(root: Path) -> dict[str, Path]:
     """A folder where a crew ran (its logs under the names it was given) beside other
     programs' text files, in ``root/runs``."""

@@ -30,22 +30,13 @@ from langgraph.types import Command, interrupt
 
 import turnfold
 from tests.formats import langchain_runs as runs
+from tests.formats.langchain_runs import RESUMED, said
 from turnfold.model import SystemNotice, ToolCall, Transcript, UserMessage
 from turnfold.render.text import render_text
 from turnfold.render.viewmodel import build_view_model
 from turnfold.settings import DisplaySettings
 
 INPUTS = {"messages": [("user", runs.PROMPT)]}
-RESUMED = [("UserMessage", "rm /a", None), ("ToolCall", "delete_file", "success"),
-           ("AssistantText", "Done.", None)]  # fmt: skip
-
-
-def _said(transcript: Transcript) -> list[tuple[str, Any, Any]]:
-    return [
-        (type(e).__name__, getattr(e, "text", None) or getattr(e, "name", None),
-         getattr(e, "status", None))
-        for e in transcript.entries
-    ]  # fmt: skip
 
 
 def _text(transcript: Transcript, locale: str = "en") -> str:
@@ -100,7 +91,7 @@ def test_A2_a_resumed_astream_shows_the_history_its_async_checkpointer_holds(
 
     run, final = _in_fresh_loop(main)
     assert run.transcript.warnings == []
-    assert _said(run.transcript) == RESUMED
+    assert said(run.transcript) == RESUMED
     assert run.transcript.entries == turnfold.load(final).entries
     (call,) = run.transcript.tool_calls()
     assert call.result is not None
@@ -169,7 +160,7 @@ def test_L4_a_resumed_astream_whose_history_cannot_be_read_says_why_and_shows_th
     )
     assert second == "tool result for an unknown tool_call_id 'd1'"
     # Everything the stream holds is shown: the call, settled by its result, and the answer.
-    assert _said(run.transcript) == RESUMED[1:]
+    assert said(run.transcript) == RESUMED[1:]
 
 
 # --- 2. a stream of the user's own: live as loaded -------------------------------------------

@@ -26,6 +26,7 @@ from langgraph.types import Command
 
 import turnfold
 from tests.formats import langchain_runs as runs
+from tests.formats.langchain_runs import RESUMED, said
 from turnfold.model import Transcript, UserMessage
 from turnfold.render.text import render_text
 from turnfold.render.viewmodel import build_view_model
@@ -94,18 +95,6 @@ def _interrupted(thread: str) -> tuple[Any, Any]:
     return agent, config
 
 
-def _said(transcript: Transcript) -> list[tuple[str, Any, Any]]:
-    return [
-        (type(e).__name__, getattr(e, "text", None) or getattr(e, "name", None),
-         getattr(e, "status", None))
-        for e in transcript.entries
-    ]  # fmt: skip
-
-
-RESUMED = [("UserMessage", "rm /a", None), ("ToolCall", "delete_file", "success"),
-           ("AssistantText", "Done.", None)]  # fmt: skip
-
-
 @pytest.mark.parametrize("mode", ["updates", "messages", ["updates", "messages"], None], ids=str)
 def test_A2_a_resumed_run_followed_shows_the_thread_s_earlier_messages(mode: Any) -> None:
     """``stream(Command(resume=...), config)`` in a mode that streams no state: the prompt
@@ -116,7 +105,7 @@ def test_A2_a_resumed_run_followed_shows_the_thread_s_earlier_messages(mode: Any
     run = turnfold.follow(agent.stream(Command(resume="yes"), config, **modes), display=False)
     list(run)
     assert run.transcript.warnings == []
-    assert _said(run.transcript) == RESUMED
+    assert said(run.transcript) == RESUMED
     assert run.transcript.entries == turnfold.load(agent.get_state(config).values).entries
     (call,) = run.transcript.tool_calls()
     assert call.result is not None
@@ -174,9 +163,9 @@ def test_A2_a_resumed_run_whose_graph_is_out_of_reach_says_what_is_missing_and_h
     # prompt not recorded, as the saved stream loads.
     (call,) = run.transcript.tool_calls()
     assert (call.call_id, call.name, call.status) == ("d1", "delete_file", "success")
-    assert _said(run.transcript) == [("UserMessage", None, None),
-                                     ("ToolCall", "delete_file", "success"),
-                                     ("AssistantText", "Done.", None)]  # fmt: skip
+    assert said(run.transcript) == [("UserMessage", None, None),
+                                    ("ToolCall", "delete_file", "success"),
+                                    ("AssistantText", "Done.", None)]  # fmt: skip
 
 
 def test_L4_a_saved_resumed_stream_says_how_to_save_its_history() -> None:

@@ -39,11 +39,7 @@ MCP_AUTH = {
 UNOPENED = ("auth.json", "mcp-auth.json", "-wal", "-shm", "-journal")
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _home(root: Path, extras: bool) -> Path:

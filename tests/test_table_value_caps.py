@@ -38,8 +38,10 @@ _SMALL = 40 << 20
 
 
 @pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path / "cache"))
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(folder))
+    return folder
 
 
 def _memory(monkeypatch: pytest.MonkeyPatch, size: int) -> int:

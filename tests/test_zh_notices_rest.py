@@ -17,6 +17,8 @@ import html
 import json
 import re
 import shutil
+import sqlite3
+import warnings
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +30,7 @@ import turnfold
 from tests.adk_raised_calls import raised_among
 from tests.localized_views import plain_text, quiet_load, view_nodes, widget_in
 from tests.test_zh_more import RESULTS, _shown_results, _worded_call
+from turnfold.formats.harnesses.archive import ArchiveError, read_member
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -203,17 +206,35 @@ def _strings(value: Any, out: list[str]) -> None:
         out.append(str(value))
 
 
+def _database_text(path: Path) -> list[str]:
+    """Every value of every table of a SQLite database, opened so that nothing is written
+    (``immutable``): its JSON is in cells, where the file's bytes hold it split and escaped."""
+    out: list[str] = []
+    with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?immutable=1", uri=True)) as db:
+        tables = [
+            name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        ]
+        for table in tables:
+            for row in db.execute(f'SELECT * FROM "{table}"'):
+                out += [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
+                        for v in row if v is not None]  # fmt: skip
+    return out
+
+
 def _file_text(path: Path) -> str:
     """A file's text and the strings its JSON holds, read as a reader reads it (a line of JSON
-    at a time, a zip's members)."""
+    at a time, a zip's members, Zstandard ones too, a database's cells)."""
     out: list[str] = []
     if zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as archive:
-            for member in archive.namelist():
+            for info in archive.infolist():
                 try:
-                    out.append(archive.read(member).decode("utf-8", "replace"))
-                except NotImplementedError:  # a compression zipfile does not read
+                    data = read_member(archive, info, name=str(path), limit=1 << 28)
+                except ArchiveError:  # a compression no reader reads
                     continue
+                out.append(data.decode("utf-8", "replace"))
+    elif path.read_bytes()[:16] == b"SQLite format 3\x00":
+        out += _database_text(path)
     else:
         out.append(path.read_bytes().decode("utf-8", "replace"))
     for text in list(out):
@@ -242,29 +263,51 @@ def _fixtures() -> list[Path]:
     ]
 
 
+def _runs(path: Path) -> list[tuple[str, Transcript]]:
+    """The runs a fixture holds, each with its name: the one it loads as, or, when it loads
+    only with ``sample=`` (an eval log of many samples, a file or a table of runs, a database
+    of sessions), each run a scan finds in it, loaded by its key (``load(path, sample=…)``);
+    none for a folder's part, a licence, a recipe. A run whose row says why it cannot be read
+    (a Batch API embeddings request: no conversation) is left out."""
+    name = str(path.relative_to(FIXTURES))
+    try:
+        return [(name, quiet_load(path))]
+    except Exception:
+        pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        corpus = turnfold.scan(path, cache=False, workers=1)
+        return [
+            (f"{name}#{row['sample']}", corpus[row["key"]])
+            for row in corpus
+            if row["sample"] is not None and row["error"] is None
+        ]
+
+
 def test_every_notice_stop_and_error_without_a_wording_is_the_source_s_text() -> None:
     """A reader that writes a notice, a stop or an error in its own English without a
-    wording fails here: every such entry of every fixture that loads alone is the source's
-    text, each of its pieces (lines; what a reader joins with ": ") found in the source."""
-    loaded, unworded, theirs = 0, 0, []
+    wording fails here: every such entry of every run of every fixture (each sample of one
+    that loads only with ``sample=``) is the source's text, each of its pieces (lines; what
+    a reader joins with ": ") found in the source."""
+    loaded, sampled, unworded, theirs = 0, 0, 0, []
     for path in _fixtures():
-        try:
-            transcript = quiet_load(path)
-        except Exception:  # a folder's part, a licence, a log of many samples: not one run
-            continue
-        loaded += 1
+        runs = _runs(path)
+        loaded += len(runs) == 1 and "#" not in runs[0][0]
+        sampled += sum("#" in name for name, _ in runs)
         source: str | None = None
-        for entry in _entries(transcript):
-            said = _said(entry)
-            if not said or getattr(entry, "wording", None) is not None:
-                continue
-            unworded += 1
-            source = _source_text(path) if source is None else source
-            pieces = [p.strip() for p in re.split(r"\n|: ", said) if p.strip()]
-            missing = [p for p in pieces if p not in source]
-            if missing:
-                theirs.append((str(path.relative_to(FIXTURES)), type(entry).__name__, said))
+        for name, transcript in runs:
+            for entry in _entries(transcript):
+                said = _said(entry)
+                if not said or getattr(entry, "wording", None) is not None:
+                    continue
+                unworded += 1
+                source = _source_text(path) if source is None else source
+                pieces = [p.strip() for p in re.split(r"\n|: ", said) if p.strip()]
+                missing = [p for p in pieces if p not in source]
+                if missing:
+                    theirs.append((name, type(entry).__name__, said))
     assert loaded > 400
+    assert sampled > 100  # the samples of eval logs, the runs of datasets, databases' sessions
     assert unworded > 100  # the check reads the source's own notices too
     assert theirs == []
 

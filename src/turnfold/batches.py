@@ -30,6 +30,7 @@ from turnfold.tools import (
     safe_description,
     tool_category,
 )
+from turnfold.userwarn import warn_at_caller
 
 #: Result kinds that may fold away; everything else is the answer itself (spec F-12).
 FOLDABLE_RESULT_KINDS = frozenset({"text", "ansi"})
@@ -260,18 +261,27 @@ class LabelIndex:
     call ids (S-1), so it attaches as it did: an id names the latest call of that id stored
     before the label, as a label is written once its batch finished, after the batch; a label
     stored before every call of its id names the first call of that id after it.
+
+    A label that names no call fed (its ids all stale: a dump whose calls were cut out) shows
+    on no batch; :meth:`warn_unplaced` says so, once the entries at hand are all fed.
     """
 
     def __init__(self) -> None:
         self.labels: dict[str, ToolUseSummary] = {}
         self._latest: dict[str, str] = {}  # call id -> key of the latest call of that id
         self._early: dict[str, ToolUseSummary] = {}  # call id -> a label before every such call
+        self._keys: set[str] = set()  # the keys of the calls fed
+        self._unplaced: dict[int, ToolUseSummary] = {}  # labels naming no call fed, by id()
+        self._warned: set[int] = set()
 
     def feed(self, entry: Entry) -> list[str]:
         """Take ``entry``; the keys of the calls whose label it changed."""
         if isinstance(entry, ToolCall):
             key = label_key(entry)
             self._latest[entry.call_id] = key
+            self._keys.add(key)
+            if self._unplaced:
+                self._place(entry, key)
             early = self._early.pop(entry.call_id, None)
             if early is not None:
                 self.labels[key] = early
@@ -280,6 +290,8 @@ class LabelIndex:
             if entry.entry_ids:
                 for key in entry.entry_ids:
                     self.labels[key] = entry
+                if not any(key in self._keys for key in entry.entry_ids):
+                    self._unplaced[id(entry)] = entry
                 return list(entry.entry_ids)
             changed = []
             for call_id in entry.call_ids:
@@ -289,8 +301,36 @@ class LabelIndex:
                 else:
                     self.labels[latest] = entry
                     changed.append(latest)
+            if not changed:
+                self._unplaced[id(entry)] = entry
             return changed
         return []
+
+    def _place(self, call: ToolCall, key: str) -> None:
+        """Forget the labels that ``call``, fed after them, is named by."""
+        for ident, label in list(self._unplaced.items()):
+            if key in label.entry_ids or (not label.entry_ids and call.call_id in label.call_ids):
+                del self._unplaced[ident]
+
+    def warn_unplaced(self) -> None:
+        """Warn once of each label fed that names no call fed: it is shown on no batch (S-6),
+        and a record dropped out of sight is a warning, never silence (L-4)."""
+        for ident, label in self._unplaced.items():
+            if ident not in self._warned:
+                self._warned.add(ident)
+                warn_at_caller(_unplaced_message(label))
+
+
+def _unplaced_message(label: ToolUseSummary) -> str:
+    """The warning of a label that names no call: the label itself (its first 100 characters,
+    as :func:`~turnfold.summaries.clean.clean_summary` keeps them) and the ids it names."""
+    ids, what = (label.entry_ids, "entry ids") if label.entry_ids else (label.call_ids, "call ids")
+    named = ", ".join(repr(i[:40]) for i in ids[:3]) + (", …" if len(ids) > 3 else "")
+    said = f"{what} {named}" if ids else "no ids"
+    return (
+        f"the tool-use summary label {label.label[:100]!r} names no tool call of this "
+        f"transcript ({said}): it is shown on no batch"
+    )
 
 
 def labels_by_call(entries: Iterable[Entry]) -> dict[str, ToolUseSummary]:

@@ -787,6 +787,7 @@ class ProjectionPlanner:
                 self._labels.feed(entry)
             self._planned.clear()
             self._memo = None
+        self._labels.warn_unplaced()
         out = self._splitter.out
         last = self._splitter.last_segment
         if running:

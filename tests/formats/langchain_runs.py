@@ -44,6 +44,8 @@ from langgraph.prebuilt import InjectedState
 from langgraph.types import Command
 from pydantic import BaseModel
 
+from turnfold.model import Transcript
+
 PROMPT = "Add 1 and 2, then try the exploding tool."
 ANSWER = "1+2=3; the exploding tool failed with boom: y."
 MODEL = "fake-model-1"
@@ -546,6 +548,21 @@ def interrupt_agent(paths: list[str], middleware: Any = ()) -> Any:
         middleware=list(middleware),
         checkpointer=InMemorySaver(),
     )
+
+
+#: What a run of ``interrupt_agent(["/a"])`` resumed with ``"yes"`` shows, by :func:`said`: the
+#: prompt, the call the interrupt stopped (settled by its result) and the answer.
+RESUMED = [("UserMessage", "rm /a", None), ("ToolCall", "delete_file", "success"),
+           ("AssistantText", "Done.", None)]  # fmt: skip
+
+
+def said(transcript: Transcript) -> list[tuple[str, Any, Any]]:
+    """Each entry of ``transcript``: its type, its text or its tool's name, a call's status."""
+    return [
+        (type(e).__name__, getattr(e, "text", None) or getattr(e, "name", None),
+         getattr(e, "status", None))
+        for e in transcript.entries
+    ]  # fmt: skip
 
 
 # --- two agents used as tools, called in parallel ------------------------------------------

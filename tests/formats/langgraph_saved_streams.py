@@ -14,20 +14,17 @@ whose ``ask_helper`` tool invokes a child agent. Their events are saved as users
   ``langchain_core.messages.message_to_dict`` (``{"type", "data"}``);
 - ``jsonl``: a line per event as it comes, each with the ``model_dump`` default.
 
-``python tests/formats/langgraph_saved_streams.py`` writes the fixtures under
-``tests/fixtures/frameworks/langchain/``.
+``python -m tests.formats.langgraph_saved_streams`` (from the repository's root) writes the
+fixtures under ``tests/fixtures/frameworks/langchain/``.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-import langchain_runs as runs
+from tests.formats import langchain_runs as runs
 
 
 def _model_dump(value: Any) -> Any:

@@ -19,9 +19,7 @@ from turnfold.model import AssistantError, AssistantText, SystemNotice, UserMess
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def test_cline_3_0_65_the_display_only_error_ending_a_run_is_an_assistant_error() -> None:

@@ -21,16 +21,9 @@ from tests.table_runs import trajectory
 import turnfold
 from turnfold.corpus import engine as engine_module
 from turnfold.corpus import scan
-from turnfold.corpus.index import CACHE_ENV
 from turnfold.formats import tables
 
-
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own index, never the user's."""
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _table(count: int) -> pa.Table:

@@ -36,9 +36,7 @@ SESSION = FOLDER / SESSION_ID / f"{SESSION_ID}.messages.json"
 SUBAGENT = FOLDER / SESSION_ID / "agent_Vb3kQ9xZ.messages.json"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _calls(transcript: turnfold.Transcript) -> dict[str, ToolCall]:

@@ -27,9 +27,7 @@ SESSION = FOLDER / SESSION_ID / f"{SESSION_ID}.messages.json"
 FIRST, ROUTED, CONTINUED = "reviewer__zrE1M8", "reviewer__T6H1FN", "reviewer__SHB9qZ"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _runs(transcript: Transcript) -> dict[str, ToolCall]:

@@ -24,6 +24,8 @@ pytest.importorskip("langchain_core")
 pytest.importorskip("langgraph")
 pytest.importorskip("langchain")
 
+from tests.formats import langgraph_saved_streams as saved_streams
+
 import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.frameworks import langchain as adapter
@@ -41,7 +43,6 @@ from turnfold.model import (
 
 sys.path.insert(0, str(Path(__file__).parent))
 import langchain_runs as runs
-import langgraph_saved_streams as saved_streams
 from counters_langchain import langchain as count_saved_calls
 from counters_langchain import langchain_by_agent as count_by_agent
 from flat_reads import assert_read_alike, read_both

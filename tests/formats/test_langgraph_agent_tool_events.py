@@ -27,6 +27,7 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
+from tests.formats import langgraph_saved_streams as saved
 
 import turnfold
 from turnfold.formats.frameworks import langchain as adapter
@@ -34,7 +35,6 @@ from turnfold.model import AssistantText, ToolCall, Transcript
 
 sys.path.insert(0, str(Path(__file__).parent))
 import langchain_runs as runs
-import langgraph_saved_streams as saved
 from test_langgraph_saved_stream import shown
 
 PROMPT = "What is 2+3? Ask the helper."

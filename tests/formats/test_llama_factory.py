@@ -25,9 +25,7 @@ REASON_TOOL_USE = FIXTURES / "datasets" / "llama-factory_v1_reason-tool-use_four
 SFT_DEMO = FIXTURES / "datasets" / "llama-factory_v1_sft-demo_three-rows.jsonl"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def test_L2_a_row_reads_as_prompts_reasoning_calls_their_results_and_answers() -> None:

@@ -28,11 +28,7 @@ EMBEDDINGS_INPUT = DATASETS / "openai-3.57.0_batch_embeddings_input.jsonl"
 EMBEDDINGS_OUTPUT = DATASETS / "openai-3.57.0_batch_embeddings_output.jsonl"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _lines(path: Path) -> list[dict[str, object]]:

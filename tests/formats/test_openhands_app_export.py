@@ -17,7 +17,6 @@ import pytest
 
 import turnfold
 from turnfold.corpus import scan
-from turnfold.corpus.index import CACHE_ENV
 
 FOLDER = Path(__file__).parents[1] / "fixtures" / "harnesses" / "openhands-app-export"
 CONVERSATION = "851dd3eacc684db8a39251e14f833d6a"
@@ -25,11 +24,7 @@ EXPORT = FOLDER / "conversation_851dd3ea-cc68-4db8-a392-51e14f833d6a.zip"
 PERSISTED = FOLDER / f"openhands-sdk_v1.58.2_persisted_{CONVERSATION}.tar.gz"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _shown(transcript: turnfold.Transcript) -> list[tuple[str, str | None, str | None]]:

@@ -21,7 +21,6 @@ import pytest
 
 import turnfold
 from turnfold.corpus import scan
-from turnfold.corpus.index import CACHE_ENV
 from turnfold.render.viewmodel import build_view_model, iter_nodes
 from turnfold.settings import DisplaySettings
 
@@ -39,11 +38,7 @@ USAGE = DisplaySettings(show_turn_usage=True, full_detail=True)
 SECOND_STATS = 8
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _unzipped(into: Path) -> Path:

@@ -28,9 +28,7 @@ CHAT_TINY = DATASETS / "torchtune_chat-tiny_one-sharegpt-row.json"
 HH_RLHF_TINY = DATASETS / "torchtune_hh-rlhf-tiny_one-chat-pair.json"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _rows(path: Path) -> list[dict]:

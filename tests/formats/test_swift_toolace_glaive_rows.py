@@ -30,9 +30,7 @@ TOOLACE = DATASETS / "toolace_data_one-row.json"
 GLAIVE = DATASETS / "glaive-function-calling-v2_rows-25475-107105.jsonl"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:

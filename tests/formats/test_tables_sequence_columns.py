@@ -15,7 +15,6 @@ import pytest
 
 import turnfold
 from turnfold.corpus import scan
-from turnfold.corpus.index import CACHE_ENV
 from turnfold.formats import tables
 
 datasets = pytest.importorskip("datasets")
@@ -25,12 +24,7 @@ ROLES = [["user", "assistant"], ["system", "user", "assistant"]]
 CONTENTS = [["What is 2 + 2?", "4."], ["Answer briefly.", "Capital of France?", "Paris."]]
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own index, never the user's."""
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _sequence(fields: tuple[str, ...] = ("role", "content")) -> Any:

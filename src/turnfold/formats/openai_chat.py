@@ -1173,7 +1173,7 @@ def _batch_outcome(
         if isinstance(line.response.get("model"), str):
             transcript.metadata["model"] = line.response["model"]
     else:
-        transcript.append(AssistantError(message=line.failure or ""))
+        transcript.append(AssistantError(message=line.failure or "", wording=line.wording))
         source.note(_BATCH_FAILED, "mapped")
     keep_wrapper_keys(transcript, line.metadata)
     return transcript

@@ -52,7 +52,8 @@ from turnfold import codec
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import SampleSelectionError, TranscriptFormatError
 from turnfold.formats.source import Source
-from turnfold.model import Transcript
+from turnfold.formats.wording import worded
+from turnfold.model import Transcript, Wording
 
 #: Keys a wrapper (or a dataset's row) keeps its message list under, most common first.
 MESSAGE_KEYS = (
@@ -475,7 +476,8 @@ class BatchLine:
     "request_id", "body"}, "error"}``): the request its input line holds (the body, with the
     line's other keys) or the response body of a call that succeeded, or why the call failed;
     the endpoint it called (an output line's told by its body; None for a failed one), and
-    the line's other keys, kept as the run's metadata."""
+    the line's other keys, kept as the run's metadata. ``wording``: the failure's, where the
+    reader says it (:func:`~turnfold.formats.wording.worded`), not the API."""
 
     custom_id: str
     endpoint: str | None
@@ -483,6 +485,7 @@ class BatchLine:
     response: Mapping[str, Any] | None = None
     failure: str | None = None
     rest: dict[str, Any] = field(default_factory=dict)
+    wording: Wording | None = None
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -522,7 +525,8 @@ def batch_line(document: Any) -> BatchLine | None:
     failed = isinstance(status, int) and status >= 400
     if error is None and not failed and isinstance(body, Mapping):
         return BatchLine(name, _answered(body), response=body, rest=rest)
-    return BatchLine(name, None, failure=_failure(error, status, body), rest=rest)
+    failure, wording = _failure(error, status, body)
+    return BatchLine(name, None, failure=failure, rest=rest, wording=wording)
 
 
 def _answered(body: Mapping[str, Any]) -> str | None:
@@ -536,17 +540,23 @@ def _answered(body: Mapping[str, Any]) -> str | None:
     return found
 
 
-def _failure(error: Mapping[str, Any] | None, status: Any, body: Any) -> str:
+def _failure(error: Mapping[str, Any] | None, status: Any, body: Any) -> tuple[str, Wording | None]:
     """Why a Batch API call failed, in the API's words: the line's ``error`` (``{code,
     message}``: an expired batch's unrun request), else its status and the error its body
-    holds (``{"error": {message, type, code}}``, as the API answers a bad request)."""
+    holds (``{"error": {message, type, code}}``, as the API answers a bad request). The
+    status, or an error that says nothing, the reader says: with its wording (spec P-11)."""
     said = error or (body.get("error") if isinstance(body, Mapping) else None)
     if not isinstance(said, Mapping):
-        return f"HTTP {status}" if status is not None else "neither a response nor an error"
+        if status is None:
+            return worded("reader.batch_call_failed.unexplained")
+        return worded("reader.batch_call_failed.status", {"status": status})
     kind = said.get("code") or said.get("type")
     message = str(said.get("message") or "")
-    text = f"{kind}: {message}" if kind else message or "an error with no message"
-    return text if error is not None or status is None else f"HTTP {status}, {text}"
+    text = f"{kind}: {message}" if kind else message
+    if error is not None or status is None:
+        return (text, None) if text else worded("reader.batch_call_failed.no_message")
+    told = "said" if text else "no_message"
+    return worded(f"reader.batch_call_failed.status.{told}", {"status": status, "said": text})
 
 
 def find_messages(document: Any) -> FoundMessages | None:

@@ -1221,13 +1221,13 @@ class _Reader:
                 "a rejection of no known call skipped", line, record_type="UserRejectObservation"
             )
             return
-        reason = _str(event.get("rejection_reason")) or "Rejected"
+        reason = _str(event.get("rejection_reason"))
         by = _str(event.get("rejection_source"))
         meta = {**call.meta, "rejected_by": by} if by else call.meta
         self.transcript.update(
             call,
             status="cancelled",
-            result=text_result(reason),
+            result=text_result(reason) if reason else result("reader.rejected"),
             meta=meta,
             ended_at=checked_timestamp(event.get("timestamp")),
         )
