@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+import reprlib
 import shlex
 from collections.abc import Callable, Container, Iterable, Mapping
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 from turnfold import codec
 from turnfold.formats.errors import MalformedLine
@@ -243,6 +244,59 @@ def epoch_iso(value: Any, *, per_second: int = 1, timespec: str = "auto") -> str
     except (OverflowError, OSError, ValueError):
         return None
     return moment.isoformat(timespec=timespec).replace("+00:00", "Z")
+
+
+#: The most characters of a value that is no time a warning shows: a hostile one may be
+#: megabytes long.
+SHOWN_TIME = 80
+#: ``repr`` of a container bounded in its items and depth (reprlib's own bound of its text is
+#: shorter than :data:`SHOWN_TIME`, and its cut is in the middle).
+_BOUNDED = reprlib.Repr()
+_BOUNDED.maxstring = _BOUNDED.maxother = SHOWN_TIME
+_BOUNDED.maxlevel = 2
+_T = TypeVar("_T")
+
+
+def warned_timestamp(
+    value: Any,
+    read: Callable[[Any], _T | None],
+    warn: Callable[[str], object],
+    what: str,
+    *,
+    name: str = "time",
+    unit: str | None = None,
+) -> _T | None:
+    """``read(value)``: a source's time as its reader keeps it (ISO 8601, epoch seconds). A
+    value that is no time is left out (None) and ``warn`` told, naming ``what`` holds it and
+    the value, shown no longer than :data:`SHOWN_TIME` (L-4); no value, or a placeholder
+    (``""``, ``0``: Go's zero value), is none, unsaid.
+
+    >>> said = []
+    >>> warned_timestamp("soon", checked_timestamp, said.append, "message 7") is None
+    True
+    >>> said
+    ["message 7: its time 'soon' is no time; left out"]
+    >>> warned_timestamp(0, epoch_iso, said.append, "message 8", unit="s"), len(said)
+    (None, 1)
+    """
+    stamp = read(value)
+    if stamp is None and not (value is None or value == "" or value == 0):
+        shown = _shown_value(value)
+        unit = f" ({unit})" if unit else ""
+        warn(f"{what}: its {name} {shown} is no time{unit}; left out")
+    return stamp
+
+
+def _shown_value(value: Any) -> str:
+    """``repr(value)`` cut to :data:`SHOWN_TIME` characters, made of no more of it than that."""
+    if isinstance(value, (str, bytes)):
+        shown = repr(value[: SHOWN_TIME + 1])
+    elif isinstance(value, int) and value.bit_length() > 4 * SHOWN_TIME:
+        # Python refuses to write an integer of over 4,300 digits (and it is no time).
+        shown = f"<an integer of {value.bit_length():,} bits>"
+    else:
+        shown = _BOUNDED.repr(value)
+    return shown if len(shown) <= SHOWN_TIME else shown[: SHOWN_TIME - 1] + "…"
 
 
 def stringify(value: Any) -> str:

@@ -74,6 +74,7 @@ from turnfold.formats.common import (
     parse_arguments,
     stringify,
     text_result,
+    warned_timestamp,
 )
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import Evidence
@@ -422,6 +423,12 @@ class SessionReader:
     def warn(self, reason: str, record_type: str) -> None:
         self.source.warn(reason, record_type=record_type)
 
+    def _time(self, value: Any, what: str, name: str, record_type: str) -> str | None:
+        """A Crush time as ISO 8601 (:func:`_iso`); one that is no time is left out with a
+        warning naming its record, which is still read."""
+        return warned_timestamp(value, _iso, lambda reason: self.warn(reason, record_type),
+                                what, name=name, unit="seconds since the epoch")  # fmt: skip
+
     def add(self, entry: Entry) -> Entry:
         return self.transcript.append(entry)
 
@@ -435,7 +442,7 @@ class SessionReader:
             else:
                 self.warn(f"message {message.id}: unknown role {message.role!r}", "message")
                 continue
-            stamp = _iso(message.created)
+            stamp = self._time(message.created, f"message {message.id}", "created_at", "message")
             if message.role == "user":
                 self._prompt(message, stamp)
             # A summary that failed (Summarization Error) compacted nothing: read as written.
@@ -471,7 +478,8 @@ class SessionReader:
         ):
             if as_text(value) is not None:
                 meta[key] = value
-        started = _iso(info.get("created_at"))
+        started = self._time(info.get("created_at"), f"session {info.get('id')}", "created_at",
+                             "session")  # fmt: skip
         if started is not None:
             meta["started_at"] = started
         cost = info.get("cost")
@@ -491,7 +499,9 @@ class SessionReader:
         if kind == "finish":
             self.source.mapped(record_type)
             if role == "assistant":
-                self._finish(data, stamp)
+                when = self._time(data.get("time"), f"message {message.id}", "finish time",
+                                  record_type)  # fmt: skip
+                self._finish(data, when or stamp)
             return
         if kind == "text" and role == "user":
             return  # the prompt, read by _prompt
@@ -507,7 +517,9 @@ class SessionReader:
             self.source.mapped(record_type)
             text = stringify(data.get("thinking", ""))
             if text:
-                self.add(Thinking(text=text, timestamp=_iso(data.get("started_at")) or stamp))
+                when = self._time(data.get("started_at"), f"message {message.id}",
+                                  "reasoning's started_at", record_type)  # fmt: skip
+                self.add(Thinking(text=text, timestamp=when or stamp))
             return
         if kind == "tool_call" and role == "assistant":
             self.source.mapped(record_type)
@@ -590,12 +602,12 @@ class SessionReader:
         key = "reader.attached" if name else "reader.attached.file"
         self.add(notice(key, {"name": name, "mime": mime}, subtype="attachment", timestamp=stamp))
 
-    def _finish(self, data: Mapping[str, Any], stamp: str | None) -> None:
+    def _finish(self, data: Mapping[str, Any], when: str | None) -> None:
+        """A ``finish`` part, dated ``when`` (its own time, else its message's)."""
         reason = as_text(data.get("reason"))
         said = ": ".join(
             t for t in (as_text(data.get("message")), as_text(data.get("details"))) if t
         )
-        when = _iso(data.get("time")) or stamp
         if reason == "canceled":
             self.add(AbortMarker(reason=said, timestamp=when) if said
                      else stop("reader.canceled", timestamp=when))  # fmt: skip
@@ -664,8 +676,12 @@ class SessionReader:
         # A command's metadata holds its own times (ms); the rest of it repeats the result.
         times = _times(data.get("metadata"))
         if times is not None:
-            changes.update(started_at=_iso(times[0]), ended_at=_iso(times[1]),
-                           duration_ms=float(times[1] - times[0]))  # fmt: skip
+            what = f"message {message.id}"
+            began = self._time(times[0], what, "metadata's start_time", "part/tool_result")
+            finished = self._time(times[1], what, "metadata's end_time", "part/tool_result")
+            if began is not None and finished is not None:  # else no end of a duration either
+                changes.update(started_at=began, ended_at=finished,
+                               duration_ms=float(times[1] - times[0]))  # fmt: skip
         self.transcript.update(
             call, status=status, result=text_result(content, images=images), **changes
         )

@@ -82,6 +82,7 @@ from turnfold.formats.common import (
     partial_output,
     stringify,
     text_result,
+    warned_timestamp,
 )
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
@@ -748,17 +749,19 @@ class SessionReader:
             meta["cost_usd"] = round(cost, 6)
 
     def _created(self, info: Mapping[str, Any], what: str, record_type: str) -> str | None:
-        """The ``time.created`` of a session or a message as ISO 8601; one that is no time
-        (no number, before the epoch or past the calendar) is left out with a warning naming
-        its record, which is still read."""
-        created = _mapping(info.get("time")).get("created")
-        stamp = iso_time(created)
-        if stamp is None and created is not None:
-            shown = repr(created)
-            shown = shown if len(shown) <= 80 else shown[:79] + "…"
-            self.warn(f"{what}: its time {shown} is no time (ms since the epoch); left out",
-                      record_type)  # fmt: skip
-        return stamp
+        """The ``time.created`` of a session or a message as ISO 8601 (:meth:`_time`)."""
+        return self._time(_mapping(info.get("time")).get("created"), what, record_type)
+
+    def _time(self, value: Any, what: str, record_type: str, name: str = "time") -> str | None:
+        """An OpenCode time as ISO 8601; one that is no time (no number, before the epoch or
+        past the calendar) is left out with a warning naming its record, which is still read."""
+        return warned_timestamp(value, iso_time, lambda reason: self.warn(reason, record_type),
+                                what, name=name, unit="ms since the epoch")  # fmt: skip
+
+    def _part_time(self, part: Mapping[str, Any], times: Any, key: str) -> str | None:
+        """A part's ``time.start`` or ``time.end`` (a tool part's are its ``state``'s)."""
+        return self._time(_mapping(times).get(key), f"part {part.get('id')}",
+                          f"part/{part.get('type')}", f"time.{key}")  # fmt: skip
 
     def _not_read(self, part: Any, exc: Exception) -> None:
         """A part of a shape no version seen here wrote tripped the reader: that part is warned
@@ -835,7 +838,7 @@ class SessionReader:
             error = _mapping(part.get("error"))
             said = as_text(_mapping(error.get("data")).get("message")) or as_text(error.get("name"))
             key = "reader.retry_attempt.said" if said else "reader.retry_attempt"
-            when = iso_time(_mapping(part.get("time")).get("created"))  # the retry's own moment
+            when = self._part_time(part, part.get("time"), "created")  # the retry's own moment
             return [notice(key, {"attempt": part.get("attempt"), "said": said}, level="warning",
                            subtype="retry", timestamp=when)]  # fmt: skip
         if kind in ("step-start", "snapshot"):
@@ -905,15 +908,15 @@ class SessionReader:
         kind = part.get("type") if isinstance(part, Mapping) else None
         if kind == "text":
             self.note("part/text")
-            start = iso_time(_mapping(part.get("time")).get("start"))
             if part.get("synthetic"):
                 return self._other(part)
+            start = self._part_time(part, part.get("time"), "start")
             return [AssistantText(text=stringify(part.get("text", "")), model=model,
                                   timestamp=start)]  # fmt: skip
         if kind == "reasoning":
             self.note("part/reasoning")
             text = stringify(part.get("text", ""))
-            start = iso_time(_mapping(part.get("time")).get("start"))
+            start = self._part_time(part, part.get("time"), "start") if text else None
             return [Thinking(text=text, timestamp=start)] if text else []
         if kind == "tool":
             self.note("part/tool")
@@ -927,6 +930,8 @@ class SessionReader:
         metadata = _mapping(state.get("metadata"))
         times = _mapping(state.get("time"))
         start, end = times.get("start"), times.get("end")
+        started = self._part_time(part, times, "start")
+        ended = self._part_time(part, times, "end")
         status, result = self._outcome(state, metadata)
         call = ToolCall(
             call_id=stringify(part.get("callID") or part.get("id") or ""),
@@ -935,11 +940,17 @@ class SessionReader:
             description=describe_args(name, args, self.cwd) or as_text(state.get("title")),
             status=status,
             result=result,
-            started_at=iso_time(start),
-            ended_at=iso_time(end),
-            timestamp=iso_time(start),
+            started_at=started,
+            ended_at=ended,
+            timestamp=started,
         )
-        if isinstance(start, (int, float)) and isinstance(end, (int, float)) and end >= start:
+        if (
+            started is not None  # a time left out is no end of a duration either
+            and ended is not None
+            and isinstance(start, (int, float))
+            and isinstance(end, (int, float))
+            and end >= start
+        ):
             call.duration_ms = float(end - start)
         exit_code = as_int(metadata.get("exit"))
         if exit_code is not None:

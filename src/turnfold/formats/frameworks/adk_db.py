@@ -38,7 +38,7 @@ from typing import Any
 from turnfold import codec
 from turnfold.formats import databases
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import as_text
+from turnfold.formats.common import as_text, epoch_iso, warned_timestamp
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import (
     MalformedLine,
@@ -138,19 +138,22 @@ def detect(source: Source) -> Evidence:
 
 def _epoch(value: Any) -> float | None:
     """A time column as epoch seconds: ``SqliteSessionService``'s are already; SQLAlchemy's
-    ``DateTime`` writes ``YYYY-MM-DD HH:MM:SS.ffffff`` of the UTC time the ADK gave it."""
+    ``DateTime`` writes ``YYYY-MM-DD HH:MM:SS.ffffff`` of the UTC time the ADK gave it. None
+    for a value that is neither, or a time the ADK reader cannot date (before the epoch, past
+    the calendar)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    text = as_text(value)
-    if text is None:
+        seconds = float(value)
+    elif (text := as_text(value)) is None:
         return None
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
+    else:
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            return None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+        seconds = moment.timestamp()
+    return seconds if epoch_iso(seconds) is not None else None
 
 
 def _json(value: Any) -> Any:
@@ -218,7 +221,7 @@ class _Database:
             state = None
         if isinstance(state, dict):
             document["state"] = state
-        updated = _epoch(row["update_time"])
+        updated = self._epoch(row["update_time"], f"session {key.id}", "update_time", "session")
         if updated is not None:
             document["last_update_time"] = updated
         document["events"] = self._events(store, key)
@@ -279,9 +282,19 @@ class _Database:
                 event["long_running_tool_ids"] = _json(row["long_running_tool_ids_json"])
         event["id"] = row["id"]
         event["invocation_id"] = row["invocation_id"]
-        if event.get("timestamp") is None:
-            event["timestamp"] = _epoch(row["timestamp"])
+        # The ADK dates an event by its event_data's timestamp, else by its column's (to_event).
+        own = event.get("timestamp")
+        event["timestamp"] = self._epoch(
+            row["timestamp"] if own is None else own, f"event {row['id']}",
+            "timestamp" if own is None else "event_data's timestamp", "event row",
+        )  # fmt: skip
         return event
+
+    def _epoch(self, value: Any, what: str, name: str, record_type: str) -> float | None:
+        """A time column as epoch seconds (:func:`_epoch`); one that is no time is left out
+        with a warning naming its row, which is still read."""
+        return warned_timestamp(value, _epoch, lambda reason: self.source.warn(
+            reason, record_type=record_type), what, name=name)  # fmt: skip
 
 
 def _chosen(store: _Database, path: Path, sample: Any) -> tuple[_Store, _Key]:

@@ -114,6 +114,7 @@ from turnfold.formats.common import (
     parse_arguments,
     stringify,
     text_result,
+    warned_timestamp,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
@@ -520,7 +521,9 @@ class AgnoBuilder(MessageBuilder):
         self.recognized += 1
         if message.get("from_history"):
             return "from_history"
-        stamp = self.stamp(message.get("created_at"))
+        named = as_text(message.get("id"))
+        what = f"message {named[:80]}" if named else f"a {role} message"
+        stamp = self.stamp(message.get("created_at"), what, line)
         if role == "assistant":
             self._assistant(message, stamp, line)
         elif role == "tool":
@@ -542,11 +545,19 @@ class AgnoBuilder(MessageBuilder):
                 self.transcript.metadata["system"] = f"{system}\n\n{text}" if system else text
         return str(role)
 
-    def stamp(self, created: Any) -> str | None:
-        """A message's (or an event's) ``created_at`` as its entries' timestamp."""
-        stamp = self._stamps.get(created, "")
+    def stamp(self, created: Any, what: str = "an event", line: int | None = None) -> str | None:
+        """A message's (or an event's) ``created_at`` as its entries' timestamp; one that is
+        no time is left out, said once of the first message (``what``) that holds it."""
+        # A value of JSON's that is no key (a list) is no time either: never kept.
+        held = created is None or isinstance(created, (int, float, str))
+        stamp = self._stamps.get(created, "") if held else ""
         if stamp == "":  # many messages of a run are made in the same second
-            stamp = self._stamps[created] = _seconds(created)
+            stamp = warned_timestamp(
+                created, _seconds, lambda reason: self.warn(reason, line), what,
+                name="created_at", unit="seconds since the epoch",
+            )  # fmt: skip
+            if held:
+                self._stamps[created] = stamp
         return stamp
 
     def _assistant(self, message: Mapping[str, Any], stamp: str | None, line: int) -> None:

@@ -46,7 +46,7 @@ from typing import Any
 from turnfold import codec
 from turnfold.formats import databases
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import as_text, checked_timestamp
+from turnfold.formats.common import as_text, checked_timestamp, warned_timestamp
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import (
     MalformedLine,
@@ -177,6 +177,12 @@ class _Database:
         #: What the session's warnings say of its rows' ids and times left out.
         self.said: list[str] = []
 
+    def _iso(self, value: Any, what: str, name: str) -> str | None:
+        """A time column as ISO 8601 (:func:`_iso`); one that is no time is left out, which
+        the session's warnings say (naming its row, which is still read)."""
+        return warned_timestamp(value, _iso, self.said.append, what, name=name,
+                                unit="SQLite's YYYY-MM-DD HH:MM:SS")  # fmt: skip
+
     def roots(self) -> list[tuple[str, str]]:
         """Every session (id, title), oldest first: each sessions table's rows, then the
         sessions its messages name that the table lacks. The title is the session's first
@@ -222,7 +228,9 @@ class _Database:
                                           key="session_id", bounded=_KEYS)  # fmt: skip
                 self.said += said
                 if row is not None:
-                    times = {"created_at": _iso(row[0]), "updated_at": _iso(row[1])}
+                    what = f"session {session_id}"
+                    times = {"created_at": self._iso(row[0], what, "created_at"),
+                             "updated_at": self._iso(row[1], what, "updated_at")}  # fmt: skip
             held = self.db.execute(
                 f"SELECT 1 FROM {databases.quoted(store.messages)} WHERE session_id = ? LIMIT 1",
                 (session_id,),
@@ -270,7 +278,7 @@ class _Database:
                 found.append((row.rowid, MalformedLine(row.reason, record_type="message row")))
                 continue
             row_id, data, created = row
-            stamp = _iso(created)
+            stamp = self._iso(created, f"message {row_id}", "created_at")
             if stamp is not None:
                 stamps[row_id] = stamp
             try:
