@@ -184,8 +184,9 @@ def test_A2_a_followed_second_adk_run_shows_its_own_prompt_at_its_recorded_time(
 
 def test_A2_following_the_sync_adk_run_keeps_its_prompt_and_session_names() -> None:
     """``runner.run`` runs ``run_async`` on a thread of its own, whose session the generator
-    does not hold: the prompt is still shown first (no recorded time), and the session's id,
-    app and user come from the run's arguments."""
+    does not hold: the prompt is still shown first (its recorded time read from the runner's
+    session service when the run is over: ``tests/test_follow_leftovers3.py``), and the
+    session's id, app and user come from the run's arguments."""
     runner = _adk_runner()
 
     def go() -> tuple[Transcript, Any]:
@@ -195,7 +196,11 @@ def test_A2_following_the_sync_adk_run_keeps_its_prompt_and_session_names() -> N
         return _followed(events), session
 
     live, session = on_thread(go)
-    assert _prompts(live) == [("0+2?", None)]
+    stored = run_async(
+        runner.session_service.get_session(app_name=_APP, user_id=_USER, session_id=session.id)
+    )
+    (recorded,) = [e for e in stored.events if e.author == "user"]
+    assert _prompts(live) == [("0+2?", _iso(recorded.timestamp))]
     assert live.entries[0] is next(e for e in live.entries if isinstance(e, UserMessage))
     assert {k: live.metadata.get(k) for k in ("session_id", "app_name", "user_id")} == {
         "session_id": session.id,

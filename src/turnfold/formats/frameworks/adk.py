@@ -63,7 +63,9 @@ Mapping, per event:
 - ``partial`` events are streamed chunks: a load skips them (the final event that follows
   repeats their text), a follower grows the text live and the final event settles it;
 - events of state alone (``state_delta``, ``agent_state``, ``end_of_agent``) are bookkeeping
-  and left out; a workflow node's ``output`` without content → a notice.
+  and left out; a workflow node's ``output`` without content → a notice;
+- a compaction (``actions.compaction``, an event of the user's without content, as
+  ``LlmEventSummarizer`` writes it) → :class:`CompactionBoundary` holding the summary.
 
 A session of the ADK's pre-release (December 2024) keeps each model call apart, in
 ``event_logs`` (``event_id``, ``model_request``, ``model_response``): the logged response's
@@ -86,11 +88,13 @@ following the generator ``run_async`` (or ``run``) returns, the prompt is read o
 ``new_message``, :func:`run_of_generator`) and shown first, as the session's own user event
 (the event the ADK appended for it, its time included, read from the session the generator
 holds, :func:`session_of_run`; ``run`` holds none: its ``run_async`` runs on a thread of its
-own, and the prompt has no time), and so is the runner (its ``self``), whose root agent's
-tree names the tools that are agents: ``agent=`` is needed only for events that are not that
-generator (given, it wins). The session's id, app and user (the run's arguments) are the
-followed run's metadata from its start, and its update time and state when the run ends,
-as a load of the session reads them.
+own, and the prompt takes its time when the run is over, from the runner's session service,
+:func:`stored_session`), and so is the runner (its ``self``), whose root agent's tree names
+the tools that are agents: ``agent=`` is needed only for events that are not that generator
+(given, it wins). The session's id, app and user (the run's arguments) are the followed run's
+metadata from its start, and its update time and state when the run ends, as a load of the
+session reads them; so are the events the runner appends after the last it yields (with
+``EventsCompactionConfig`` on the ``App``, the invocation's summary, never yielded).
 A model error (no call open) that ends a followed run is raised by the stream too, and
 ``follow`` ends the transcript with it: that entry is the event's error, shown once.
 """
@@ -374,7 +378,9 @@ class AdkBuilder(TranscriptBuilder):
             # A new message of the user: the last turn is over, and with it the handoffs.
             self.end_turn()
             scope = self.root
-        if author == "user" and not responses:
+        # An event of the user's without content is not a message: a compaction's summary
+        # (``LlmEventSummarizer`` writes it as the user's) or state alone.
+        if author == "user" and not responses and isinstance(content, Mapping):
             kind = "user"
             self._user(scope, parts, timestamp, line)
         elif responses:
@@ -1227,7 +1233,9 @@ class RunStart:
     only when asked (``yield_user_message``), and only for a root ``LlmAgent`` or workflow
     (another agent's run ignores it), so the first event tells; the session's id, app and
     user (the run's arguments, the runner's ``app_name``); and the generator itself, whose
-    frames hold the session the run appends its events to (:func:`session_of_run`)."""
+    frames hold the session the run appends its events to (:func:`session_of_run`), except
+    ``run``'s (a sync generator), whose ``run_async`` runs on a thread of its own: the
+    runner's session service gives its session when the run is over (:func:`stored_session`)."""
 
     runner: Any
     message: Any
@@ -1279,6 +1287,30 @@ def session_of_run(events: Any) -> Any:
     return None
 
 
+def stored_session(runner: Any, names: Mapping[str, str]) -> Any:
+    """The session ``names`` (its id, app and user) as ``runner``'s session service stores it
+    now: ``get_session`` run to its end on a thread of its own with an event loop of its own,
+    as ``Runner.run`` runs ``run_async`` (the caller's thread may be running a loop already,
+    a notebook's). None when the runner has no such service or it stores no such session;
+    what the service raises is raised."""
+    get = getattr(getattr(runner, "session_service", None), "get_session", None)
+    if not callable(get) or not all(names.get(k) for k in ("app_name", "user_id", "session_id")):
+        return None
+    import asyncio  # only here: asyncio imports ssl (issue 19)
+    import inspect
+    from concurrent.futures import ThreadPoolExecutor
+
+    async def fetch() -> Any:
+        found = get(
+            app_name=names["app_name"], user_id=names["user_id"], session_id=names["session_id"]
+        )
+        return await found if inspect.isawaitable(found) else found
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="turnfold-adk-session") as pool:
+        session = pool.submit(asyncio.run, fetch()).result()
+    return session if _is_session_object(session) else None
+
+
 def _is_generator(value: Any) -> bool:
     """A generator (sync or async) that has not ended: it has a frame to read."""
     return any(getattr(value, frame, None) is not None for frame in ("ag_frame", "gi_frame"))
@@ -1327,7 +1359,10 @@ class Follower:
     response arrives; at :meth:`close` those still open are ``unknown``, as a load leaves them
     (a long-running call runs on, and a client call asking the user waits for the answer).
     Following the runner's generator, the prompt it does not yield is the session's own event
-    of it, and the session's fields are the metadata a load of the session reads.
+    of it, and the session's fields are the metadata a load of the session reads; the events
+    the runner appends to the session after its last yield (the summary of
+    ``EventsCompactionConfig``, ``Runner._run_post_invocation_compaction``) are read from the
+    session at :meth:`close`, as a load of the session shows them.
     """
 
     def __init__(self, transcript: Transcript, *, agent: Any = None) -> None:
@@ -1342,6 +1377,15 @@ class Follower:
         self._message: Any = None
         #: The session the run appends to, read at the run's end for its time and state.
         self._session: Any = None
+        #: ``runner.run``'s runner and session names: its session is the service's, read
+        #: when the run is over (its generator holds none).
+        self._stored: tuple[Any, Mapping[str, str]] | None = None
+        #: The prompt shown as given, not as recorded (its session out of reach), and the
+        #: invocation it was shown for: its recorded time is read at the end.
+        self._untimed: tuple[UserMessage, Any] | None = None
+        #: The ids of the events shown: the session's events after the last of them are
+        #: those the runner never yielded.
+        self._shown: set[str] = set()
 
     def begin(self, start: RunStart) -> None:
         """What the runner's generator was given (:func:`run_of_generator`), before its first
@@ -1353,6 +1397,8 @@ class Follower:
         self.transcript.metadata.update(start.session)
         # Told at the first event: the run has appended the user's message to its session.
         self._session = session_of_run(start.events)
+        if self._session is None and getattr(start.events, "gi_frame", None) is not None:
+            self._stored = (start.runner, start.session)
         self._message = start.message
 
     def _show_message(self, invocation_id: Any) -> None:
@@ -1361,12 +1407,15 @@ class Follower:
         out of reach."""
         message, self._message = self._message, None
         recorded = _recorded_message(self._session, invocation_id)
-        record = (
-            plain(recorded)
-            if recorded is not None
-            else {"author": "user", "content": _dump(message)}
-        )
-        self.builder.feed(record, 0)
+        if recorded is not None:
+            self._shown.add(str(recorded.id))
+            self.builder.feed(plain(recorded), 0)
+            return
+        shown = len(self.transcript.entries)
+        self.builder.feed({"author": "user", "content": _dump(message)}, 0)
+        prompt = self.transcript.entries[shown:]
+        if prompt and isinstance(prompt[0], UserMessage):
+            self._untimed = (prompt[0], invocation_id)
 
     def feed(self, event: Any) -> None:
         self._line += 1
@@ -1379,14 +1428,63 @@ class Follower:
         if not is_event(record):
             self.builder.warn(f"a {type(event).__name__} is not an ADK event; skipped", self._line)
             return
+        event_id = record.get("id")
+        if isinstance(event_id, str) and event_id and record.get("partial") is not True:
+            self._shown.add(event_id)
         self.builder.feed(record, self._line)
 
     def close(self) -> None:
         if self._message is not None:
             self._show_message(None)
+        session = self._session if self._stored is None else self._stored_session(*self._stored)
+        if session is not None:
+            self._time_prompt(session)
+            self._unyielded(session)
         self.builder.finish()
-        if self._session is not None:
-            self._session_fields(self._session)
+        if session is not None:
+            self._session_fields(session)
+
+    def _stored_session(self, runner: Any, names: Mapping[str, str]) -> Any:
+        """``runner.run``'s session, over now, from the runner's session service
+        (:func:`stored_session`); a service that fails is warned of, and the run is shown as
+        followed."""
+        try:
+            return stored_session(runner, names)
+        except Exception as exc:
+            self.builder.warn(
+                f"the session {names.get('session_id')!r} could not be read from the runner's "
+                f"session service ({type(exc).__name__}: {exc}): the prompt has no time and the "
+                "session's state is not shown",
+                None,
+            )
+            return None
+
+    def _time_prompt(self, session: Any) -> None:
+        """The prompt shown as given takes the time the session recorded for it."""
+        if self._untimed is None:
+            return
+        prompt, invocation_id = self._untimed
+        recorded = _recorded_message(session, invocation_id)
+        timestamp = unix_timestamp(getattr(recorded, "timestamp", None))
+        if timestamp is not None:
+            self.transcript.update(prompt, timestamp=timestamp)
+            self._shown.add(str(recorded.id))
+
+    def _unyielded(self, session: Any) -> None:
+        """The events the runner appended after the last one it yielded (a summary of the
+        invocation, appended when it is over), fed as if yielded: none of them is in the
+        stream. Nothing is fed when no event shown is in the session (it is not this run's)."""
+        events = getattr(session, "events", None)
+        events = events if isinstance(events, list) else []
+        last = max(
+            (n for n, event in enumerate(events) if getattr(event, "id", None) in self._shown),
+            default=None,
+        )
+        if last is None:
+            return
+        for event in events[last + 1 :]:
+            if getattr(event, "id", None) not in self._shown:
+                self.feed(event)
 
     def _session_fields(self, session: Any) -> None:
         """The session's update time and state once the run is over, as a load of it reads

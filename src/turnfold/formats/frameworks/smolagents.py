@@ -89,7 +89,9 @@ the generator ``run`` returns holds the agent (its ``self``, :func:`run_of_gener
 ``agent=`` gives it too (``follow(events, agent=agent)``, for events that are not that very
 generator). Given the agent, each step's ``ActionStep`` finds the run it made in the managed
 agent's memory (by the times, as a load), so every call's run nests, not only the last one
-kept (a step's code calling one agent several times: its last); the task is its memory's
+kept (a step's code calling one agent several times: its last), and when the run ends a kept
+run no step made (a run of an earlier task: ``reset=True`` clears only the agent's own
+memory) is warned of, as a load warns of it; the task is its memory's
 last ``TaskStep`` when the first event arrives, shown after the steps before it (a run with
 ``reset=False`` goes on from the earlier runs' steps, kept in memory: the whole conversation
 is shown, as a load of the agent after the run shows it), and the agent's name, class, model
@@ -1588,8 +1590,14 @@ class Follower:
         self.builder.feed("ActionStep", plain_step(last), None)
 
     def close(self) -> None:
+        """The stream ended: given the agent, its managed agents' kept runs no step placed are
+        read as a load of the agent reads them (:meth:`StepsBuilder.nest_untimed`), so a run
+        of an earlier task (``reset=True`` clears only the agent's own memory) is warned of
+        alike."""
         self._time_plan()
         self.builder.close()
+        if self.agent is not None:
+            self.builder.nest_untimed()
 
 
 RECORDS = Records(
