@@ -136,7 +136,7 @@ def test_P3_a_node_s_error_shows_before_the_work_its_error_handler_routed_to(
         for e in (x[1] if isinstance(x, tuple) else x for x in events)
     )
     expected = [
-        ("error", "ConnectionError: host unreachable"),
+        ("notice", "ConnectionError: host unreachable"),
         ("AssistantText", "fetch failed: host unreachable"),
         ("AssistantText", "Recovered: cache."),
     ]
@@ -147,7 +147,7 @@ def test_P3_a_node_s_error_shows_before_the_work_its_error_handler_routed_to(
     ):
         assert [w.reason for w in transcript.warnings] == []
         assert _shown(transcript)[1:] == [("AssistantText", "Let me check."), *expected]
-        (error,) = [e for e in transcript.entries if isinstance(e, AssistantError)]
+        (error,) = [e for e in transcript.entries if isinstance(e, SystemNotice)]
         assert error.meta == {"node": "fetch"}
 
 
@@ -202,7 +202,7 @@ def test_P3_a_tool_node_s_routed_error_shows_once_between_its_call_and_the_answe
         assert _shown(transcript)[1:] == [
             ("AssistantText", "Looking."),
             ("call", "c1", "crash", "error", "ValueError: disk gone: /a"),
-            ("error", "ValueError: disk gone: /a"),
+            ("notice", "ValueError: disk gone: /a"),
             ("AssistantText", "The disk is gone."),
         ]
 

@@ -105,9 +105,9 @@ checkpoint: its tasks' input states read as ``values``, their results as their n
 :meth:`Follower._tasks`; a task result's ``error``, the exception its node raised, is the
 run's :class:`AssistantError` and the outcome of the call its task ran, shown before what the
 node's error handler writes (``add_node(..., error_handler=...)``: then the call alone says
-it); a task of a step that failed which never ended was cancelled with it: its call
-``cancelled``, or a node that ran none said in an :class:`AbortMarker`), a list of modes
-(``(mode, chunk)``),
+it, or an error notice a node that ran none: the run recovered, P-7); a task of a step that
+failed which never ended was cancelled with it: its call ``cancelled``, or a node that ran
+none said in an :class:`AbortMarker`), a list of modes (``(mode, chunk)``),
 ``subgraphs=True`` (``(namespace, mode, chunk)`` or ``(namespace, chunk)``), and
 ``version="v2"``'s ``{"type": mode, "ns": namespace, "data": chunk}`` parts (the messages
 ``stream`` was given, which only a state holds, read off its generator when no mode streams
@@ -122,7 +122,9 @@ its own output, each of its graph runs told by its ``run_id`` (:meth:`Follower.c
 compiled with a checkpointer of its own, whose namespace names no tool task, by the namespace
 it was called in: :func:`_called_in`; ``version="v1"``'s models' ``LLMResult`` by their
 node's namespace). A
-message seen twice (as chunks and in an update, or in two states) is fed once. A namespace
+message seen twice (as chunks and in an update, or in two states) is fed once; a tool message
+of a ``messages`` event whose call no event showed yet waits for its node's ``updates``, which
+hold the call (:meth:`Follower._early_answer`). A namespace
 ``("tools:<task id>",)`` is the run of a graph called inside the tool call that task ran (an
 agent used as a tool): its messages become a :class:`SubAgent` transcript on that call (a tool
 that runs its agent again runs it in ``("tools:<task id>", "<n>")``: each run a sub-agent of its
@@ -160,7 +162,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from itertools import islice
 from typing import Any, TypeAlias, TypeGuard
 
@@ -205,6 +207,7 @@ from turnfold.model import (
     LoadWarning,
     PendingAction,
     SubAgent,
+    SystemNotice,
     Thinking,
     ToolCall,
     ToolResult,
@@ -1640,6 +1643,10 @@ class Follower:
         #: holds (:meth:`_review_unseen`).
         self._review_node: str | None = None
         self._state_seen = False
+        #: Tool messages of ``messages`` events answering a call no event has shown yet, each
+        #: with its run, metadata and node, held until an event that may hold the call
+        #: (:meth:`_early_answer`).
+        self._early: list[tuple[_Run, Any, Any, Any]] = []
         self._line = 0
         #: The pending actions shown of each interrupt, by its id: an interrupt comes both as
         #: an ``__interrupt__`` update and in its task's ``tasks`` result.
@@ -1733,8 +1740,10 @@ class Follower:
                 for node, update in chunk.items():
                     self._routed(run, node)
                     self._update(run, str(node), update)
+                self._let_early(run, chunk)
         elif mode == "values":
             self._values(run, chunk)
+            self._let_early(run)
         elif mode not in STREAM_MODES:
             self._root.builder.warn_once(
                 f"stream event of unknown shape ({type(event).__name__}) skipped"
@@ -2000,6 +2009,7 @@ class Follower:
             self._touch(run)
 
     def close(self) -> None:
+        self._let_early()
         self._tasks_alone(True)  # a stream of tasks that ended before any task's result
         for run in list(self._runs.values()):
             self._finish_pending(run)
@@ -2290,16 +2300,23 @@ class Follower:
     ) -> None:
         """A failed task's error: on the call it ran (still open: no message settled it),
         and as the run's error, unless an error handler took it over, when the call's row
-        says it (a failed call does not fail its turn, P-7). A followed stream that raised
-        (``ended``) was ended by :class:`~turnfold.following.Follow` with the same words
-        (``"<type>: <message>"``) before the follower closes: that entry is the node's
-        error, given its node, so it is shown once and a follow ends as a load."""
+        says it (a failed call does not fail its turn, P-7), or, a task that ran no call, an
+        error notice in its place: the run went on and its end says how the turn ended
+        (P-7), as the smolagents reader shows an error a step goes on from, while the error
+        stays in sight (:class:`AssistantError` would read the turn failed). A followed
+        stream that raised (``ended``) was ended by :class:`~turnfold.following.Follow` with
+        the same words (``"<type>: <message>"``) before the follower closes: that entry is
+        the node's error, given its node, so it is shown once and a follow ends as a load."""
         run, error, call_id = failure
         call = run.builder._open.get(call_id) if call_id is not None else None
         if call is not None:
             run.builder._settle(call, "error", text_result(error.message))
             if handled:
                 return
+        if handled:
+            said = SystemNotice(text=error.message, level="error", subtype="step", meta=error.meta)
+            run.builder.root.append(said)
+            return
         entries = run.builder.root.entries
         last = entries[-1] if entries else None
         if (
@@ -2563,8 +2580,13 @@ class Follower:
         if not type(message).__name__.endswith("Chunk"):
             if self._review_node is None and isinstance(node, str) and _reviews_in(node, message):
                 self._review_node = node
+            if self._early_answer(run, message, node):
+                self._early.append((run, message, metadata, node))
+                return
+            self._let_early()
             self._message(run, message, metadata)
             return
+        self._let_early()
         own_id = _id_of(message)
         if own_id is not None and own_id in run.seen:
             return
@@ -2580,6 +2602,40 @@ class Follower:
         self._grow(run, getattr(message, "content", None), message)
         if getattr(message, "chunk_position", None) == "last":
             self._finish_pending(run)
+
+    def _early_answer(self, run: _Run, message: Any, node: Any) -> bool:
+        """Whether ``message``, of a ``messages`` event of ``node``, is a tool result whose
+        call no event has shown yet, to hold until the node's ``updates`` (or a state) may
+        show it. ``messages`` streams a node's new messages as it writes them, ``updates``
+        its writes once its task is over: a node that writes a call and its answer at once
+        (``HumanInTheLoopMiddleware``'s rejection, after the model's message ``messages``
+        streamed in an earlier run) has the answer streamed first. Held, the call shows once,
+        with it; let go at the next message or the end, it is shown as before."""
+        found = message_of(message) if isinstance(node, str) else None
+        if found is None or found[0] != "tool":
+            return False
+        own_id, call_id = _id_of(message), found[1].get("tool_call_id")
+        return (
+            own_id is not None
+            and own_id not in run.seen
+            and isinstance(call_id, str)
+            and call_id not in run.builder._calls
+        )
+
+    def _let_early(self, run: _Run | None = None, nodes: Container[Any] | None = None) -> None:
+        """Show the tool messages held (:meth:`_early_answer`): all, or those of ``run`` (of
+        its ``nodes``), once an event that may hold their calls was read. One that event
+        held is seen already, and shown once."""
+        if not self._early:
+            return
+        let: list[tuple[_Run, Any, Any, Any]] = []
+        kept: list[tuple[_Run, Any, Any, Any]] = []
+        for held in self._early:
+            mine = (run is None or held[0] is run) and (nodes is None or held[3] in nodes)
+            (let if mine else kept).append(held)
+        self._early = kept
+        for held_run, message, metadata, _ in let:
+            self._message(held_run, message, metadata)
 
     def _grow(self, run: _Run, content: Any, message: Any) -> None:
         """Add a chunk's text and thinking to the streaming entries."""
