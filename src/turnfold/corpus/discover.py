@@ -122,6 +122,10 @@ XDG_DATA_HOME = "XDG_DATA_HOME"
 #: ``internal/config/load.go``). A scan of the home walks it too, as it walks Crush's folder
 #: of ``$XDG_DATA_HOME``.
 CRUSH_GLOBAL_DATA = "CRUSH_GLOBAL_DATA"
+#: Claude Code's folder when it is set, ``~/.claude`` moved whole, its ``projects/`` with it
+#: (``CLAUDE_CONFIG_DIR || ~/.claude``, the ``claude`` binary of @anthropic-ai/claude-code): a
+#: scan of the home walks it too, as it walks ``~/.claude``.
+CLAUDE_CONFIG_DIR = "CLAUDE_CONFIG_DIR"
 #: The files the agents keep their keys and tokens in, in the folders a walk enters, each
 #: named by its reader (:class:`~turnfold.formats.credentials.Credentials`): passed over by
 #: name, never opened, and not counted as skipped files.
@@ -494,22 +498,23 @@ def _same(one: str, other: str) -> bool:
 
 
 def _data_folders_elsewhere(root: str) -> list[str]:
-    """The agents' folders of ``$XDG_DATA_HOME`` (:data:`DATA_FOLDERS`) and Crush's own
-    (:data:`CRUSH_GLOBAL_DATA`) a scan of the home ``root`` walks besides it: those a walk of
-    the home does not meet (outside the home, in a hidden folder of it that no walk enters,
-    in a data folder whose step enters only the agents' folders: :func:`_data_home_step`);
-    none for a scan of any other folder."""
+    """The agents' folders of ``$XDG_DATA_HOME`` (:data:`DATA_FOLDERS`), Crush's own
+    (:data:`CRUSH_GLOBAL_DATA`) and Claude Code's (:data:`CLAUDE_CONFIG_DIR`) a scan of the home
+    ``root`` walks besides it: those a walk of the home does not meet (outside the home, in a
+    hidden folder of it that no walk enters, in a data folder whose step enters only the
+    agents' folders: :func:`_data_home_step`); none for a scan of any other folder."""
     if not _same(root, os.path.expanduser("~")):
         return []
     folders = []
     data_home = _xdg_data_home()
     if data_home is not None and not _walked_with(root, data_home):
         folders += [os.path.join(data_home, name) for name in sorted(DATA_FOLDERS)]
-    crush_data = _absolute_folder(CRUSH_GLOBAL_DATA)
-    if crush_data is not None and not _walked_with(root, crush_data):
-        folders.append(crush_data)
+    for variable in (CRUSH_GLOBAL_DATA, CLAUDE_CONFIG_DIR):
+        folder = _absolute_folder(variable)
+        if folder is not None and not _walked_with(root, folder):
+            folders.append(folder)
     real = {os.path.realpath(folder): folder for folder in folders if os.path.isdir(folder)}
-    return list(real.values())  # a folder named twice (both variables alike) walked once
+    return list(real.values())  # a folder named twice (variables alike) walked once
 
 
 def _walked_with(root: str, folder: str) -> bool:

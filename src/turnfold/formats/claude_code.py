@@ -180,9 +180,30 @@ from turnfold.usage import (
 )
 
 NAME = "claude-code"
-#: What Claude Code keeps its secrets in, in its folder (``~/.claude``, ``$CLAUDE_CONFIG_DIR``):
-#: the OAuth tokens of a login where no keychain is (``.credentials.json``).
-CREDENTIALS = Credentials(folders=frozenset({".claude"}), files=frozenset({".credentials.json"}))
+#: What Claude Code keeps its secrets in, in its folder (``~/.claude``, a project's ``.claude``,
+#: ``$CLAUDE_CONFIG_DIR``): the OAuth tokens of a login where no keychain is
+#: (``.credentials.json``); the settings' ``env`` (any key, ``ANTHROPIC_API_KEY``) and
+#: ``apiKeyHelper``, of ``settings.json`` and a project's ``settings.local.json``; and its global
+#: config, ``.claude.json``, whose ``mcpServers`` (the user's, and each project's under
+#: ``projects``) keep each server's ``env`` and ``headers`` as ``claude mcp add`` wrote them and
+#: whose ``primaryApiKey`` is the key ``/login`` approved where no keychain is, with the copies
+#: ``backups/.claude.json.backup.<ms>`` and the legacy ``.config.json`` it is read from when
+#: present (all in the ``claude`` binary of ``@anthropic-ai/claude-code`` 2.1.332, the config's
+#: path ``join(process.env.CLAUDE_CONFIG_DIR || homedir(), ".claude.json")``). Without the
+#: variable that config sits in the home folder itself, beside ``.claude``: ``HOME`` names that
+#: folder as Node's ``homedir()`` reads it, so a ``.claude.json`` anywhere else is nobody's.
+#: The price: the other names right in the home (``~/settings.json``) are taken for Claude
+#: Code's too, passed over unread. A project's ``.mcp.json`` (its MCP servers' ``env`` and
+#: ``headers``) lies in any folder, which no folder's name or variable tells: not named here
+#: (hidden, no walk opens it).
+CREDENTIALS = Credentials(
+    folders=frozenset({".claude"}),
+    files=frozenset({
+        ".credentials.json", "settings.json", "settings.local.json", ".claude.json",
+        ".config.json", "backups/.claude.json.backup.*",
+    }),
+    variables=frozenset({"CLAUDE_CONFIG_DIR", "HOME"}),
+)  # fmt: skip
 
 #: Record types whose text is the session title, weakest first.
 TITLE_KEYS = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}

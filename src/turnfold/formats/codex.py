@@ -219,10 +219,15 @@ NAME = "codex"
 #: and ChatGPT login's tokens (``auth.json``) and the MCP servers' OAuth tokens where no keyring
 #: is (``.credentials.json``); both names are in the ``codex`` binary of ``@openai/codex``.
 #: ``$CODEX_HOME`` names the folder under any name (``find_codex_home``, openai/codex
-#: ``codex-rs/rmcp-client/src/find_codex_home.rs``).
+#: ``codex-rs/rmcp-client/src/find_codex_home.rs``). Beside them, of it and of a project's
+#: ``.codex``: ``config.toml``, whose MCP servers keep their ``env``, ``http_headers`` and
+#: ``bearer_token`` (``RawMcpServerConfig``; ``codex mcp add --env`` writes the value there) and
+#: whose model providers their ``experimental_bearer_token`` and ``http_headers``
+#: (``ModelProviderInfo``; both in the ``codex`` binary 0.171.0), and ``.env``, read for keys at
+#: start (``load_dotenv``, ``codex-rs/arg0/src/lib.rs``).
 CREDENTIALS = Credentials(
     folders=frozenset({".codex"}),
-    files=frozenset({"auth.json", ".credentials.json"}),
+    files=frozenset({"auth.json", ".credentials.json", "config.toml", ".env"}),
     variables=frozenset({"CODEX_HOME"}),
 )
 

@@ -31,16 +31,17 @@ READERS: tuple[str, ...] = (
 #: (:func:`named_like` of them all; a test keeps them equal): a load of a file of any other
 #: name imports none of :data:`READERS` to learn it is no credentials (issue 19).
 LIKELY_NAMES = frozenset({
-    ".continuerc.json", ".credentials.json", ".env", ".jwt_secret", "a2a-oauth-tokens.json",
-    "agent_settings.json", "api_key.txt", "auth.json", "config.js", "config.json", "config.ts",
-    "config.yaml", "crush.json", "gemini-credentials.json", "globalContext.json",
+    ".claude.json", ".config.json", ".continuerc.json", ".credentials.json", ".env",
+    ".jwt_secret", "a2a-oauth-tokens.json", "agent_settings.json", "api_key.txt", "auth.json",
+    "config.js", "config.json", "config.toml", "config.ts", "config.yaml", "crush.json",
+    "extension-secrets-v1.json", "gemini-credentials.json", "globalContext.json",
     "google_accounts.json", "mcp-auth.json", "mcp-oauth-tokens-v2.json",
     "mcp-oauth-tokens.json", "mcp.json", "oauth_creds.json", "secrets.json", "settings.json",
-    "state.vscdb", "state.vscdb.backup",
+    "settings.local.json", "state.vscdb", "state.vscdb.backup",
 })  # fmt: skip
 LIKELY_FOLDERS = frozenset({
-    "agents", "assistants", "configs", "context", "credentials", "data", "mcp-oauth-config",
-    "mcpServers", "models",
+    "agents", "assistants", "backups", "configs", "context", "credentials", "data",
+    "mcp-oauth-config", "mcpServers", "models",
 })  # fmt: skip
 
 

@@ -134,12 +134,20 @@ NAME = "gemini"
 #: sensitive files (``SENSITIVE_SETTINGS_FILENAMES`` of ``@google/gemini-cli``'s bundle): the
 #: OAuth login (``oauth_creds.json``), its account (``google_accounts.json``), the encrypted
 #: token store (``gemini-credentials.json``), the MCP servers' and A2A agents' OAuth tokens
-#: (``mcp-oauth-tokens.json``, ``a2a-oauth-tokens.json``, and the store's ``-v2`` file).
+#: (``mcp-oauth-tokens.json``, ``a2a-oauth-tokens.json``, and the store's ``-v2`` file). Beside
+#: them, of ``~/.gemini`` and of a project's ``.gemini``: ``settings.json``, whose
+#: ``mcpServers`` keep each server's ``env`` and ``headers`` as ``gemini mcp add`` wrote them
+#: (``Storage.getGlobalSettingsPath``, ``getGeminiDir()``, ``packages/core/src/config/
+#: storage.ts``), and ``.env``, read for keys (``GEMINI_API_KEY``) before any other
+#: (``findEnvFile``, ``packages/cli/src/config/settings.ts``; @google/gemini-cli 0.61.0).
+#: ``$GEMINI_CLI_HOME`` moves the folder that holds ``.gemini``, not ``.gemini``'s name
+#: (``homedir()``, ``packages/core/src/utils/paths.ts``): no variable to name.
 CREDENTIALS = Credentials(
     folders=frozenset({".gemini"}),
     files=frozenset({
         "oauth_creds.json", "google_accounts.json", "gemini-credentials.json",
         "mcp-oauth-tokens.json", "mcp-oauth-tokens-v2.json", "a2a-oauth-tokens.json",
+        "settings.json", ".env",
     }),
 )  # fmt: skip
 

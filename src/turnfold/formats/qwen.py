@@ -125,10 +125,23 @@ from turnfold.usage import attach_usage
 
 NAME = "qwen"
 #: What Qwen Code keeps its secrets in, in ``~/.qwen`` (``@qwen-code/qwen-code``'s bundle): the
-#: Qwen OAuth login (``oauth_creds.json``) and the MCP servers' tokens (``mcp-oauth-tokens.json``).
+#: Qwen OAuth login (``oauth_creds.json``) and the MCP servers' tokens (``mcp-oauth-tokens.json``,
+#: and the encrypted store's ``mcp-oauth-tokens-v2.json`` and ``extension-secrets-v1.json``,
+#: ``FileTokenStorage``, ``packages/core/src/mcp/token-storage/file-token-storage.ts``); of it
+#: and of a project's ``.qwen``, ``settings.json``, whose ``security.auth.apiKey``, ``env`` and
+#: ``mcpServers`` (each server's ``env`` and ``headers``, as ``qwen mcp add`` wrote them) hold
+#: keys (``packages/cli/src/config/settingsSchema.ts``), and ``.env`` (``findEnvFiles``,
+#: ``packages/cli/src/config/environment.ts``; 0.24.4). ``$QWEN_HOME`` names the folder under
+#: any name, a relative value taken from the working folder (``Storage.getGlobalQwenDir``,
+#: ``packages/core/src/config/storage.ts``).
 CREDENTIALS = Credentials(
-    folders=frozenset({".qwen"}), files=frozenset({"oauth_creds.json", "mcp-oauth-tokens.json"})
-)
+    folders=frozenset({".qwen"}),
+    files=frozenset({
+        "oauth_creds.json", "mcp-oauth-tokens.json", "mcp-oauth-tokens-v2.json",
+        "extension-secrets-v1.json", "settings.json", ".env",
+    }),
+    variables=frozenset({"QWEN_HOME"}),
+)  # fmt: skip
 
 #: Subtypes in which the runtime, not the user, speaks.
 _NOTICE_SUBTYPES = NameSet({"notification", "cron", "background_task_completed"})
