@@ -42,7 +42,8 @@ with collector_paused():
     from turnfold import progress
     from turnfold.forking import Partner, can_fork, free_core
     from turnfold.formats import FORMATS, TranscriptFormatError, folder_format, load
-    from turnfold.formats.errors import TRIED_NAMED, tried_said
+    from turnfold.formats.errors import LISTED_IDS, TRIED_NAMED, tried_said
+    from turnfold.formats.source import RECORD_LIMIT_ENV
     from turnfold.i18n import translate
     from turnfold.model import Transcript, printable_lines
     from turnfold.render.content import MORE_CHARS
@@ -308,10 +309,14 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
         print(_shown(f"turnfold: {_not_a_transcript(error, options, path)}"), file=stderr)
         return None
     except ValueError as error:  # many runs (an eval log of many samples…), not one
-        print(
-            _shown(f"turnfold: {error}{_many_runs_hint(str(error), options.command, path)}"),
-            file=stderr,
-        )
+        keys = _epoch_keys(path, options.sample)
+        if keys:
+            command = options.command
+            lacks = _lacks_epoch(path, options.sample, keys)
+            said = f"{lacks}; to {command} one: turnfold {command} {keys[0]}"
+        else:
+            said = f"{error}{_many_runs_hint(str(error), options.command, path)}"
+        print(_shown(f"turnfold: {said}"), file=stderr)
         return None
     except OSError as error:
         print(_shown(f"turnfold: {path}: cannot read: {error.strerror or error}"), file=stderr)
@@ -355,12 +360,49 @@ def _not_a_transcript(error: TranscriptFormatError, options: argparse.Namespace,
     if len(tried) > TRIED_NAMED and not options.verbose:
         said += " (-v names them)"
     message = f"{where}: not a transcript ({reason}); {said}{many}"
-    if many or len(tried) <= TRIED_NAMED:
+    if many or len(tried) <= TRIED_NAMED or _read_by_none(reason):
         return message
     file = shlex.quote(str(path) if path != STDIN else "-")
+    # The installed command's own help, not the repository's docs/formats.md: a wheel has none.
     return (f"{message}\nturnfold: if it is one of them, name it: turnfold {command} "
-            f"--format NAME {file} (turnfold {command} --help names them, docs/formats.md "
-            "tells what each reads)")  # fmt: skip
+            f"--format NAME {file} (turnfold {command} --help names them)")  # fmt: skip
+
+
+def _read_by_none(reason: str) -> bool:
+    """Whether a file no format recognised is one that no format named with ``--format`` reads
+    either: nothing in it (``load()`` says "the source is empty"), nothing decoded from it
+    ("nothing read: …", compressed data cut off), or a record over the size limit, which every
+    format skips unread (its reason names the variable that raises the limit)."""
+    return (
+        reason == "the source is empty"
+        or reason.startswith("nothing read: ")
+        or f"({RECORD_LIMIT_ENV})" in reason
+    )
+
+
+def _epoch_keys(path: Path, sample: str | None) -> list[str]:
+    """For ``log.eval#1``, a sample of an eval log run in several epochs named without its
+    epoch: the keys it could mean (``log.eval#1/1``, ``log.eval#1/2``…), shell-quoted; none
+    for any other ``FILE#ID``."""
+    from turnfold.formats.harnesses import inspect_log
+
+    if sample is None or "epoch" in _picked(path, sample) or path == STDIN:
+        return []
+    try:
+        if inspect_log.detect_path(path) is None:
+            return []
+        listed = inspect_log.samples(path)
+    except (OSError, ValueError):  # the load said what is wrong with the file
+        return []
+    keys = [shlex.quote(f"{path}#{i}/{epoch}") for i, epoch in listed if str(i) == sample]
+    return keys if len(keys) > 1 else []
+
+
+def _lacks_epoch(path: Path, sample: str, keys: list[str]) -> str:
+    """The message of ``FILE#ID`` that names a sample of several epochs (:func:`_epoch_keys`)."""
+    shown = ", ".join(keys[:LISTED_IDS]) + (", …" if len(keys) > LISTED_IDS else "")
+    return (f"{path}#{sample}: the key lacks the epoch: sample {sample} ran in {len(keys)} "
+            f"epochs, {shown}")  # fmt: skip
 
 
 def _many_runs_hint(message: str, command: str, path: Path) -> str:
@@ -563,7 +605,7 @@ def _written_into(path: Path) -> bool:
         mode = path.stat().st_mode
     except OSError:
         return False
-    if path.absolute().parts[:2] == ("/", "dev"):
+    if _opened_by_the_shell(path):
         return True
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
@@ -596,7 +638,9 @@ def _render_compare(options: argparse.Namespace, stdout: TextIO) -> int:
             print(_shown(f"turnfold: {_not_a_transcript(error, options, path)}"), file=sys.stderr)
             return EXIT_BAD_INPUT
         except ValueError as error:
-            print(_shown(f"turnfold: {error}"), file=sys.stderr)
+            keys = _epoch_keys(path, sample)
+            said = _lacks_epoch(path, sample, keys) if keys and sample else str(error)
+            print(_shown(f"turnfold: {said}"), file=sys.stderr)
             return EXIT_BAD_INPUT
         if isinstance(run, Transcript):
             _say_warnings(path, run, sys.stderr)
@@ -775,6 +819,12 @@ _ONE_PAGE_OPTIONS = (
 
 def _command(options: argparse.Namespace, usage: Callable[[str], NoReturn]) -> int:
     """:func:`main` once the arguments parse: ``usage`` ends with a usage error (status 2)."""
+    if sys.stdout is None and (options.command == "show" or options.output == "-"):
+        # ``>&-``: the shell closed it, and Python holds no stream for it at all.
+        what = "outline" if options.command == "show" else "page"
+        print(_shown(f"turnfold: standard output is closed: nothing to write the {what} to"),
+              file=sys.stderr)  # fmt: skip
+        return EXIT_CANNOT_WRITE
     if options.command == "render" and options.compare:
         if options.file is not None:
             usage("give FILE or --compare A B, not both")
@@ -801,6 +851,10 @@ def _command(options: argparse.Namespace, usage: Callable[[str], NoReturn]) -> i
         if options.file == STDIN and options.output is None:
             usage("a transcript read from standard input has no file to write its page "
                   "beside: say where with -o PAGE.html, or -o - for stdout")  # fmt: skip
+        if options.output is None and _opened_by_the_shell(options.file):
+            usage(f"{options.file} names what the shell opened (as <(cmd) does), not a file in "
+                  "a folder to write its page beside: say where with -o PAGE.html, or -o - "
+                  "for stdout")  # fmt: skip
         _refuse_overwriting(options, usage, options.file)
     partner = _partner(options) if options.command == "render" else None
     try:  # the partner reads the file too and draws its share of the page, silently
@@ -808,6 +862,16 @@ def _command(options: argparse.Namespace, usage: Callable[[str], NoReturn]) -> i
     finally:
         if partner is not None:
             partner.leave()  # the partner ends here; this process stops one not asked for
+
+
+def _opened_by_the_shell(path: Path) -> bool:
+    """Whether ``path`` names a stream the shell opened rather than a file in a folder: a name
+    in /dev (``/dev/stdin``) or in a process's descriptors (``/dev/fd/63`` of ``<(cmd)``,
+    which is ``/proc/self/fd/63``). Its page has no folder to go beside it: a name made there
+    fails, or as root is a new file in /dev. A folder under /dev that holds files
+    (``/dev/shm``) is a folder like any other."""
+    parts = Path(os.path.realpath(path.parent)).parts
+    return parts == ("/", "dev") or parts[:2] == ("/", "proc")
 
 
 def _refuse_one_page_options(
@@ -885,6 +949,8 @@ def run() -> NoReturn:
     """
     status = main()
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # closed by the shell (``>&-``): Python made no stream for it
+            continue
         # A reader that left (``| head``) or a stream closed above has nothing more to take.
         with contextlib.suppress(OSError, ValueError):
             stream.flush()

@@ -45,10 +45,33 @@ NO_DOCUMENT: Any = object()
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 
 
+#: The variable that overrides :data:`MAX_RECORD_BYTES`.
+RECORD_LIMIT_ENV = "TURNFOLD_MAX_RECORD_BYTES"
+# Bad values of the variable already warned of in this process: the limit is read by every
+# load, every table and database read, and one typo must not print a warning for each.
+_refused_limits: set[str] = set()
+
+
 def record_limit() -> int:
-    """:data:`MAX_RECORD_BYTES`, or the ``TURNFOLD_MAX_RECORD_BYTES`` environment variable."""
-    value = os.environ.get("TURNFOLD_MAX_RECORD_BYTES", "")
-    return int(value) if value.isdigit() and int(value) > 0 else MAX_RECORD_BYTES
+    """:data:`MAX_RECORD_BYTES`, or the ``TURNFOLD_MAX_RECORD_BYTES`` environment variable.
+
+    A value that is not a positive whole number warns once (X-2) and leaves the default in
+    charge; an empty one counts as unset (the shell's ``VAR= command``).
+    """
+    value = os.environ.get(RECORD_LIMIT_ENV, "")
+    if not value.strip():
+        return MAX_RECORD_BYTES
+    if value.strip().isdecimal() and int(value) > 0:
+        return int(value)
+    if value not in _refused_limits:
+        _refused_limits.add(value)
+        from turnfold.userwarn import warn_at_caller  # only for a bad value: a load never needs it
+
+        warn_at_caller(
+            f"{RECORD_LIMIT_ENV}={value!r} is not a positive whole number of bytes; ignoring it: "
+            f"records up to the default {MAX_RECORD_BYTES:,} bytes are read"
+        )
+    return MAX_RECORD_BYTES
 
 
 @dataclasses.dataclass(frozen=True)
