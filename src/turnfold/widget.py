@@ -11,8 +11,8 @@ How state travels, and why:
   notebook saved with widget state folds completely with no kernel (N-1); a larger one as every
   turn's header and answer, a closed process only as its header and a large hidden output only as
   its row. A settled transcript paints closed from the first frame (P-8) at about the cost of its
-  text rendering (Q-2). It is set at construction, renewed when displayed and when a cell ends
-  (what a notebook saves), never per change.
+  text rendering (Q-2). It is set at construction, renewed when displayed, when a cell ends
+  and when a live run ends (what a notebook saves), never per change.
 * What a reader opens is asked for by key (``content``) and sent to that view alone; the whole of
   a capped output likewise (``output``, in parts).
 * After that, changes travel as small custom messages: the widget observes its transcript, coalesces
@@ -371,7 +371,12 @@ class TranscriptWidget(anywidget.AnyWidget):
         self._schedule(0.0)  # one setting, or a burst of linked ones, redraws once
 
     def _on_running(self, change: Mapping[str, Any]) -> None:
-        self._schedule(0.0)
+        if change["old"] and not change["new"]:
+            # N-1: a run watched live ends on a worker thread or a task after its cell did, so
+            # no cell's end renews what a notebook saves: its end does, once.
+            self.save_view()
+        else:
+            self._schedule(0.0)
 
     # --- sending ------------------------------------------------------------------------------
 
@@ -393,7 +398,7 @@ class TranscriptWidget(anywidget.AnyWidget):
 
     def save_view(self) -> None:
         """Renew the ``_view`` trait (what a saved notebook keeps) if the view changed since
-        (N-1). Called when the widget is displayed and when a cell ends."""
+        (N-1). Called when the widget is displayed, when a cell ends and when a run ends."""
         self.flush()
         with self._flush_lock:
             if not self._closed and self._transport.saved_rev != self._transport.rev:
