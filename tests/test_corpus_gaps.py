@@ -420,5 +420,6 @@ def test_C7_the_credentials_load_tells_by_name_are_every_reader_s() -> None:
     for folder in LIKELY_FOLDERS:
         assert test(f"/x/{folder}/any.json")
     declared = {p.rsplit("/", 1)[-1] for _, k in keepers() for p in k.files if "*" not in p}
+    declared |= {name for _, k in keepers() for name in k.anywhere}  # a name in any folder
     folders = {p.split("/")[-2] for _, k in keepers() for p in k.files if "*" in p}
     assert (declared, folders) == (set(LIKELY_NAMES), set(LIKELY_FOLDERS))

@@ -126,6 +126,37 @@ CRUSH_GLOBAL_DATA = "CRUSH_GLOBAL_DATA"
 #: (``CLAUDE_CONFIG_DIR || ~/.claude``, the ``claude`` binary of @anthropic-ai/claude-code): a
 #: scan of the home walks it too, as it walks ``~/.claude``.
 CLAUDE_CONFIG_DIR = "CLAUDE_CONFIG_DIR"
+#: Every variable that moves an agent's folder of sessions out of the home folder's own, with
+#: the folder under the one it names that is the agent's (``""``: that folder itself). A scan
+#: of the home walks each one set to an absolute path that a walk of the home does not meet
+#: (:func:`_data_folders_elsewhere`); the tool's credentials there are named by its reader's
+#: ``CREDENTIALS`` (its ``variables``, or the folder's name), so none is opened. Each as the
+#: tool reads it:
+#:
+#: - ``$CODEX_HOME``: ``~/.codex`` under any name, ``sessions/`` in it (``find_codex_home``,
+#:   openai/codex);
+#: - ``$QWEN_HOME``: ``~/.qwen`` (``Storage.getGlobalQwenDir``), and ``$QWEN_RUNTIME_DIR``,
+#:   where the sessions go instead when it is set (``Storage.getRuntimeBaseDir``:
+#:   ``projects/<project>/chats/``; no credentials there), ``@qwen-code/qwen-code`` 0.24.4;
+#: - ``$GEMINI_CLI_HOME``: the home folder as Gemini CLI sees it (``homedir()``,
+#:   ``@google/gemini-cli`` 0.61.0), of which only ``.gemini`` is Gemini CLI's;
+#: - ``$CONTINUE_GLOBAL_DIR``: ``~/.continue`` (``getContinueGlobalPath``, continuedev/continue
+#:   ``core/util/paths.ts``), ``sessions/`` in it;
+#: - ``$OPENHANDS_PERSISTENCE_DIR``: the OpenHands CLI's ``~/.openhands``
+#:   (``get_persistence_dir``, OpenHands-CLI ``openhands_cli/locations.py``), ``conversations/``;
+#: - ``$KIMI_CODE_HOME``: ``~/.kimi-code`` (``defaultKimiHome``, ``@moonshot-ai/kimi-code``
+#:   2.1.0), and ``$KIMI_SHARE_DIR``: the Kimi CLI's ``~/.kimi`` (``resolveLegacySourceHome``
+#:   there, as kimi-cli wrote it), ``sessions/`` in each;
+#: - ``$COPILOT_HOME``: ``~/.copilot`` (``@github/copilot`` 1.0.102), ``session-state/``;
+#: - ``$CLAUDE_CONFIG_DIR`` and ``$CRUSH_GLOBAL_DATA``, above.
+#:
+#: OpenCode's and Kilo Code's folder moves only with ``$XDG_DATA_HOME`` (:data:`XDG_DATA_HOME`).
+MOVED_HOMES: tuple[tuple[str, str], ...] = (
+    (CLAUDE_CONFIG_DIR, ""), ("CODEX_HOME", ""), ("QWEN_HOME", ""), ("QWEN_RUNTIME_DIR", ""),
+    ("GEMINI_CLI_HOME", ".gemini"), ("CONTINUE_GLOBAL_DIR", ""),
+    ("OPENHANDS_PERSISTENCE_DIR", ""), ("KIMI_CODE_HOME", ""), ("KIMI_SHARE_DIR", ""),
+    ("COPILOT_HOME", ""), (CRUSH_GLOBAL_DATA, ""),
+)  # fmt: skip
 #: The files the agents keep their keys and tokens in, in the folders a walk enters, each
 #: named by its reader (:class:`~turnfold.formats.credentials.Credentials`): passed over by
 #: name, never opened, and not counted as skipped files.
@@ -498,19 +529,20 @@ def _same(one: str, other: str) -> bool:
 
 
 def _data_folders_elsewhere(root: str) -> list[str]:
-    """The agents' folders of ``$XDG_DATA_HOME`` (:data:`DATA_FOLDERS`), Crush's own
-    (:data:`CRUSH_GLOBAL_DATA`) and Claude Code's (:data:`CLAUDE_CONFIG_DIR`) a scan of the home
-    ``root`` walks besides it: those a walk of the home does not meet (outside the home, in a
-    hidden folder of it that no walk enters, in a data folder whose step enters only the
-    agents' folders: :func:`_data_home_step`); none for a scan of any other folder."""
+    """The agents' folders of ``$XDG_DATA_HOME`` (:data:`DATA_FOLDERS`) and those the agents'
+    own variables name (:data:`MOVED_HOMES`) a scan of the home ``root`` walks besides it: those
+    a walk of the home does not meet (outside the home, in a hidden folder of it that no walk
+    enters, in a data folder whose step enters only the agents' folders:
+    :func:`_data_home_step`); none for a scan of any other folder."""
     if not _same(root, os.path.expanduser("~")):
         return []
     folders = []
     data_home = _xdg_data_home()
     if data_home is not None and not _walked_with(root, data_home):
         folders += [os.path.join(data_home, name) for name in sorted(DATA_FOLDERS)]
-    for variable in (CRUSH_GLOBAL_DATA, CLAUDE_CONFIG_DIR):
-        folder = _absolute_folder(variable)
+    for variable, inner in MOVED_HOMES:
+        named = _absolute_folder(variable)
+        folder = None if named is None else os.path.join(named, inner)
         if folder is not None and not _walked_with(root, folder):
             folders.append(folder)
     real = {os.path.realpath(folder): folder for folder in folders if os.path.isdir(folder)}

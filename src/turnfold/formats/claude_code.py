@@ -194,8 +194,9 @@ NAME = "claude-code"
 #: folder as Node's ``homedir()`` reads it, so a ``.claude.json`` anywhere else is nobody's.
 #: The price: the other names right in the home (``~/settings.json``) are taken for Claude
 #: Code's too, passed over unread. A project's ``.mcp.json`` (its MCP servers' ``env`` and
-#: ``headers``) lies in any folder, which no folder's name or variable tells: not named here
-#: (hidden, no walk opens it).
+#: ``headers``, as ``claude mcp add --scope project`` writes them; a plugin's too) lies in any
+#: folder, which no folder's name or variable tells: named ``anywhere``, and hidden, so no walk
+#: meets it either.
 CREDENTIALS = Credentials(
     folders=frozenset({".claude"}),
     files=frozenset({
@@ -203,6 +204,7 @@ CREDENTIALS = Credentials(
         ".config.json", "backups/.claude.json.backup.*",
     }),
     variables=frozenset({"CLAUDE_CONFIG_DIR", "HOME"}),
+    anywhere=frozenset({".mcp.json"}),
 )  # fmt: skip
 
 #: Record types whose text is the session title, weakest first.

@@ -32,9 +32,9 @@ READERS: tuple[str, ...] = (
 #: name imports none of :data:`READERS` to learn it is no credentials (issue 19).
 LIKELY_NAMES = frozenset({
     ".claude.json", ".config.json", ".continuerc.json", ".credentials.json", ".env",
-    ".jwt_secret", "a2a-oauth-tokens.json", "agent_settings.json", "api_key.txt", "auth.json",
-    "config.js", "config.json", "config.toml", "config.ts", "config.yaml", "crush.json",
-    "extension-secrets-v1.json", "gemini-credentials.json", "globalContext.json",
+    ".jwt_secret", ".mcp.json", "a2a-oauth-tokens.json", "agent_settings.json", "api_key.txt",
+    "auth.json", "config.js", "config.json", "config.toml", "config.ts", "config.yaml",
+    "crush.json", "extension-secrets-v1.json", "gemini-credentials.json", "globalContext.json",
     "google_accounts.json", "mcp-auth.json", "mcp-oauth-tokens-v2.json",
     "mcp-oauth-tokens.json", "mcp.json", "oauth_creds.json", "secrets.json", "settings.json",
     "settings.local.json", "state.vscdb", "state.vscdb.backup",
@@ -52,16 +52,20 @@ class Credentials:
     ``folders``, or in the folder one of the environment's ``variables`` names (the tool's
     folder moved, ``$CONTINUE_GLOBAL_DIR``, under any name); or, for a file right in its
     folder, in any folder that holds one of ``marks`` (the tool's database, which names the
-    folder the tool's whatever it is called)."""
+    folder the tool's whatever it is called); or, named one of ``anywhere``, in any folder at
+    all (a project's ``.mcp.json``, whose place no folder's name or variable tells)."""
 
     folders: frozenset[str]
     files: frozenset[str]
     marks: frozenset[str] = frozenset()
     variables: frozenset[str] = frozenset()
+    anywhere: frozenset[str] = frozenset()
 
     def holds(self, path: PurePath) -> bool:
         """Whether ``path`` is one of these files, told by names alone (but for
         :attr:`marks`, looked up beside it): never by opening it."""
+        if path.name in self.anywhere:
+            return True
         for pattern in self.files:
             inner = pattern.split("/")
             if len(path.parts) <= len(inner):
@@ -104,6 +108,7 @@ def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
     names: set[str] = set()
     folders: set[str] = set()  # the folders a file of any name is kept in (``credentials/*``)
     for keeper in keepers:
+        names.update(keeper.anywhere)
         for pattern in keeper.files:
             *inner, last = pattern.split("/")
             if "*" in last or "?" in last or "[" in last:

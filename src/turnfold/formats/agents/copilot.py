@@ -110,9 +110,12 @@ from turnfold.usage import add_into, attach_usage, counts_of
 NAME = "copilot"
 #: What the Copilot CLI keeps its secrets in, in ``~/.copilot``: its login's token where no
 #: system keychain is (``config.json``; github/copilot-cli#2071) and the MCP servers' OAuth
-#: tokens (``mcp-oauth-config/``; github/copilot-cli#2783).
+#: tokens (``mcp-oauth-config/``; github/copilot-cli#2783); ``$COPILOT_HOME`` moves the folder
+#: under any name (``@github/copilot`` 1.0.102).
 CREDENTIALS = Credentials(
-    folders=frozenset({".copilot"}), files=frozenset({"config.json", "mcp-oauth-config/*"})
+    folders=frozenset({".copilot"}),
+    files=frozenset({"config.json", "mcp-oauth-config/*"}),
+    variables=frozenset({"COPILOT_HOME"}),
 )
 
 _LIVE = "live-only (ephemeral: never written to events.jsonl, only printed by --output-format json)"

@@ -104,8 +104,13 @@ HAS_SAMPLES = True
 #: charmbracelet/crush ``internal/config/load.go``), where ``SetProviderAPIKey``
 #: (``internal/config/config.go``) writes each provider's ``api_key`` (and OAuth tokens) the
 #: user enters; and the user's own ``crush.json`` of ``~/.config/crush`` (``GlobalConfig``),
-#: whose ``providers`` hold ``api_key`` too.
-CREDENTIALS = Credentials(folders=frozenset({"crush"}), files=frozenset({"crush.json"}))
+#: whose ``providers`` hold ``api_key`` too. ``$CRUSH_GLOBAL_DATA`` names the data folder under
+#: any name (``GlobalConfigData`` is ``$CRUSH_GLOBAL_DATA/crush.json``).
+CREDENTIALS = Credentials(
+    folders=frozenset({"crush"}),
+    files=frozenset({"crush.json"}),
+    variables=frozenset({"CRUSH_GLOBAL_DATA"}),
+)
 
 RECORDS = Records(
     mapped={

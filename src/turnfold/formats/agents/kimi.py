@@ -96,9 +96,12 @@ from turnfold.usage import attach_usage
 NAME = "kimi"
 #: What Kimi Code (and the Kimi CLI before it) keeps its secrets in: the OAuth tokens of each
 #: login, one file each (``credentials/<name>.json``, ``FileTokenStorage`` of
-#: ``@moonshot-ai/kimi-code``), in ``~/.kimi-code`` (``$KIMI_CODE_HOME``) and ``~/.kimi``.
+#: ``@moonshot-ai/kimi-code``), in ``~/.kimi-code`` (``$KIMI_CODE_HOME``) and ``~/.kimi``
+#: (``$KIMI_SHARE_DIR``, ``resolveLegacySourceHome`` there), each moved under any name.
 CREDENTIALS = Credentials(
-    folders=frozenset({".kimi-code", ".kimi"}), files=frozenset({"credentials/*"})
+    folders=frozenset({".kimi-code", ".kimi"}),
+    files=frozenset({"credentials/*"}),
+    variables=frozenset({"KIMI_CODE_HOME", "KIMI_SHARE_DIR"}),
 )
 
 #: A sub-agent journal's nesting depth at most (a sub-agent may spawn its own).
