@@ -45,7 +45,7 @@ with collector_paused():
     from turnfold.formats.errors import LISTED_IDS, TRIED_NAMED, tried_said
     from turnfold.formats.source import RECORD_LIMIT_ENV
     from turnfold.i18n import translate
-    from turnfold.model import Transcript, printable_lines
+    from turnfold.model import Transcript, printable
     from turnfold.render.content import MORE_CHARS
     from turnfold.render.page import write_page
     from turnfold.render.viewmodel import build_view_model, open_all
@@ -214,9 +214,19 @@ def build_parser() -> argparse.ArgumentParser:
         "width, or 100 in a pipe)",
     )
     # Each command's own usage line for the errors main() finds after parsing.
-    render.set_defaults(usage=render.error)
-    show.set_defaults(usage=show.error)
+    render.set_defaults(usage=_usage_error(render))
+    show.set_defaults(usage=_usage_error(show))
     return parser
+
+
+def _usage_error(parser: argparse.ArgumentParser) -> Callable[[str], NoReturn]:
+    """``parser``'s usage error for a message of turnfold's own, whose names (``-o``, FILE)
+    are shown as :func:`_shown` shows any (spec X-1)."""
+
+    def usage(message: str) -> NoReturn:
+        parser.error(_shown(message))
+
+    return usage
 
 
 def _columns(text: str) -> int:
@@ -277,11 +287,13 @@ def _picked(path: Path, sample: str | None) -> dict[str, Any]:
     return {"sample": sample}
 
 
-def _shown(message: str) -> str:
-    """A message for stderr, each line as :func:`~turnfold.model.printable` writes it: the
-    file names and reasons it holds are anyone's (a downloaded archive's names), and a
-    terminal must show their escape sequences, not obey them (spec X-1)."""
-    return printable_lines(message)
+def _shown(*lines: str) -> str:
+    """A message for stderr of ``lines``, each as :func:`~turnfold.model.printable` writes it:
+    the file names and reasons it holds are anyone's (a downloaded archive's names), and a
+    terminal must show their escape sequences, not obey them (spec X-1). A newline in them is
+    shown too, so that each line stays the one the command wrote (a reader of a log reads a
+    message per line); the command's own line breaks are the separate ``lines``."""
+    return "\n".join(printable(line) for line in lines)
 
 
 def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
@@ -306,7 +318,7 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
     try:
         transcript = load(source, format=options.format, **_picked(path, options.sample))
     except TranscriptFormatError as error:
-        print(_shown(f"turnfold: {_not_a_transcript(error, options, path)}"), file=stderr)
+        print(_shown(*_not_a_transcript(error, options, path)), file=stderr)
         return None
     except ValueError as error:  # many runs (an eval log of many samples…), not one
         keys = _epoch_keys(path, options.sample)
@@ -345,10 +357,11 @@ def _no_such(path: Path, what: str) -> str:
 
 
 def _not_a_transcript(error: TranscriptFormatError, options: argparse.Namespace,
-                      path: Path) -> str:  # fmt: skip
-    """The message of a file no format recognised (L-4): the file, the first offending line and
-    why, the closest formats detection weighed (in the reason), the formats tried (their
-    count, each with ``-v``), and what to do next: name the format, if it is one of them."""
+                      path: Path) -> tuple[str, ...]:  # fmt: skip
+    """The lines of the message of a file no format recognised (L-4): the file, the first
+    offending line and why, the closest formats detection weighed (in the reason), the formats
+    tried (their count, each with ``-v``), and what to do next: name the format, if it is one
+    of them."""
     command = options.command
     where = f"{error.source}, line {error.line}" if error.line is not None else error.source
     # load()'s own next step for a tie ("pass format="): here the line after says it.
@@ -359,12 +372,12 @@ def _not_a_transcript(error: TranscriptFormatError, options: argparse.Namespace,
     said = tried_said(tried, options.verbose)
     if len(tried) > TRIED_NAMED and not options.verbose:
         said += " (-v names them)"
-    message = f"{where}: not a transcript ({reason}); {said}{many}"
+    message = f"turnfold: {where}: not a transcript ({reason}); {said}{many}"
     if many or len(tried) <= TRIED_NAMED or _read_by_none(reason):
-        return message
+        return (message,)
     file = shlex.quote(str(path) if path != STDIN else "-")
     # The installed command's own help, not the repository's docs/formats.md: a wheel has none.
-    return (f"{message}\nturnfold: if it is one of them, name it: turnfold {command} "
+    return (message, f"turnfold: if it is one of them, name it: turnfold {command} "
             f"--format NAME {file} (turnfold {command} --help names them)")  # fmt: skip
 
 
@@ -579,6 +592,8 @@ def _write(target: Path | None, write: Callable[[BinaryIO], int], stdout: TextIO
     try:
         # Appended to, as the shell's ``>>``: opening a name of /dev anew may truncate the file.
         with partial.open("wb") if partial is not None else target.open("ab") as stream:
+            if real is not None:
+                _keep_mode(real, stream)
             size = write(stream)
         if real is not None and partial is not None:
             os.replace(partial, real)
@@ -596,6 +611,19 @@ def _write(target: Path | None, write: Callable[[BinaryIO], int], stdout: TextIO
                 partial.unlink(missing_ok=True)
     print(_shown(f"turnfold: wrote {target} ({size // 1024 or 1} KB)"), file=sys.stderr)
     return 0
+
+
+def _keep_mode(replaced: Path, page: BinaryIO) -> None:
+    """Give the new ``page`` the permission bits of the file it replaces (a page kept private,
+    0600, stays so; a new file keeps what the umask gives), before anything is written to it:
+    the page in progress is never more readable than the one it replaces. Not setuid, setgid
+    or sticky bits, which have no business on a page. A mode that cannot be set fails the
+    write rather than widen who may read the page."""
+    try:
+        mode = replaced.stat().st_mode
+    except FileNotFoundError:
+        return
+    os.chmod(page.fileno(), mode & 0o777)
 
 
 def _written_into(path: Path) -> bool:
@@ -635,7 +663,7 @@ def _render_compare(options: argparse.Namespace, stdout: TextIO) -> int:
         try:
             run = open_run(path) if sample is None else load(path, **_picked(path, sample))
         except TranscriptFormatError as error:
-            print(_shown(f"turnfold: {_not_a_transcript(error, options, path)}"), file=sys.stderr)
+            print(_shown(*_not_a_transcript(error, options, path)), file=sys.stderr)
             return EXIT_BAD_INPUT
         except ValueError as error:
             keys = _epoch_keys(path, sample)
@@ -775,6 +803,31 @@ def _text_width(stdout: TextIO) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (``python -m turnfold`` calls this)."""
+    with _stderr_nowhere_when_closed():
+        return _main_with_stderr(argv)
+
+
+@contextlib.contextmanager
+def _stderr_nowhere_when_closed() -> Iterator[None]:
+    """``2>&-``: the shell closed standard error, and Python holds no stream for it at all
+    (``sys.stderr`` is None). A message printed to None goes to stdout (``print(file=None)``),
+    into the page of ``-o -``: here every message, a warning's or a progress bar's too, goes
+    nowhere, as the user chose; the exit status still tells a failure. The stream opened for
+    it takes the lowest free descriptor, 2, which a file the command opens would get else."""
+    closed = sys.stderr
+    if closed is not None:
+        yield
+        return
+    with open(os.devnull, "w", encoding="utf-8") as nowhere:
+        sys.stderr = nowhere
+        try:
+            yield
+        finally:
+            sys.stderr = closed
+
+
+def _main_with_stderr(argv: Sequence[str] | None) -> int:
+    """:func:`main` once standard error is a stream."""
     options, unknown = build_parser().parse_known_args(argv)
     if unknown:  # said by the command's parser, whose usage names the options it takes
         options.usage(f"unrecognized arguments: {' '.join(unknown)}")
