@@ -28,8 +28,10 @@ from turnfold.samples import demo_session
 from turnfold.settings import DisplaySettings
 from turnfold.settings_widget import SettingsWidget
 
-from .test_corpus import cache_dir  # noqa: F401  every test its own index, never the user's
 from .test_widget import WIDGET_MIME, Wire, _Shell
+
+# Every test its own index, never the user's.
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 TREE = Path(__file__).parent / "fixtures" / "corpus"
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)

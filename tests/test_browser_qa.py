@@ -21,7 +21,9 @@ from turnfold.browser import SessionBrowser
 from turnfold.corpus.paging import PAGE_ROWS, Paging
 
 from .test_browser import keys, page_of, rows_of, table_of
-from .test_corpus import cache_dir  # noqa: F401  every test its own index, never the user's
+
+# Every test its own index, never the user's.
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 TREE = Path(__file__).parent / "fixtures" / "corpus"
 

@@ -19,7 +19,9 @@ from turnfold.corpus.columns import column as column_of
 from turnfold.corpus.columns import row_of, unreadable
 from turnfold.formats import FORMATS
 
-from .test_corpus import cache_dir  # noqa: F401  every test its own index, never the user's
+# Every test its own index, never the user's.
+pytestmark = pytest.mark.usefixtures("cache_dir")
+
 
 TREE = Path(__file__).parent / "fixtures" / "corpus"
 
