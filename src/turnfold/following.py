@@ -202,7 +202,11 @@ class Follow:
                 yield event
         except BaseException as exc:
             self._broke_off(exc)
+            if isinstance(exc, Exception):
+                await self._read_end()
             raise
+        else:
+            await self._read_end()
         finally:
             self.end()
 
@@ -220,14 +224,30 @@ class Follow:
             with self._lock:
                 self._warn_of("could not read what the run starts from", exc)
 
+    async def _read_end(self) -> None:
+        """What the run's end needs that only an await reads, read on the loop that runs the
+        stream once its events are over (an async session store may belong to that loop):
+        its follower's ``read_end_async()`` (Google ADK: the session, from the runner's
+        session service), before :meth:`end` closes the follower. Not after a cancel (the
+        loop is leaving) nor when the user's loop left early (``aclose``, where an await
+        may not be possible)."""
+        read = getattr(self._follower, "read_end_async", None)
+        if read is None or self._failed or self._ended:
+            return
+        try:
+            await read()
+        except Exception as exc:  # the agent's run must go on whatever turnfold makes of it
+            with self._lock:
+                self._warn_of("could not read how the run ended", exc)
+
     def _broke_off(self, exc: BaseException) -> None:
         """The stream raised ``exc``: the run's end says so in the transcript, as a session file
         records a failed turn (spec P-3) or an interrupted one (P-7), not as a run that just
-        stopped. The user's loop leaving early (``break``) is no failure of the run."""
-        if isinstance(exc, GeneratorExit):
-            return
+        stopped; a follower that reads how its framework's run ended (``broke_off(exc)``,
+        True when it said it) says it as a load of the run does. The user's loop leaving
+        early (``break``) is no failure of the run."""
         with self._lock:
-            if self._ended:
+            if self._ended or self._said_by_follower(exc) or isinstance(exc, GeneratorExit):
                 return
             if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
                 for call in self.transcript.tool_calls():
@@ -236,6 +256,16 @@ class Follow:
                 self.transcript.append(AbortMarker(reason="interrupted"))
             elif isinstance(exc, Exception):
                 self.transcript.append(AssistantError(message=f"{type(exc).__name__}: {exc}"))
+
+    def _said_by_follower(self, exc: BaseException) -> bool:
+        said = getattr(self._follower, "broke_off", None)
+        if said is None or self._failed:
+            return False
+        try:
+            return bool(said(exc))
+        except Exception as error:  # the run's own exception goes on whatever turnfold makes of it
+            self._warn_of("could not read how the run ended", error)
+            return False
 
     async def _async_over_sync(self) -> AsyncIterator[Any]:
         for event in self._sync():

@@ -12,7 +12,13 @@ from typing import Any, TypeVar
 from turnfold import codec
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.protocol import not_read
-from turnfold.formats.source import Source, plain_value, type_of_record
+from turnfold.formats.source import (
+    Source,
+    counted_unlisted,
+    keep_warning,
+    plain_value,
+    type_of_record,
+)
 from turnfold.formats.wording import stop
 from turnfold.model import (
     AbortMarker,
@@ -527,6 +533,8 @@ class TranscriptBuilder:
         self.source_name = source_name
         self.live = live
         self._warned: set[str] = set()
+        #: How many warnings :meth:`warn` was given, listed or only counted.
+        self.warned = 0
 
     @property
     def open_status(self) -> ToolStatus:
@@ -534,10 +542,13 @@ class TranscriptBuilder:
         return "executing" if self.live else "unknown"
 
     def warn(self, reason: str, line: int | None) -> None:
-        """Record a problem with the input as a load warning of the transcript (spec L-4)."""
-        self.transcript.warnings.append(
-            LoadWarning(reason=reason, line=line, source=self.source_name)
-        )
+        """Record a problem with the input as a load warning of the transcript (spec L-4);
+        past :data:`~turnfold.formats.source.MAX_LISTED_WARNINGS` only counted, as a
+        source's are (a hostile file of a million bad messages would hold a warning each)."""
+        self.warned += 1
+        warnings = self.transcript.warnings
+        if counted_unlisted(warnings) is None:
+            keep_warning(warnings, LoadWarning(reason=reason, line=line, source=self.source_name))
 
     def warn_once(self, reason: str, line: int | None = None) -> None:
         """:meth:`warn`, unless this builder gave ``reason`` already: a follower says once of
@@ -642,9 +653,11 @@ class MessageBuilder(TranscriptBuilder):
         """Feed one message and account for it in ``source`` (issue 11): ``warned`` when
         feeding it warned (not a message, an unknown role or block, a result without its call),
         ``ignored`` for a type the format leaves out by design, else ``mapped``."""
-        before = len(self.transcript.warnings)
+        # Counted (past the listed ones a warning adds nothing to the list), and listed (a
+        # builder may add a warning of its own to the transcript).
+        before = (self.warned, len(self.transcript.warnings))
         self.feed(message, line)
-        if len(self.transcript.warnings) > before:
+        if self.warned > before[0] or len(self.transcript.warnings) > before[1]:
             source.note(record_type, "warned")
         else:
             source.note(record_type, "ignored" if record_type in ignored else "mapped")

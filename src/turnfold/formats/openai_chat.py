@@ -126,9 +126,10 @@ from turnfold.formats.openai_responses import (
     parts_text,
     prompt_images,
     prompt_text,
+    record_named,
     refusal_text,
     tool_result,
-    unix_timestamp,
+    warned_unix_timestamp,
 )
 from turnfold.formats.source import Source, from_object, type_of_record
 from turnfold.formats.tables import MEDIA_COMPANIONS
@@ -385,14 +386,18 @@ class OpenAIChatBuilder(MessageBuilder):
         if isinstance(model, str) and model:
             self.transcript.metadata.setdefault("model", model)
         written = len(self.transcript.entries)
+        created = warned_unix_timestamp(
+            completion.get("created"), lambda reason: self.warn(reason, line),
+            record_named("chat completion", own_id), "created",
+        )  # fmt: skip
         self._assistant(
             choice["message"],
             line,
-            timestamp=unix_timestamp(completion.get("created")),
+            timestamp=created,
             batch_id=own_id if isinstance(own_id, str) and own_id else None,
             model=model if isinstance(model, str) else None,
         )
-        self._finish_reason(choice.get("finish_reason"), unix_timestamp(completion.get("created")))
+        self._finish_reason(choice.get("finish_reason"), created)
         # After the finish reason: a filtered response with no text carries its usage on its
         # error (the prompt was billed).
         usage = chat_usage(completion.get("usage"))

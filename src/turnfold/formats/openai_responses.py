@@ -98,6 +98,7 @@ from turnfold.formats.common import (
     stringify,
     text_and_images,
     text_result,
+    warned_timestamp,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
@@ -212,6 +213,21 @@ def unix_timestamp(value: Any) -> str | None:
     except (OverflowError, OSError, ValueError):
         return None
     return moment.isoformat().replace("+00:00", "Z")
+
+
+def warned_unix_timestamp(
+    value: Any, warn: Callable[[str], object], what: str, name: str
+) -> str | None:
+    """:func:`unix_timestamp` of a record's time ``name``; one that is no time is left out
+    and ``warn`` told, naming the record (``what``): ``common.warned_timestamp``."""
+    return warned_timestamp(value, unix_timestamp, warn, what, name=name,
+                            unit="seconds since the epoch")  # fmt: skip
+
+
+def record_named(kind: str, own_id: Any) -> str:
+    """What a warning calls a record of a ``kind`` and its id (cut to 80 characters), or
+    ``a <kind>`` when it has none."""
+    return f"{kind} {own_id[:80]}" if isinstance(own_id, str) and own_id else f"a {kind}"
 
 
 def plain_copy(value: Any) -> Any:
@@ -732,7 +748,10 @@ class ResponsesBuilder(MessageBuilder):
         """A Response object: its output items are one batch under the response id."""
         self.recognized += 1
         own_id = response.get("id")
-        timestamp = unix_timestamp(response.get("created_at"))
+        timestamp = warned_unix_timestamp(
+            response.get("created_at"), lambda reason: self.warn(reason, line),
+            record_named("response", own_id), "created_at",
+        )  # fmt: skip
         if isinstance(response.get("model"), str):
             self.model = response["model"]
         self._response_batch = own_id if isinstance(own_id, str) and own_id else f"resp-{line}"

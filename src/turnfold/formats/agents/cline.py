@@ -193,6 +193,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -212,6 +213,7 @@ from turnfold.formats.common import (
     result_kind,
     text_result,
     usage_from,
+    warned_timestamp,
 )
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
@@ -1116,7 +1118,12 @@ def read(source: Source) -> Transcript:
         added = transcript.entries[before:]
         if line - 1 in dropped and (call := _waiting_call(message, added)) is not None:
             transcript.update(call, status="cancelled")
-        stamp = ms_to_iso(message.get("ts")) if isinstance(message, Mapping) else None
+        stamp = None
+        if isinstance(message, Mapping):
+            stamp = warned_timestamp(
+                message.get("ts"), ms_to_iso, partial(source.warn, line=line),
+                f"message {line}", name="ts", unit="ms since the epoch",
+            )  # fmt: skip
         if line == 1:
             # The task was given when the panel said it (``say: task``), a second or more
             # before the history stamps its first message (when the first request is built).

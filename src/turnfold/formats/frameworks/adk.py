@@ -96,7 +96,12 @@ metadata from its start, and its update time and state when the run ends, as a l
 session reads them; so are the events the runner appends after the last it yields (with
 ``EventsCompactionConfig`` on the ``App``, the invocation's summary, never yielded).
 A model error (no call open) that ends a followed run is raised by the stream too, and
-``follow`` ends the transcript with it: that entry is the event's error, shown once.
+``follow`` ends the transcript with it: that entry is the event's error, shown once. Where
+``run_async``'s frames hold no session, it is read from the runner's session service when
+the run is over, awaited on the loop that ran it. A user's loop that leaves ``runner.run``
+early (``break``) stops the run (its generator closed: the ADK cancels the invocation and
+joins its thread), and the followed run shows what was followed, its open calls cancelled,
+then the user's stop; the events the run appended that were never followed are not shown.
 """
 
 from __future__ import annotations
@@ -120,9 +125,9 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.frameworks import generator_arguments
-from turnfold.formats.openai_responses import unix_timestamp
+from turnfold.formats.openai_responses import record_named, unix_timestamp, warned_unix_timestamp
 from turnfold.formats.source import Source, plain_each, plain_value, type_of_record
-from turnfold.formats.wording import failure, notice
+from turnfold.formats.wording import failure, notice, stop
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -353,7 +358,10 @@ class AdkBuilder(TranscriptBuilder):
             else:
                 self.run_ended_on_error()  # a new run: the one before ended on the error
         author = event.get("author") if isinstance(event.get("author"), str) else ""
-        timestamp = unix_timestamp(event.get("timestamp"))
+        timestamp = warned_unix_timestamp(
+            event.get("timestamp"), lambda reason: self.warn(reason, line),
+            record_named("event", event.get("id")), "timestamp",
+        )  # fmt: skip
         content = event.get("content")
         parts = field(content, "parts") if isinstance(content, Mapping) else None
         parts = [p for p in parts if isinstance(p, Mapping)] if isinstance(parts, list) else []
@@ -1184,7 +1192,8 @@ def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> 
             metadata[_SESSION_FIELDS[key]] = value
         source.mapped(key)
     elif key in ("last_update_time", "lastUpdateTime"):
-        moment = unix_timestamp(value)
+        session = record_named("session", metadata.get("session_id"))
+        moment = warned_unix_timestamp(value, source.warn, session, key)
         if moment is not None:
             metadata["updated_at"] = moment
         source.mapped("last_update_time")
@@ -1293,22 +1302,35 @@ def stored_session(runner: Any, names: Mapping[str, str]) -> Any:
     as ``Runner.run`` runs ``run_async`` (the caller's thread may be running a loop already,
     a notebook's). None when the runner has no such service or it stores no such session;
     what the service raises is raised."""
+    if _session_getter(runner, names) is None:
+        return None
+    import asyncio  # only here: asyncio imports ssl (issue 19)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="turnfold-adk-session") as pool:
+        return pool.submit(asyncio.run, stored_session_async(runner, names)).result()
+
+
+async def stored_session_async(runner: Any, names: Mapping[str, str]) -> Any:
+    """:func:`stored_session` awaited on the running loop, the one ``run_async`` ran on: a
+    service whose store belongs to that loop (an async database engine) is read there."""
+    import inspect
+
+    get = _session_getter(runner, names)
+    if get is None:
+        return None
+    found = get(
+        app_name=names["app_name"], user_id=names["user_id"], session_id=names["session_id"]
+    )
+    session = await found if inspect.isawaitable(found) else found
+    return session if _is_session_object(session) else None
+
+
+def _session_getter(runner: Any, names: Mapping[str, str]) -> Any:
     get = getattr(getattr(runner, "session_service", None), "get_session", None)
     if not callable(get) or not all(names.get(k) for k in ("app_name", "user_id", "session_id")):
         return None
-    import asyncio  # only here: asyncio imports ssl (issue 19)
-    import inspect
-    from concurrent.futures import ThreadPoolExecutor
-
-    async def fetch() -> Any:
-        found = get(
-            app_name=names["app_name"], user_id=names["user_id"], session_id=names["session_id"]
-        )
-        return await found if inspect.isawaitable(found) else found
-
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="turnfold-adk-session") as pool:
-        session = pool.submit(asyncio.run, fetch()).result()
-    return session if _is_session_object(session) else None
+    return get
 
 
 def _is_generator(value: Any) -> bool:
@@ -1378,8 +1400,16 @@ class Follower:
         #: The session the run appends to, read at the run's end for its time and state.
         self._session: Any = None
         #: ``runner.run``'s runner and session names: its session is the service's, read
-        #: when the run is over (its generator holds none).
+        #: when the run is over (its generator holds none); and that generator, closed when
+        #: the user's loop leaves early (:meth:`broke_off`).
         self._stored: tuple[Any, Mapping[str, str]] | None = None
+        self._run: Any = None
+        #: ``run_async``'s runner and session names when its frames hold no session, and the
+        #: session its service gave when the run was over (:meth:`read_end_async`).
+        self._awaited: tuple[Any, Mapping[str, str]] | None = None
+        self._read: Any = None
+        #: Whether the user's loop left the sync run early: it was stopped (:meth:`broke_off`).
+        self._stopped = False
         #: The prompt shown as given, not as recorded (its session out of reach), and the
         #: invocation it was shown for: its recorded time is read at the end.
         self._untimed: tuple[UserMessage, Any] | None = None
@@ -1398,7 +1428,9 @@ class Follower:
         # Told at the first event: the run has appended the user's message to its session.
         self._session = session_of_run(start.events)
         if self._session is None and getattr(start.events, "gi_frame", None) is not None:
-            self._stored = (start.runner, start.session)
+            self._stored, self._run = (start.runner, start.session), start.events
+        elif self._session is None:
+            self._awaited = (start.runner, start.session)
         self._message = start.message
 
     def _show_message(self, invocation_id: Any) -> None:
@@ -1433,14 +1465,53 @@ class Follower:
             self._shown.add(event_id)
         self.builder.feed(record, self._line)
 
+    async def read_end_async(self) -> None:
+        """``run_async``'s session when its frames held none (:func:`session_of_run`): read
+        from the runner's session service when the run is over, awaited on the loop that ran
+        it (:class:`~turnfold.following.Follow` awaits this before it closes the follower),
+        for what :meth:`close` reads off a session: the prompt's time, the events appended
+        after the last yielded (a compaction), the update time and the state."""
+        if self._awaited is None:
+            return
+        runner, names = self._awaited
+        try:
+            self._read = await stored_session_async(runner, names)
+        except Exception as exc:
+            self._unread(names, exc)
+
+    def broke_off(self, exc: BaseException) -> bool:
+        """The user's loop left a followed ``runner.run`` early (``break``): its run goes on,
+        on the ADK's thread, appending to the session while :meth:`close` would read it. The
+        run is stopped as the ADK stops a run its caller leaves: its generator closed, which
+        cancels the invocation and waits for its thread (``Runner.run``); :meth:`close` then
+        shows it stopped by the user. True when it was so; any other exception is
+        ``follow``'s to say."""
+        if not isinstance(exc, GeneratorExit) or self._run is None:
+            return False
+        run, self._run = self._run, None
+        self._stopped = True
+        run.close()
+        return True
+
     def close(self) -> None:
         if self._message is not None:
             self._show_message(None)
-        session = self._session if self._stored is None else self._stored_session(*self._stored)
+        session = self._session
+        if self._stored is not None:
+            session = self._stored_session(*self._stored)
+        elif self._awaited is not None:
+            session = self._read
         if session is not None:
             self._time_prompt(session)
-            self._unyielded(session)
+            if not self._stopped:  # the events after the last shown were never followed
+                self._unyielded(session)
+        if self._stopped:
+            for call in self.builder.open.values():
+                self.builder.update(call, status="cancelled")
+            self.builder.open.clear()
         self.builder.finish()
+        if self._stopped:
+            self.transcript.append(stop("reader.stopped_by_user"))
         if session is not None:
             self._session_fields(session)
 
@@ -1451,13 +1522,16 @@ class Follower:
         try:
             return stored_session(runner, names)
         except Exception as exc:
-            self.builder.warn(
-                f"the session {names.get('session_id')!r} could not be read from the runner's "
-                f"session service ({type(exc).__name__}: {exc}): the prompt has no time and the "
-                "session's state is not shown",
-                None,
-            )
+            self._unread(names, exc)
             return None
+
+    def _unread(self, names: Mapping[str, str], exc: Exception) -> None:
+        self.builder.warn(
+            f"the session {names.get('session_id')!r} could not be read from the runner's "
+            f"session service ({type(exc).__name__}: {exc}): the prompt has no time and the "
+            "session's state is not shown",
+            None,
+        )
 
     def _time_prompt(self, session: Any) -> None:
         """The prompt shown as given takes the time the session recorded for it."""

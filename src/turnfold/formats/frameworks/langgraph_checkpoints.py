@@ -76,6 +76,7 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,7 @@ import msgspec
 from turnfold import codec
 from turnfold.formats import databases
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import checked_timestamp
+from turnfold.formats.common import checked_timestamp, warned_timestamp
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError, unselected
 from turnfold.formats.frameworks import langchain
@@ -758,15 +759,12 @@ class _Database:
 
     def _time(self, where: str, checkpoint_id: str, checkpoint: Any) -> str | None:
         """A checkpoint's time (``ts``, ISO 8601), when it has one; one that is no time is
-        left out with a warning naming the checkpoint, which is still read."""
+        left out with a warning naming the checkpoint, which is still read (the one rule,
+        ``common.warned_timestamp``)."""
         when = checkpoint.get("ts") if isinstance(checkpoint, Mapping) else None
-        if when is None or checked_timestamp(when) is not None:
-            return when if isinstance(when, str) else None
-        shown = repr(when)
-        shown = shown if len(shown) <= 80 else shown[:79] + "…"
-        self.source.warn(f"{where}: checkpoint {checkpoint_id}: its ts {shown} is no time; "
-                         "left out", record_type="checkpoint")  # fmt: skip
-        return None
+        return warned_timestamp(when, checked_timestamp,
+                                partial(self.source.warn, record_type="checkpoint"),
+                                f"{where}: checkpoint {checkpoint_id}", name="ts")  # fmt: skip
 
     @staticmethod
     def _describe(

@@ -118,6 +118,7 @@ from turnfold.formats.common import (
     stringify,
     structured_answer,
     text_result,
+    warned_timestamp,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
@@ -645,7 +646,8 @@ class PydanticAIBuilder(MessageBuilder):
         self._response_run = message.get("run_id")
         own = message.get("provider_response_id")
         batch = own if isinstance(own, str) and own else f"response-{self.responses}"
-        stamp = checked_timestamp(message.get("timestamp"))
+        named = own[:80] if isinstance(own, str) and own else self.responses
+        stamp = self.stamp(message, f"response {named}", line)
         model = message.get("model_name")
         model = model if isinstance(model, str) and model else None
         if model is not None:
@@ -745,7 +747,7 @@ class PydanticAIBuilder(MessageBuilder):
             return
         record = f"request/{kind}"
         if kind == "user-prompt":
-            self.user_prompt(part.get("content"), checked_timestamp(part.get("timestamp")))
+            self.user_prompt(part.get("content"), self.stamp(part, f"a {kind} part", line))
         elif kind == "system-prompt":
             content = part.get("content")
             if isinstance(content, str) and content:
@@ -755,7 +757,7 @@ class PydanticAIBuilder(MessageBuilder):
         elif kind == "retry-prompt":
             self.retry_prompt(part, line)
         elif kind == "retry-feedback":
-            self.retry_notice(part.get("content"), checked_timestamp(part.get("timestamp")))
+            self.retry_notice(part.get("content"), self.stamp(part, f"a {kind} part", line))
         elif kind == "speech":
             text = part.get("transcript")
             if isinstance(text, str) and text:
@@ -763,7 +765,7 @@ class PydanticAIBuilder(MessageBuilder):
         elif kind == "compaction":
             self.compaction(part)
         elif kind == "capability":
-            self.capability(part)
+            self.capability(part, line)
         elif kind in BOOKKEEPING:
             self.note(record, "ignored")
             return
@@ -804,7 +806,7 @@ class PydanticAIBuilder(MessageBuilder):
         changes: dict[str, Any] = {
             "status": status,
             "result": text_result(text, images=images),
-            "ended_at": checked_timestamp(part.get("timestamp")),
+            "ended_at": self.stamp(part, f"the return of call {call.call_id}", line),
         }
         meta = dict(call.meta)
         if outcome != "success":
@@ -820,7 +822,7 @@ class PydanticAIBuilder(MessageBuilder):
         """The deprecated ``RetryPromptPart``: a retried return of its call when it names a
         tool (as pydantic-ai itself reads it), else feedback on the whole response."""
         if not part.get("tool_name"):
-            self.retry_notice(part.get("content"), checked_timestamp(part.get("timestamp")))
+            self.retry_notice(part.get("content"), self.stamp(part, "a retry-prompt part", line))
             return
         self.tool_return({**part, "outcome": "retried", "retry": None}, line)
 
@@ -841,7 +843,14 @@ class PydanticAIBuilder(MessageBuilder):
             )
         )
 
-    def capability(self, part: Mapping[str, Any]) -> None:
+    def stamp(self, holder: Mapping[str, Any], what: str, line: int) -> str | None:
+        """A message's or part's ``timestamp``; one that is no time is left out, said of
+        ``what`` holds it (``common.warned_timestamp``)."""
+        return warned_timestamp(holder.get("timestamp"), checked_timestamp,
+                                lambda reason: self.warn(reason, line), what,
+                                name="timestamp")  # fmt: skip
+
+    def capability(self, part: Mapping[str, Any], line: int) -> None:
         """A ``CapabilityPart``: content the model is given mid-conversation in the
         application's voice (``instruction``) or as framed data (``data``), not the user's."""
         text, images, _ = content_of(part.get("content"))
@@ -849,7 +858,7 @@ class PydanticAIBuilder(MessageBuilder):
         voice = rendering.get("voice") if isinstance(rendering, Mapping) else None
         meta = {"capability_kind": part.get("kind"), "voice": voice}
         shown = text or ("[image]" if images else "")
-        stamp = checked_timestamp(part.get("timestamp"))  # when it was told, as every part's
+        stamp = self.stamp(part, "a capability part", line)  # when it was told, as every part's
         self._append(SystemNotice(text=shown, subtype="capability", meta=meta, timestamp=stamp))
 
     def compaction(self, part: Mapping[str, Any]) -> None:

@@ -105,6 +105,11 @@ yielded; smolagents sets that step's time only after yielding it, and the plan t
 time at the next event. Where a load can only share a step's observations
 between its calls, or call a sibling of a failed call ``unknown``, the follower keeps what
 each ``ToolOutput`` said; otherwise a followed run ends as a load of ``agent.memory.steps`` reads.
+A run whose stream raises ends as a load of the agent in the ``except`` block reads it: a
+model's ``AgentGenerationError`` fails the turn at its step's end; a user's interruption
+(``agent.interrupt()``, whose ``AgentError("Agent interrupted.")`` the next step raises, or a
+``KeyboardInterrupt``) stops it (an :class:`AbortMarker`), which a load reads off the exception
+still held, or off the agent's ``interrupt_switch``, set until its next run.
 
 smolagents records no per-call timing (only the step's, which includes the model's
 response), no reasoning of the model besides its text, and no model name in the steps.
@@ -131,12 +136,13 @@ from turnfold.formats.common import (
     parse_arguments,
     stringify,
     text_result,
+    warned_timestamp,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.frameworks import generator_arguments
 from turnfold.formats.source import Source, plain_each, type_of_record
-from turnfold.formats.wording import failure, notice
+from turnfold.formats.wording import failure, notice, stop
 from turnfold.model import (
     Accounting,
     AssistantError,
@@ -166,6 +172,11 @@ MANAGED_ERROR = "Error executing request to team member '"
 #: Step errors that belong to a tool call rather than to the step as a whole.
 _CALL_ERRORS = ("AgentToolExecutionError", "AgentToolCallError", "AgentExecutionError")
 MAX_STEPS_ERROR = "AgentMaxStepsError"
+#: What ``_run_stream`` raises at the next step once ``agent.interrupt()`` was called (an
+#: ``AgentError`` of these words), and what a user's Ctrl-C raises through it: the run was
+#: stopped, not failed.
+INTERRUPTED = ("AgentError", "Agent interrupted.")
+KEYBOARD_INTERRUPT = "KeyboardInterrupt"
 #: The opening of the ``AgentError`` a failed ``final_answer_checks`` function raises
 #: (``_validate_final_answer``): the step's calls ran, and its answer was refused.
 CHECK_FAILED = "Check "
@@ -392,6 +403,12 @@ def _is_check_failure(error: tuple[str, str]) -> bool:
     return kind == "AgentError" and message.startswith(CHECK_FAILED) and " failed " in message
 
 
+def _is_interruption(error: Mapping[str, Any]) -> bool:
+    """Whether a run's error (``{"type", "message"}``) is the user stopping it."""
+    kind = error.get("type")
+    return kind == KEYBOARD_INTERRUPT or (kind, error.get("message")) == INTERRUPTED
+
+
 def _is_empty(record: Mapping[str, Any]) -> bool:
     """Whether an action step holds nothing of a model's response: smolagents keeps the
     response (``model_output_message``) before anything else of the step can fail, so a
@@ -586,7 +603,7 @@ class StepsBuilder(TranscriptBuilder):
             if text:
                 self.transcript.metadata["system"] = text
         elif kind == "PlanningStep":
-            self.plan = self.planning(record)
+            self.plan = self.planning(record, line)
         elif kind == "ActionStep":
             self.action(record, line)
         elif kind == "FinalAnswerStep":
@@ -599,10 +616,11 @@ class StepsBuilder(TranscriptBuilder):
         meta = {"task_images": len(images)} if isinstance(images, list) and images else {}
         self.transcript.append(UserMessage(text=str(record.get("task") or ""), meta=meta))
 
-    def planning(self, record: Mapping[str, Any]) -> Thinking | None:
+    def planning(self, record: Mapping[str, Any], line: int | None = None) -> Thinking | None:
         """The plan's Thinking (None for an empty plan)."""
         timing = record.get("timing")
-        timestamp = _iso(timing.get("start_time")) if isinstance(timing, Mapping) else None
+        timing = timing if isinstance(timing, Mapping) else {}
+        timestamp = self._time(timing, "start_time", "a planning step", line)
         text = _text(record.get("plan")) or ""
         plan = self._think(text, timestamp)
         self._attach_usage(record)
@@ -720,11 +738,23 @@ class StepsBuilder(TranscriptBuilder):
 
     # -- an action step
 
+    def _time(
+        self, timing: Mapping[str, Any], name: str, what: str, line: int | None
+    ) -> str | None:
+        """A step's ``start_time`` or ``end_time`` (its ``timing``'s, :func:`_iso`); one that
+        is no time is left out, said of the step (``what``) that holds it."""
+        return warned_timestamp(
+            timing.get(name), _iso, lambda reason: self.warn(reason, line), what,
+            name=name, unit="seconds since the epoch",
+        )  # fmt: skip
+
     def action(self, record: Mapping[str, Any], line: int | None) -> None:
         timing = record.get("timing")
         timing = timing if isinstance(timing, Mapping) else {}
-        timestamp = _iso(timing.get("start_time"))
         number = record.get("step_number")
+        what = f"step {number}" if isinstance(number, int) else "an action step"
+        timestamp = self._time(timing, "start_time", what, line)
+        end = self._time(timing, "end_time", what, line)
         error = _error_of(record.get("error"))
         message = record.get("model_output_message")
         message = message if isinstance(message, Mapping) else {}
@@ -783,7 +813,7 @@ class StepsBuilder(TranscriptBuilder):
         # The answer exists once the step's final_answer call returned, at the step's end:
         # dated there, the run lasts until its last step ends (that step's model response,
         # which can take seconds, included), not until that step began.
-        ended = _iso(timing.get("end_time")) or timestamp
+        ended = end or timestamp
         for entry in self._entries:
             if entry.timestamp is None and timestamp is not None:
                 answered = isinstance(entry, AssistantText) and entry.meta.get("final_answer")
@@ -792,7 +822,7 @@ class StepsBuilder(TranscriptBuilder):
         self.actions += 1
         self._end_step()
         if _is_empty(record):
-            self._empty_step = (number, _iso(timing.get("end_time")))
+            self._empty_step = (number, end)
 
     def _refuse_answer(self, message: str) -> None:
         """A final answer a ``final_answer_checks`` function refused: shown as the model gave
@@ -803,22 +833,32 @@ class StepsBuilder(TranscriptBuilder):
                 self.transcript.update(entry, meta={**entry.meta, "refused": message})
         self.answered = False
 
-    def run_failed(self, error: Mapping[str, Any] | None) -> None:
-        """The run ended: when its last step is empty (no model output, call, error or
-        observation) its model call raised, ``AgentGenerationError``, which smolagents
-        re-raises out of ``run`` and records nowhere (no step error, the step saved
-        empty): the turn failed (an :class:`AssistantError`), with the error's type and
-        message where the agent given still held them (``error``: :func:`_raised_in`), else
-        saying what the steps tell."""
-        if self._empty_step is None or self.answered:
-            return
-        number, ended = self._empty_step
+    def run_failed(self, error: Mapping[str, Any] | None) -> bool:
+        """The run ended on ``error`` (``{"type", "message"}``, the exception ``run`` raised,
+        where the agent given still held it, :func:`_raised_in`; or the stream raised it,
+        :meth:`Follower.broke_off`), or, without it, on what its last step tells: True when
+        that was said. A user's interruption (``agent.interrupt()``, or ``KeyboardInterrupt``)
+        stopped the turn (an :class:`AbortMarker`, spec P-7). When the last step is empty
+        (no model output, call, error or observation) its model call raised,
+        ``AgentGenerationError``, which smolagents re-raises out of ``run`` and records
+        nowhere (no step error, the step saved empty): the turn failed (an
+        :class:`AssistantError`), with the error's type and message where known, else saying
+        what the steps tell."""
+        if self.answered:
+            return False
+        ended = self._empty_step[1] if self._empty_step is not None else None
+        if error is not None and _is_interruption(error):
+            self.transcript.append(stop("reader.interrupted_by_user", timestamp=ended))
+            return True
+        if self._empty_step is None:
+            return False
         if error is not None:
             text = f"{error.get('type')}: {error.get('message')}"
             self.transcript.append(AssistantError(message=text, timestamp=ended))
         else:
-            said = {"number": number}
+            said = {"number": self._empty_step[0]}
             self.transcript.append(failure("reader.step_without_output", said, timestamp=ended))
+        return True
 
     def _settle_all(self, calls: list[ToolCall], observations: str | None, final: Any) -> None:
         """A step without an error: every call returned; each gets its observation."""
@@ -1198,7 +1238,7 @@ def _identity(agent: Any) -> dict[str, Any]:
 def _plain_agent(agent: Any, depth: int = 0) -> dict[str, Any]:
     memory = agent.memory
     out: dict[str, Any] = {**_identity(agent), "steps": plain_each(memory.steps, plain_step)}
-    error = _raised_in(memory.steps)
+    error = _raised_in(memory.steps) or _interrupted(agent)
     if error is not None:
         out[RUN_ERROR] = error
     managed = getattr(agent, "managed_agents", None) or {}
@@ -1212,12 +1252,14 @@ RUN_ERROR = "run_error"
 
 
 def _raised_in(steps: Any) -> dict[str, str] | None:
-    """The ``AgentGenerationError`` the last of ``steps`` raised, as ``{"type", "message"}``,
+    """The exception the run of ``steps`` raised out of ``run``, as ``{"type", "message"}``,
     while the interpreter still holds it: the exception being handled (a load in the
     ``except`` block around ``agent.run``) or the last one a REPL or notebook reported
-    (``sys.last_exc``, ``sys.last_value``). smolagents keeps it nowhere else: the step is
-    saved empty and ``run`` raises it. It is the step's own when a frame of its traceback
-    holds that very step (``_step_stream``'s ``memory_step``)."""
+    (``sys.last_exc``, ``sys.last_value``). smolagents keeps it nowhere else: an
+    ``AgentGenerationError`` leaves its step saved empty, and a user's interruption
+    (``agent.interrupt()``'s ``AgentError``, a ``KeyboardInterrupt``) no trace at all. It is
+    this run's when a frame of its traceback holds the last of ``steps`` (``_step_stream``'s
+    ``memory_step``, ``_run_stream``'s ``action_step``)."""
     last = steps[-1] if isinstance(steps, list) and steps else None
     if last is None or type(last).__name__ != "ActionStep":
         return None
@@ -1226,14 +1268,28 @@ def _raised_in(steps: Any) -> dict[str, str] | None:
         getattr(sys, "last_exc", None),
         getattr(sys, "last_value", None),
     ):
-        if not isinstance(error, Exception) or "AgentGenerationError" not in _mro_names(error):
+        if not isinstance(error, BaseException):
+            continue
+        said = {"type": type(error).__name__, "message": str(error)}
+        if "AgentGenerationError" not in _mro_names(error) and not _is_interruption(said):
             continue
         trace = error.__traceback__
         while trace is not None:
             if any(value is last for value in trace.tb_frame.f_locals.values()):
-                return {"type": type(error).__name__, "message": str(error)}
+                return said
             trace = trace.tb_next
     return None
+
+
+def _interrupted(agent: Any) -> dict[str, str] | None:
+    """The interruption ``agent.interrupt()`` asked for, as the error ``_run_stream`` raises
+    for it, while the agent still says so: ``run`` clears ``interrupt_switch`` only when the
+    next run starts. A run that answered first is no interrupted one
+    (:meth:`StepsBuilder.run_failed`)."""
+    if getattr(agent, "interrupt_switch", None) is not True:
+        return None
+    kind, message = INTERRUPTED
+    return {"type": kind, "message": message}
 
 
 def _plain_managed(managed: Mapping[str, Any], depth: int = 1) -> dict[str, Any]:
@@ -1404,7 +1460,10 @@ def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> 
     elif key == "timing":
         if isinstance(value, Mapping):
             for field, name in (("start_time", "started_at"), ("end_time", "ended_at")):
-                stamp = _iso(value.get(field))
+                stamp = warned_timestamp(
+                    value.get(field), _iso, source.warn, "the run", name=f"timing.{field}",
+                    unit="seconds since the epoch",
+                )  # fmt: skip
                 if stamp is not None:
                     metadata[name] = stamp
     else:
@@ -1589,6 +1648,19 @@ class Follower:
         self.builder._seen.add(id(last))
         self.builder.feed("ActionStep", plain_step(last), None)
 
+    def broke_off(self, exc: BaseException) -> bool:
+        """The stream raised ``exc`` (:class:`~turnfold.following.Follow` asks before saying
+        it its own way): a model's ``AgentGenerationError`` or a user's interruption ends the
+        run as a load of the agent in the ``except`` block reads it
+        (:meth:`StepsBuilder.run_failed`), the failed step's end its time; True when said.
+        ``_run_stream`` yields the step it was in before the exception leaves it (its
+        ``finally``), so that step is fed already."""
+        self._time_plan()
+        said = {"type": type(exc).__name__, "message": str(exc)}
+        if "AgentGenerationError" not in _mro_names(exc) and not _is_interruption(said):
+            return False
+        return self.builder.run_failed(said)
+
     def close(self) -> None:
         """The stream ended: given the agent, its managed agents' kept runs no step placed are
         read as a load of the agent reads them (:meth:`StepsBuilder.nest_untimed`), so a run
@@ -1624,7 +1696,8 @@ RECORDS = Records(
         "timing": 'a RunResult\'s timing: metadata["started_at"], ["ended_at"]',
         RUN_ERROR: "the AgentGenerationError the agent's last step raised (plain() of the "
         "agent or its memory, while the interpreter holds it): the AssistantError that ends "
-        "the failed run",
+        "the failed run; a user's interruption (agent.interrupt(), held or still set on the "
+        "agent, or a KeyboardInterrupt held): the AbortMarker that ends the stopped run",
     },
     ignored={
         **dict.fromkeys(STREAM_EVENTS, "a streamed event; the step that follows holds it"),

@@ -64,7 +64,13 @@ from datetime import datetime, timezone
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import NameSet, mark_rejected, parse_arguments, text_result
+from turnfold.formats.common import (
+    NameSet,
+    mark_rejected,
+    parse_arguments,
+    text_result,
+    warned_timestamp,
+)
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.harnesses.swe_agent import info_metadata
@@ -347,12 +353,15 @@ class _Reader:
         self.step = 0
         self.commands = 0  # the user's own commands (human mode)
         self.unrun: list[ToolCall] = []  # the latest step's calls padded as never run
+        self.line: int | None = None  # the message being read, for its warnings
+        self.said_time = False  # whether its time was said to be no time (:meth:`_stamp`)
 
     def feed(self, message: Any, line: int) -> None:
         if not isinstance(message, Mapping):
             self.source.warn("message is not an object", line, record_type=type_of_record(message))
             return
         record_type = _record_type(message)
+        self.line, self.said_time = line, False
         before = len(self.source.warnings)
         if record_type == "response":
             self._response(message)
@@ -375,6 +384,18 @@ class _Reader:
         warned = len(self.source.warnings) > before
         self.source.note(record_type, "warned" if warned else "mapped")
 
+    def _stamp(self, extra: Mapping[str, Any], what: str) -> str | None:
+        """A message's ``extra.timestamp`` (:func:`unix_time`); one that is no time is left
+        out, said once (a command's output is a user message and its call's end) of ``what``
+        holds it, on the message's line."""
+        return warned_timestamp(extra.get("timestamp"), unix_time, self._said_time, what,
+                                name="extra.timestamp", unit="seconds since the epoch")  # fmt: skip
+
+    def _said_time(self, reason: str) -> None:
+        if not self.said_time:
+            self.said_time = True
+            self.source.warn(reason, self.line)
+
     # --- messages -------------------------------------------------------------------------
 
     def _system(self, message: Mapping[str, Any]) -> None:
@@ -386,7 +407,7 @@ class _Reader:
     def _user(self, message: Mapping[str, Any]) -> None:
         extra = _extra(message)
         text = _text(message.get("content"))
-        stamp = unix_time(extra.get("timestamp"))
+        stamp = self._stamp(extra, "a user message")
         interrupt = extra.get("interrupt_type")
         if isinstance(interrupt, str) or (self.task_seen and _FORMAT_ERROR.search(text)):
             self._cancel_pending()
@@ -439,7 +460,7 @@ class _Reader:
         if response is None:
             response = _mapping(extra.get("response"))
         written = len(self.transcript.entries)
-        stamp = unix_time(extra.get("timestamp"))
+        stamp = self._stamp(extra, f"step {self.step}")
         batch = f"step-{self.step}"
         meta = _response_meta(extra, rejected is not None)
         model = _model(response)
@@ -489,7 +510,7 @@ class _Reader:
         self.step += 1
         batch = f"step-{self.step}"
         extra = _extra(message) if rejected is None else rejected
-        stamp = unix_time(extra.get("timestamp"))
+        stamp = self._stamp(extra, f"step {self.step}")
         written = len(self.transcript.entries)
         meta = _response_meta(extra, rejected is not None)
         model = _model(message)
@@ -638,7 +659,7 @@ class _Reader:
         exception = extra.get("exception_info")
         if isinstance(exception, str) and exception and exception not in raw:
             raw = f"{raw.rstrip()}\n{exception}" if raw.strip() else exception
-        ended = unix_time(extra.get("timestamp"))
+        ended = self._stamp(extra, f"the output of call {call.call_id}")
         status = status_of(content, extra)
         if extra.get("exception_info") == NOT_EXECUTED:
             self.unrun.append(call)

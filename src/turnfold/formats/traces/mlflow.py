@@ -71,7 +71,13 @@ from turnfold import codec
 from turnfold.formats import databases, langchain_blocks
 from turnfold.formats.anthropic_blocks import content_of as result_content
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import as_list, checked_timestamp, stringify
+from turnfold.formats.common import (
+    as_list,
+    checked_timestamp,
+    epoch_iso,
+    stringify,
+    warned_timestamp,
+)
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, unselected
 from turnfold.formats.source import Source, open_source
@@ -85,12 +91,15 @@ from turnfold.formats.traces.otlp import (
 )
 from turnfold.formats.traces.spans import (
     _MAPS,
+    _NANOS,
     Span,
+    Warn,
     _json,
     events_of,
     nano_time,
     plain_attributes,
     span_id,
+    span_time,
     status_of,
 )
 from turnfold.model import ImageData, Thinking, ToolCall, Transcript
@@ -607,8 +616,11 @@ def record_type(kind: str) -> str:
     return found if found in RECORDS.mapped or found in RECORDS.ignored else "span/(other)"
 
 
-def _span(raw: Mapping[str, Any], line: int, session: str | None, replies: _Replies) -> Span | None:
-    """An MLflow span (its ``to_dict()``) as the OTLP reader's span."""
+def _span(
+    raw: Mapping[str, Any], line: int, session: str | None, replies: _Replies, warn: Warn
+) -> Span | None:
+    """An MLflow span (its ``to_dict()``) as the OTLP reader's span; a time that is no time
+    is left out and ``warn`` told."""
     trace = span_id(raw.get("trace_id"), 16)
     own = span_id(raw.get("span_id"), 8)
     if trace is None or own is None:
@@ -630,8 +642,12 @@ def _span(raw: Mapping[str, Any], line: int, session: str | None, replies: _Repl
         name=str(name),
         op=op,
         start=start,
-        started_at=nano_time(start),
-        ended_at=nano_time(raw.get("end_time_unix_nano")),
+        started_at=span_time(
+            raw.get("start_time_unix_nano"), nano_time, warn, own, "start_time_unix_nano", _NANOS
+        ),
+        ended_at=span_time(
+            raw.get("end_time_unix_nano"), nano_time, warn, own, "end_time_unix_nano", _NANOS
+        ),
         attributes=attributes,
         events=events,
         failed=status.get("code") in ("STATUS_CODE_ERROR", "ERROR")
@@ -782,10 +798,14 @@ def _read_traces(source: Source) -> _Traces:
     read = _Traces()
     at: dict[tuple[str, str], int] = {}
     left_out: dict[tuple[str, str], str | None] = {}
+    #: What the spans' times that are no time say, once each, told once the line's spans are
+    #: counted (as the OTLP reader's ``_read_spans``).
+    said: set[str] = set()
     for line, record in source.records():
         if isinstance(record, MalformedLine):
             source.warn(record.reason, line)
             continue
+        told: list[str] = []
         if _is_trace(record):
             info = record["info"]
             raws = record["data"]["spans"]
@@ -801,7 +821,9 @@ def _read_traces(source: Source) -> _Traces:
         session = _conversation_id(info, raws)
         replies = _Replies(raws)
         for raw in raws:
-            span = _span(raw, line, session, replies) if isinstance(raw, _MAPS) else None
+            span = (
+                _span(raw, line, session, replies, told.append) if isinstance(raw, _MAPS) else None
+            )
             if span is None:
                 source.warn("span without a trace_id or span_id skipped", line, record_type="span")
                 continue
@@ -820,6 +842,10 @@ def _read_traces(source: Source) -> _Traces:
                 read.spans.append(span)
             else:
                 left_out[key] = span.parent_id
+        for reason in told:
+            if reason not in said:
+                said.add(reason)
+                source.warn(reason, line)
     reparent(read.spans, left_out)
     return read
 
@@ -839,7 +865,7 @@ def _spanless(read: _Traces, info: Mapping[str, Any], line: int, source: Source)
         source.warn(f"trace {trace!r} holds no spans and no request or response", line)
         return
     hex_id = trace.removeprefix("tr-")
-    start = _request_nanos(info)
+    start = _request_nanos(info, f"trace {trace}", lambda reason: source.warn(reason, line))
     duration = info.get("execution_duration_ms")
     end = start + int(duration) * 1_000_000 if start and isinstance(duration, int) else None
     name = _mapping(info.get("tags")).get("mlflow.traceName")
@@ -857,7 +883,7 @@ def _spanless(read: _Traces, info: Mapping[str, Any], line: int, source: Source)
             "mlflow.spanOutputs": response if isinstance(response, str) else None,
         },
     }
-    span = _span(raw, line, _conversation_id(info, []), _Replies([]))
+    span = _span(raw, line, _conversation_id(info, []), _Replies([]), _unsaid)
     if span is None:
         return
     read.infos.setdefault(span.trace_id, info)
@@ -866,17 +892,30 @@ def _spanless(read: _Traces, info: Mapping[str, Any], line: int, source: Source)
     source.warn(f"trace {trace} holds no spans: its request and response previews are shown", line)
 
 
-def _request_nanos(info: Mapping[str, Any]) -> int:
+def _unsaid(reason: str) -> None:
+    """A spanless trace's span is made here of times already checked: nothing to say."""
+
+
+def _request_nanos(info: Mapping[str, Any], what: str, warn: Warn) -> int:
     """When a trace started, in Unix nanoseconds (0 unknown): its ``request_time`` (MLflow 3,
-    ISO 8601), else its ``timestamp_ms`` (MLflow 2)."""
-    stamp = checked_timestamp(info.get("request_time"))
+    ISO 8601), else its ``timestamp_ms`` (MLflow 2); one that is no time is left out and
+    ``warn`` told, naming the trace (``what``)."""
+    stamp = warned_timestamp(info.get("request_time"), checked_timestamp, warn, what,
+                             name="request_time", unit="ISO 8601")  # fmt: skip
     if stamp is not None:
         moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=timezone.utc)
         return int(moment.timestamp() * 1_000_000) * 1000
     millis = info.get("timestamp_ms")
-    return int(millis) * 1_000_000 if isinstance(millis, int) and millis > 0 else 0
+    counted = warned_timestamp(millis, _millis_time, warn, what, name="timestamp_ms",
+                               unit="ms since the epoch")  # fmt: skip
+    return millis * 1_000_000 if counted is not None and isinstance(millis, int) else 0
+
+
+def _millis_time(value: Any) -> str | None:
+    """Whole Unix milliseconds (MLflow 2's ``timestamp_ms``) as ISO 8601; None for others."""
+    return epoch_iso(value, per_second=1000) if isinstance(value, int) else None
 
 
 def read(source: Source, *, sample: str | None = None, epoch: int | None = None) -> Transcript:

@@ -23,13 +23,17 @@ from datetime import datetime, timezone
 from typing import Any
 
 from turnfold import codec
-from turnfold.formats.common import as_int, as_list
+from turnfold.formats.common import as_int, as_list, warned_timestamp
 
 _ERROR_CODES = ("STATUS_CODE_ERROR", 2, "2", "ERROR")
+_NANOS = "ns since the epoch"
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 #: What a mapping is: decoded JSON is made of dicts, which ``dict`` (an exact type check)
 #: accepts before ``Mapping``'s slower ABC check runs; a document passed in may be any mapping.
 _MAPS = (dict, Mapping)
+#: Where a decoder says a span's time is no time: a warning's reason, which the reader gives
+#: the span's line.
+Warn = Callable[[str], object]
 
 
 # --- OTLP values ----------------------------------------------------------------------------
@@ -110,6 +114,16 @@ def nano_time(value: Any) -> str | None:
     except (OverflowError, OSError, ValueError):
         return None
     return moment.isoformat().replace("+00:00", "Z")
+
+
+def span_time(
+    value: Any, read: Callable[[Any], str | None], warn: Warn, span: str, name: str, unit: str
+) -> str | None:
+    """A span's time ``name`` as ISO 8601 (``read``); one that is no time is left out and
+    ``warn`` told, naming the span (:func:`~turnfold.formats.common.warned_timestamp`)."""
+    # Protobuf's JSON mapping writes an unset int64 as "0": a placeholder, as 0 is.
+    return warned_timestamp(0 if value == "0" else value, read, warn, f"span {span}", name=name,
+                            unit=unit)  # fmt: skip
 
 
 def _json(value: Any) -> Any:
@@ -249,7 +263,7 @@ def status_of(raw: Mapping[str, Any]) -> Mapping[str, Any]:
     return status if isinstance(status, _MAPS) else {}
 
 
-def _span(raw: Mapping[str, Any], line: int) -> Span | None:
+def _span(raw: Mapping[str, Any], line: int, warn: Warn) -> Span | None:
     trace = span_id(raw.get("traceId"), 16)
     own = span_id(raw.get("spanId"), 8)
     if trace is None or own is None:
@@ -270,8 +284,12 @@ def _span(raw: Mapping[str, Any], line: int) -> Span | None:
         name=str(name),
         op=operation(str(name), attributes),
         start=start,
-        started_at=nano_time(raw.get("startTimeUnixNano")),
-        ended_at=nano_time(raw.get("endTimeUnixNano")),
+        started_at=span_time(
+            raw.get("startTimeUnixNano"), nano_time, warn, own, "startTimeUnixNano", _NANOS
+        ),
+        ended_at=span_time(
+            raw.get("endTimeUnixNano"), nano_time, warn, own, "endTimeUnixNano", _NANOS
+        ),
         attributes=attributes,
         events=events,
         failed=status.get("code") in _ERROR_CODES,
@@ -312,7 +330,18 @@ def iso_nanos(value: Any) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1000
 
 
-def _console_span(raw: Mapping[str, Any], line: int) -> Span | None:
+def _iso_time(value: Any) -> str | None:
+    """An ISO-8601 time of a console dump as :func:`nano_time` writes it; None if none."""
+    return nano_time(iso_nanos(value))
+
+
+def _micros_time(value: Any) -> str | None:
+    """Jaeger's Unix microseconds as :func:`nano_time` writes them; None if none."""
+    micros = as_int(value)
+    return nano_time(micros * 1000) if micros is not None else None
+
+
+def _console_span(raw: Mapping[str, Any], line: int, warn: Warn) -> Span | None:
     """A span of :func:`is_console_span`'s shape: attributes and event attributes are plain
     values already, times ISO strings, the status ``{"status_code", "description"}``."""
     context = raw["context"]
@@ -326,7 +355,7 @@ def _console_span(raw: Mapping[str, Any], line: int) -> Span | None:
     events = events_of(raw, plain_attributes)
     status = status_of(raw)
     message = status.get("description")
-    start, end = iso_nanos(raw.get("start_time")), iso_nanos(raw.get("end_time"))
+    start = iso_nanos(raw.get("start_time"))
     return Span(
         trace_id=trace,
         span_id=own,
@@ -334,8 +363,8 @@ def _console_span(raw: Mapping[str, Any], line: int) -> Span | None:
         name=str(name),
         op=operation(str(name), attributes),
         start=start,
-        started_at=nano_time(start),
-        ended_at=nano_time(end),
+        started_at=span_time(raw.get("start_time"), _iso_time, warn, own, "start_time", "ISO 8601"),
+        ended_at=span_time(raw.get("end_time"), _iso_time, warn, own, "end_time", "ISO 8601"),
         attributes=attributes,
         events=events,
         failed=status.get("status_code") in _ERROR_CODES,
@@ -366,7 +395,7 @@ def _tags(tags: Any) -> dict[str, Any]:
     }
 
 
-def _jaeger_span(raw: Mapping[str, Any], line: int) -> Span | None:
+def _jaeger_span(raw: Mapping[str, Any], line: int, warn: Warn) -> Span | None:
     """A span of a Jaeger export: times in microseconds, the parent its ``CHILD_OF``
     reference, events its ``logs`` (the ``event`` field their name), the status the
     ``otel.status_code`` / ``error`` tags the OTLP receiver turns it into."""
@@ -390,7 +419,13 @@ def _jaeger_span(raw: Mapping[str, Any], line: int) -> Span | None:
         if isinstance(name, str):
             events.append((name, fields))
     start = as_int(raw.get("startTime")) or 0
-    duration = as_int(raw.get("duration"))
+    started_at = span_time(raw.get("startTime"), _micros_time, warn, own, "startTime",
+                           "µs since the epoch")  # fmt: skip
+    ended_at = None
+    if started_at is not None:  # an end is its start and duration: no start, no end
+        ended_at = span_time(raw.get("duration"), lambda d: _micros_time(start + d)
+                             if as_int(d) is not None else None, warn, own, "duration",
+                             "µs after its startTime")  # fmt: skip
     failed = attributes.get("otel.status_code") == "ERROR" or attributes.get("error") is True
     message = attributes.get("otel.status_description")
     name = raw.get("operationName") if isinstance(raw.get("operationName"), str) else ""
@@ -401,8 +436,8 @@ def _jaeger_span(raw: Mapping[str, Any], line: int) -> Span | None:
         name=str(name),
         op=operation(str(name), attributes),
         start=start * 1000,
-        started_at=nano_time(start * 1000),
-        ended_at=nano_time((start + duration) * 1000) if duration is not None else None,
+        started_at=started_at,
+        ended_at=ended_at,
         attributes=attributes,
         events=events,
         failed=failed,
