@@ -78,8 +78,6 @@ __all__ = ["COLUMNS", "Corpus", "Item", "SearchHit", "examine", "scan", "summari
 
 #: Summaries written to the index per transaction.
 STORE_EVERY = 64
-#: Rows of a table read per batch.
-TABLE_BATCH = 1024
 
 
 class Corpus:
@@ -126,8 +124,10 @@ class Corpus:
         return self._rows.num_rows
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        for batch in self.to_arrow().to_batches(max_chunksize=TABLE_BATCH):
-            yield from batch.to_pylist()
+        # Each row's metadata is capped as a load's (X-1), a page of such rows is not: a page
+        # holds what a load converts at once.
+        for page in table_runs.held_pages(self.to_arrow()):
+            yield from page.to_pylist()
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -620,8 +620,10 @@ def _wrapper_columns(rows: pa.Table, extra: pa.Table) -> pa.Table:
         scores = pc.coalesce(rows.column("score"), pc.cast(reward, kind))
         rows = rows.set_column(rows.column_names.index("score"), "score", scores)
     if (took := numeric("generation_ms")) is not None:
-        timed = pa.array([ms / 1000 if ms and ms > 0 else None for ms in took.to_pylist()],
-                         rows.schema.field("duration_s").type)  # fmt: skip
+        kind = rows.schema.field("duration_s").type
+        seconds = pc.divide(pc.cast(took, pa.float64()), pa.scalar(1000.0))
+        # 0 (or less, or NaN): not timed.
+        timed = pc.if_else(pc.greater(took, pa.scalar(0)), pc.cast(seconds, kind), None)
         durations = pc.coalesce(rows.column("duration_s"), timed)
         rows = rows.set_column(rows.column_names.index("duration_s"), "duration_s", durations)
     return rows

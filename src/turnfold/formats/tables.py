@@ -714,18 +714,35 @@ def _held_cells(batch: pa.RecordBatch) -> Iterator[Any]:
     most = held_values()
     counts = _values(batch)
     places = json_places(batch.schema)
-    start = held = 0  # the rows from ``start`` not yet converted, and their values
+    for start, stop in _pages(counts, most):
+        if counts[start] > most:  # a page of its own
+            yield Unread(too_many_values(counts[start], most))
+        else:
+            yield from _within(batch.slice(start, stop - start), counts[start:stop], places, most)
+
+
+def _pages(counts: list[int], most: int) -> Iterator[tuple[int, int]]:
+    """The rows of ``counts`` values each, from ``start`` up to ``stop`` a page: as many as
+    hold no more than ``most`` values together, at least one (a row of more is a page alone)."""
+    start = held = 0
     for at, count in enumerate(counts):
         if held + count > most and at > start:
-            yield from _within(batch.slice(start, at - start), counts[start:at], places, most)
+            yield start, at
             start, held = at, 0
-        if count > most:
-            yield Unread(too_many_values(count, most))
-            start = at + 1
-            continue
         held += count
     if start < len(counts):
-        yield from _within(batch.slice(start), counts[start:], places, most)
+        yield start, len(counts)
+
+
+def held_pages(table: pa.Table) -> Iterator[pa.RecordBatch]:
+    """The rows of ``table``, in order, a page at a time, each page of as many rows as hold no
+    more than :func:`held_values` values together (at most :data:`BATCH_ROWS`), at least one:
+    what a caller that converts every row (``list(corpus)``) converts at once, as
+    :func:`_held_cells` converts a table's messages."""
+    most = held_values()
+    for batch in table.to_batches(max_chunksize=BATCH_ROWS):
+        for start, stop in _pages(_values(batch), most):
+            yield batch.slice(start, stop - start)
 
 
 def _within(
@@ -851,6 +868,8 @@ def _item_values(array: Any) -> Any:
     if pa.types.is_run_end_encoded(kind):
         runs = pa.RunEndEncodedArray.from_arrays(array.run_ends, _item_values(array.values))
         return pc.call_function("run_end_decode", [runs.slice(array.offset, len(array))])
+    if pa.types.is_union(kind):
+        return _union_values(array)
     if pa.types.is_struct(kind):
         total: Any = pa.repeat(pa.scalar(1, pa.int64()), len(array))
         for field in range(kind.num_fields):
@@ -874,6 +893,31 @@ def _item_values(array: Any) -> Any:
     inner = pc.cumulative_sum(_item_values(items)) if len(items) else pa.array([], pa.int64())
     running = pa.concat_arrays([pa.array([0], pa.int64()), inner])
     return pc.add(pc.subtract(running.take(ends), running.take(starts)), 1)
+
+
+def _union_values(array: Any) -> Any:
+    """:func:`_item_values` of a union: each item converts to the value its child holds for
+    it, a sparse union's child at the item's place, a dense union's at the item's offset."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = array.type
+    if not len(array):
+        return pa.array([], pa.int64())
+    # From the buffers: pyarrow's ``type_codes`` and ``offsets`` of a slice start where the
+    # buffers start, not where the slice does.
+    buffers, at, count = array.buffers(), array.offset, len(array)
+    codes = pa.Array.from_buffers(pa.int8(), count, [None, buffers[1]], offset=at)
+    children = pc.index_in(codes, value_set=pa.array(kind.type_codes, pa.int8()))
+    if kind.mode == "dense":
+        places: Any = pa.Array.from_buffers(pa.int32(), count, [None, buffers[2]], offset=at)
+    else:  # ``field`` slices a sparse union's children as the union is sliced
+        places = pa.array(range(count), pa.int64())
+    values = [_item_values(array.field(n)) for n in range(kind.num_fields)]
+    starts = pa.array(itertools.accumulate((len(v) for v in values), initial=0), pa.int64())
+    # Every child's counts in one array: an item's is at its child's start plus its place.
+    every = pa.concat_arrays([v.cast(pa.int64()) for v in values])
+    return every.take(pc.add(starts.take(children), places.cast(pa.int64())))
 
 
 def cell(path: str, column: str, row: int) -> Any:
@@ -1688,24 +1732,32 @@ class TableRuns:
     record batch is (:func:`batch_cells`). Its messages column is chosen as a file's is
     (:func:`messages_column`), from the columns' kinds. ``scan`` reads every row's cell
     (:meth:`cells`), ``corpus[key]`` and ``load(table, sample=n)`` one (:meth:`cell`): its
-    slice alone is converted to Python values, never the table."""
+    slice alone is converted to Python values, never the table. A DataFrame's columns of
+    Arrow's types (pandas' ``ArrowDtype``) are read in Arrow too, whatever its other columns
+    hold: their kinds by their types, their cells as a table's are."""
 
     def __init__(self, table: Any, messages: str | None = None) -> None:
         from turnfold.formats.source import is_arrow_table, is_dataframe
 
         self.table = table
         self.frame = table if is_dataframe(table) else None
-        if self.frame is not None and _arrow_backed(self.frame):
+        typed = _arrow_typed(self.frame) if self.frame is not None else {}
+        if self.frame is not None and typed and len(typed) == len(self.frame.columns):
             import pyarrow as pa
 
-            # Its columns are Arrow's (pandas' ``ArrowDtype``): read as a pyarrow Table of the
-            # same arrays, a few rows converted at a time and capped, not a column at once.
+            # Its columns are all Arrow's: read as a pyarrow Table of the same arrays.
             self.table = pa.Table.from_pandas(self.frame, preserve_index=False)
             self.frame = None
         if self.frame is not None:
             names = [str(c) for c in self.frame.columns]
             first = self.frame.head(KIND_ROWS)
-            kinds = {n: _column_kind(first[n]) for n in names}
+            # An Arrow column's kind is its type's: telling it by its first cells converted
+            # them, however many values they hold.
+            kinds = {n: _column_kind(first[n]) for n in names if n not in typed}
+            if typed:
+                import pyarrow as pa
+
+                kinds.update(column_kinds(pa.schema([(n, c.type) for n, c in typed.items()])))
             self.count: int = len(self.frame)
         else:
             if is_arrow_table(table) and not hasattr(table, "to_batches"):  # a record batch
@@ -1718,6 +1770,8 @@ class TableRuns:
         self.column = messages_column(names, messages, kinds)
         self.read = read_columns(self.column, names)
         self.others = [name for name in names if name not in self.read]
+        #: The DataFrame's columns of messages of Arrow's types, as Arrow's arrays.
+        self.arrow: dict[str, pa.ChunkedArray[Any]] = {n: typed[n] for n in self.read if n in typed}
 
     def __len__(self) -> int:
         return self.count
@@ -1741,7 +1795,10 @@ class TableRuns:
         """Every row's cell of messages, in order, as :meth:`cell` reads one."""
         frame = self.frame
         if frame is not None:
-            if len(self.read) == 1:
+            if self.arrow:
+                for start in range(0, self.count, TABLE_BATCH):
+                    yield from self._frame_cells(start, min(start + TABLE_BATCH, self.count))
+            elif len(self.read) == 1:
                 yield from frame[self.column].tolist()
             else:
                 yield from frame[self.read].to_dict("records")
@@ -1757,10 +1814,36 @@ class TableRuns:
         reads it."""
         frame = self.frame
         if frame is not None:
+            if self.arrow:
+                return next(self._frame_cells(row, row + 1))
             if len(self.read) == 1:
                 return frame[self.column].iloc[row]
             return {name: frame[name].iloc[row] for name in self.read}
         return table_cell(self.rows(row, row + 1), self.column, 0)
+
+    def _frame_cells(self, start: int, stop: int) -> Iterator[Any]:
+        """The cells of the DataFrame's rows from ``start`` up to ``stop`` whose messages are
+        (some of them) in columns of Arrow's types (:attr:`arrow`): those read as a table's
+        are (:func:`_held_cells`: a row of too many values is an :class:`Unread`), the
+        others' values as the frame holds them."""
+        import pyarrow as pa
+
+        assert self.frame is not None
+        arrow = self.arrow
+        columns = [column.slice(start, stop - start) for column in arrow.values()]
+        part = pa.Table.from_arrays(columns, names=list(arrow))
+        held = itertools.chain.from_iterable(map(_held_cells, part.to_batches()))
+        if len(self.read) == 1:
+            yield from held
+            return
+        objects = {name: self.frame[name].iloc[start:stop].tolist() for name in self.read
+                   if name not in arrow}  # fmt: skip
+        for at, cell in enumerate(held):
+            if isinstance(cell, Unread):
+                yield cell
+                continue
+            values = cell if len(arrow) > 1 else {next(iter(arrow)): cell}
+            yield {name: values[name] if name in arrow else objects[name][at] for name in self.read}
 
     def other_columns(self) -> pa.Table:
         """The columns beside the messages, every row's, in Arrow: the runs' metadata (C-1)."""
@@ -1786,11 +1869,15 @@ class TableRuns:
         return values
 
 
-def _arrow_backed(frame: Any) -> bool:
-    """Whether every column of a pandas DataFrame holds Arrow's arrays (``ArrowDtype``)."""
-    return len(frame.columns) > 0 and all(
-        type(dtype).__name__ == "ArrowDtype" for dtype in frame.dtypes
-    )
+def _arrow_typed(frame: Any) -> dict[str, pa.ChunkedArray[Any]]:
+    """The columns of a pandas DataFrame that hold Arrow's arrays (``ArrowDtype``), by name:
+    those arrays (no copy)."""
+    typed = [at for at, dtype in enumerate(frame.dtypes) if type(dtype).__name__ == "ArrowDtype"]
+    if not typed:
+        return {}
+    import pyarrow as pa
+
+    return {str(frame.columns[at]): pa.chunked_array(frame.iloc[:, at]) for at in typed}
 
 
 def _column_kind(column: Any) -> str | None:
