@@ -26,8 +26,9 @@ says, in the reader's language, what it could not (an unknown column, ``"abc"`` 
 from __future__ import annotations
 
 import json
+import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
@@ -68,6 +69,8 @@ __all__ = [
     "Paging",
     "Query",
     "default_columns",
+    "sample_key",
+    "sample_order",
 ]
 
 #: Rows in one page: what a view holds at a time (issue 16: 50 to 200).
@@ -159,6 +162,44 @@ def default_columns(rows_share_a_file: bool) -> list[str]:
     return shown
 
 
+#: A run of digits in a sample's id: a number, as a reader counts (``item-9`` before ``item-10``).
+_DIGITS = re.compile(r"([0-9]+)")
+
+
+def sample_key(sample: str) -> tuple[Any, ...]:
+    """How a row's ``sample`` sorts: its id naturally (digits as numbers, words regardless of
+    case), then its epoch (``"id/epoch"``, after the id's last ``/``) as a number; a sample of
+    no epoch (an OpenHands instance, a database's session) before the same id's first epoch.
+    One rule for every table of runs: the browser's sort and the static site's index.
+
+    >>> sorted(["10/1", "2/10", "2/2", "item-10", "Item-9"], key=sample_key)
+    ['2/2', '2/10', '10/1', 'Item-9', 'item-10']
+    """
+    name, slash, epoch = sample.rpartition("/")
+    if slash and epoch.isascii() and epoch.isdigit():
+        return (_natural(name), _counted(epoch), sample)
+    return (_natural(sample), (-1, ""), sample)
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    """``text`` as words and numbers: split at its digits, words at even places and numbers at
+    odd ones, so two keys compare word with word and number with number."""
+    return tuple(_counted(part) if at % 2 else part.casefold()
+                 for at, part in enumerate(_DIGITS.split(text)))  # fmt: skip
+
+
+def _counted(digits: str) -> tuple[int, str]:
+    """Digits as a number compares, without reading them as one: an id of 5,000 digits is no
+    integer Python reads (and a file's id is untrusted), but a shorter number is the smaller."""
+    significant = digits.lstrip("0")
+    return (len(significant), significant)
+
+
+def sample_order(samples: Iterable[str]) -> list[str]:
+    """The distinct ``samples`` in the order :func:`sample_key` gives them."""
+    return sorted(set(samples), key=sample_key)
+
+
 class Paging:
     """Answers queries over one corpus table (the C-2 columns, a table source's own after).
 
@@ -174,6 +215,8 @@ class Paging:
                  for name in table.column_names if name not in COLUMNS}  # fmt: skip
         self.columns: dict[str, Column] = {c.name: c for c in columns_of(extra)}
         self._kept: tuple[str, pa.Array[Any] | None] | None = None
+        #: Each row's place in :func:`sample_order`, once the reader sorts by sample.
+        self._sample_ranks: Any = None
         import pyarrow.compute as pc
 
         paths = table.column("path")
@@ -251,12 +294,12 @@ class Paging:
             positions = pc.indices_nonzero(mask)
         sort = query["sort"]
         if sort is not None:
-            values = self.table.column(sort)
+            values = self._ranks_of_samples() if sort == "sample" else self.table.column(sort)
             if positions is None:
                 positions = pa.array(range(self.table.num_rows), pa.uint64())
             else:
                 values = values.take(positions)
-            if self.columns[sort].kind in ("text", "error"):
+            if sort != "sample" and self.columns[sort].kind in ("text", "error"):
                 values = pc.utf8_lower(values)  # as a reader sorts words
             direction: Literal["ascending", "descending"] = (
                 "descending" if query["descending"] else "ascending"
@@ -267,6 +310,20 @@ class Paging:
             positions = positions.take(ranks)
         self._kept = (signature, positions)
         return positions
+
+    def _ranks_of_samples(self) -> Any:
+        """Each row's place among the column's samples in :func:`sample_order` (null: no
+        sample), so Arrow sorts them as the static site's index does. Arrow has no natural
+        order of text: the distinct samples are ordered in Python, once per browser."""
+        if self._sample_ranks is None:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            samples: Any = pc.cast(self.table.column("sample"), pa.string())
+            distinct = [value for value in pc.unique(samples).to_pylist() if value is not None]
+            ordered = pa.array(sample_order(distinct), pa.string())
+            self._sample_ranks = pc.index_in(samples, value_set=ordered)
+        return self._sample_ranks
 
     def _mask(self, filters: list[Filter]) -> Any:
         """Where every filter holds: a boolean array (the stubs type Arrow's compute results

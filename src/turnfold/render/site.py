@@ -2,9 +2,10 @@
 
 ``SITE/index.html``
     every run as a row, in the session browser's columns and cells (:mod:`turnfold.render.table`),
-    sorted, filtered and searched (titles and first prompts) by a script of the page's own that
-    its Content-Security-Policy allows by hash alone (:mod:`turnfold.render.scripts`); without
-    script, the whole table.
+    sorted, filtered and searched (titles, samples and first prompts) by a script of the page's
+    own that its Content-Security-Policy allows by hash alone (:mod:`turnfold.render.scripts`);
+    without script, the whole table. A run is named by one title, in its link and as its page's
+    heading: the title its source records, else its row's (the first prompt).
 ``SITE/runs/*.html``
     one standalone page per run (:func:`turnfold.render.page.write_page`: folds, timeline, deep
     links), linked to the index and to the runs before and after it.
@@ -36,8 +37,8 @@ from typing import Any
 
 from turnfold.corpus.columns import (
     CHOICE_COLUMNS,
-    Column,
     Row,
+    cell,
     column,
     derived,
     heads_of,
@@ -47,9 +48,9 @@ from turnfold.corpus.columns import (
 )
 from turnfold.corpus.discover import Item, discover, parquet_files
 from turnfold.corpus.engine import spread, worth_workers
-from turnfold.corpus.paging import default_columns
+from turnfold.corpus.paging import default_columns, sample_order
 from turnfold.corpus.parts import Parts
-from turnfold.corpus.summarize import DATETIME_COLUMNS, Summary, examine
+from turnfold.corpus.summarize import DATETIME_COLUMNS, TITLE_LIMIT, Summary, examine
 from turnfold.i18n import plural, translate
 from turnfold.model import Transcript, UserMessage
 from turnfold.render.content import escape
@@ -70,7 +71,7 @@ INDEX_SCRIPT = "site-index.js"
 #: Characters of a run's first prompt the index's search reads (its title is the first line).
 PROMPT_LIMIT = 1000
 #: Changes when what a page holds changes without turnfold's version changing.
-_FORMAT = 2
+_FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -91,12 +92,14 @@ class SiteReport:
 @dataclass(frozen=True)
 class _Run:
     """A run as a worker read it: its C-2 row, its page (None: it could not be read), the bytes
-    written before the page's end, and its first prompt (for the index's search)."""
+    written before the page's end, its first prompt (for the index's search) and the title its
+    source records, on one line (None: none)."""
 
     row: dict[str, Any]
     page: str | None
     body: int
     prompt: str
+    title: str | None
 
 
 @dataclass(frozen=True)
@@ -117,27 +120,29 @@ class _PageWriter:
 
     def read(self, item: Item) -> _File:
         runs = Path(self.folder) / RUNS
-        written: list[tuple[dict[str, Any], Path, int, str]] = []
+        written: list[tuple[dict[str, Any], Path, int, str, str | None]] = []
 
         def visit(transcript: Transcript, row: dict[str, Any]) -> None:
             # Named once the row's key is final (a file of one instance ends up keyed by its path).
             part = runs / f".{os.getpid()}-{len(written)}.part"
+            recorded = _recorded_title(transcript)
             with part.open("wb") as stream:
-                body = write_page(stream, transcript, self.settings, title=_title(transcript, row),
+                body = write_page(stream, transcript, self.settings, title=_title(recorded, row),
                                   fork=False, end=False)  # fmt: skip
-            written.append((row, part, body, _first_prompt(transcript)))
+            line = _one_line(recorded) if recorded else None
+            written.append((row, part, body, _first_prompt(transcript), line))
 
         found = examine(item, tables=False, visit=visit)
-        pages: dict[str, tuple[str | None, int, str]] = {}
-        for row, part, body, prompt in written:
+        pages: dict[str, tuple[str | None, int, str, str | None]] = {}
+        for row, part, body, prompt, title in written:
             name = page_name(row["key"])
             os.replace(part, runs / name)
-            pages[row["key"]] = (name, body, prompt)
+            pages[row["key"]] = (name, body, prompt, title)
         built = []
         for row in _rows(found):
             # A run that could not be read has no page: its row says why.
-            page, body, prompt = pages.get(row["key"], (None, 0, ""))
-            built.append(_Run(row, page, body, prompt))
+            page, body, prompt, title = pages.get(row["key"], (None, 0, "", None))
+            built.append(_Run(row, page, body, prompt, title))
         return _File(found.kind, built)
 
 
@@ -148,14 +153,23 @@ def _rows(found: Summary) -> Iterator[dict[str, Any]]:
     yield from found.rows
 
 
-def _title(transcript: Transcript, row: dict[str, Any]) -> str:
-    """A run page's heading, as ``turnfold render FILE`` heads the same run: the title its
-    source records (a Claude Code session's name), else its row's title (the first prompt),
-    else its file and id."""
+def _recorded_title(transcript: Transcript) -> str | None:
+    """The title a run's source records (a Claude Code session's name, a Codex thread's), as
+    ``turnfold render FILE`` heads the run's page; None: it records none."""
     recorded = transcript.metadata.get("title")
-    if isinstance(recorded, str) and recorded.strip():
-        return recorded
-    return str(row["title"] or _readable(str(row["key"])))
+    return recorded if isinstance(recorded, str) and recorded.strip() else None
+
+
+def _title(recorded: str | None, row: dict[str, Any]) -> str:
+    """A run's one title, its page's heading and its index link's words: the title its source
+    records, else its row's title (the first prompt), else its file and id."""
+    return recorded or str(row["title"] or _readable(str(row["key"])))
+
+
+def _one_line(title: str) -> str:
+    """A recorded title as the index shows it: on one line and cut as a row's title is (C-2)."""
+    line = " ".join(title.split())
+    return line if len(line) <= TITLE_LIMIT else line[: TITLE_LIMIT - 1].rstrip() + "…"
 
 
 def _readable(key: str) -> str:
@@ -275,7 +289,7 @@ def _entry(fingerprint: str, built: _File) -> dict[str, Any]:
     """A file's record in the manifest: its runs' rows (moments as ISO text) and pages."""
     runs = [
         {"row": {name: _plain(value) for name, value in run.row.items()}, "page": run.page,
-         "body": run.body, "prompt": run.prompt, "nav": None}
+         "body": run.body, "prompt": run.prompt, "title": run.title, "nav": None}
         for run in built.runs
     ]  # fmt: skip
     return {"fingerprint": fingerprint, "kind": built.kind, "runs": runs}
@@ -308,6 +322,7 @@ def _trusted(entry: Any) -> bool:
     runs = entry.get("runs") if isinstance(entry, dict) else None
     return isinstance(runs, list) and all(
         isinstance(run, dict)
+        and isinstance(run.get("title"), (str, type(None)))
         and (run.get("page") is None
              or (isinstance(run["page"], str) and _PAGE_NAME.fullmatch(run["page"]) is not None
                  and type(run.get("body")) is int))
@@ -415,21 +430,32 @@ def _index_html(runs: list[dict[str, Any]], counts: str, locale: str) -> str:
     names = default_columns(len(paths) > len(set(paths)))
     shown = [column(name) for name in names]
     titled = names.index("title")
+    # Samples sort as a reader counts them (``2/1`` before ``10/1``), as the browser sorts them:
+    # the script compares numbers, so each row carries its sample's place in that order.
+    samples = [str(run["row"]["sample"]) for run in runs if run["row"]["sample"] is not None]
+    ranks = {sample: at for at, sample in enumerate(sample_order(samples))}
     rows: list[Row] = []
     attributes: dict[str, str] = {}
     for run in runs:
         plain = derived(run["row"])  # moments as ISO text, as the manifest keeps them
         row = row_of({name: _moment(name, value) for name, value in plain.items()}, shown, locale)
-        if not row["cells"][titled]["text"]:
-            # A run with no prompt and no recorded title: its link, the one way to its page,
-            # needs words to click on, and its page is headed by the same ones.
-            row["cells"][titled] = {"text": _readable(str(plain["key"]))}
-        for cell, col in zip(row["cells"], shown, strict=True):
-            if col.clip and cell["text"]:  # a text cell may be cut short (_INDEX_RULES)
-                cell["title"] = cell["text"]
+        if plain["error"] is None:
+            # The run's one title, as its page is headed: the one its source records, else
+            # its first prompt; a run with neither is named by its file, since its link, the
+            # one way to its page, needs words to click on.
+            row["cells"][titled] = cell(shown[titled], _title(run.get("title"), plain), locale)
+        for each, col in zip(row["cells"], shown, strict=True):
+            if col.clip and each["text"]:  # a text cell may be cut short (_INDEX_RULES)
+                each["title"] = each["text"]
         rows.append(row)
-        searched = f"{row['cells'][titled]['text']} {run['prompt']}"
-        attributes[plain["key"]] = _row_attributes(plain, searched, shown)
+        sample = plain["sample"]
+        searched = f"{row['cells'][titled]['text']} {sample or ''} {run['prompt']}"
+        titles = run.get("title") or plain["title"]
+        order = {"title": titles.lower() if titles else None,
+                 "sample": None if sample is None else ranks[str(sample)]}  # fmt: skip
+        sort = [order[col.name] if col.name in order else _sort_value(col.name, plain)
+                for col in shown]  # fmt: skip
+        attributes[plain["key"]] = _row_attributes(plain, sort, searched)
     pages = {run["row"]["key"]: run["page"] for run in runs}
 
     def link(row: Row) -> str | None:
@@ -457,14 +483,14 @@ def _moment(name: str, value: Any) -> Any:
     return datetime.fromisoformat(value) if name in DATETIME_COLUMNS and value else value
 
 
-def _row_attributes(values: dict[str, Any], searched: str, shown: list[Column]) -> str:
+def _row_attributes(values: dict[str, Any], sort: list[Any], searched: str) -> str:
     """What the index's script reads of a row: each cell's value to sort by, the text to
     search (what its title cell shows, which names a run with no prompt or an unreadable
-    file, and its first prompt), the values its filters compare."""
+    file, its sample and its first prompt), the values its filters compare."""
     text = " ".join(searched.split()).lower()
     facts = {
         # ASCII: escape() turns a raw U+2028 into a newline, which JSON.parse refuses.
-        "data-sort": json.dumps([_sort_value(col.name, values) for col in shown]),
+        "data-sort": json.dumps(sort),
         "data-text": text,
         "data-failed": "1" if values["failed_tools"] else "0",
         **{f"data-{name}": values[name] or "" for name in CHOICE_COLUMNS},

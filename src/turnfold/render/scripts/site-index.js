@@ -1,8 +1,9 @@
 // @ts-check
 // The index of a static site of runs (spec B-2): sort by a column, filter by agent, model,
-// outcome and failures, and search titles and first prompts, all in the page. Every row is in
-// the page already, with what this needs in data attributes written by Python: `data-sort`
-// (each cell's value, in column order), `data-text` (title and first prompt, lower-cased), and
+// outcome and failures, and search titles, samples and first prompts, all in the page. Every row
+// is in the page already, with what this needs in data attributes written by Python: `data-sort`
+// (each cell's value to sort by, in column order: a sample's is its place in the order Python
+// counts samples in), `data-text` (title, sample and first prompt, lower-cased), and
 // the filters' values. Without script the whole table shows and the filters stay hidden.
 (() => {
   const table = document.querySelector("table.tf-runs-table");
