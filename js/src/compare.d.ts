@@ -45,6 +45,7 @@ export interface CompareView {
   first: string | null;
   links: Record<string, string>;
   pairs: PairNode[];
+  only: string | null;
 }
 
 export interface TableRow {
@@ -55,6 +56,7 @@ export interface TableRow {
   change_label: string;
   a: string;
   b: string;
+  only: string | null;
 }
 
 export interface TotalsLine {
@@ -72,12 +74,14 @@ export interface PairTable {
   pages: number;
   range_label: string;
   selected: string | null;
+  selected_only: string | null;
   empty: string | null;
 }
 
 export interface SelectRequest {
   type: "select";
   key: string;
+  only: string | null;
 }
 
 export interface PageRequest {

@@ -8,9 +8,10 @@
  * This view only draws them, keeps each side's disclosure memory (P-10) and links the folds
  * Python paired: opening a turn's process on one side opens its counterpart on the other.
  *
- * For two corpora, `_table` holds the page of changed samples Python chose; choosing a row
- * (click, or Enter; the arrow keys move between rows) asks Python for that pair (`select`),
- * and the pager asks for another page (`page`). Content Python deferred (Q-2) is fetched by key
+ * For two corpora, `_table` holds the page of changed samples Python chose, then of samples only
+ * one corpus holds; choosing a row (click, or Enter; the arrow keys move between rows) asks
+ * Python for that pair, or that one run (`select` with the row's `only`), and the pager asks
+ * for another page (`page`). Content Python deferred (Q-2) is fetched by key
  * as the transcript view fetches it (`content`, `output`, answered by the kernel's transport).
  */
 
@@ -85,7 +86,7 @@ function render({ model, el }) {
     const view = model.get("_compare");
     loader.clear(); // what was fetched belonged to the comparison shown before
     if (!view) {
-      const choose = model.get("_table") && !model.get("_table")?.empty ? [text("div", "tf-note", strings().choose)] : [];
+      const choose = model.get("_table")?.rows.length ? [text("div", "tf-note", strings().choose)] : [];
       compareSlot.replaceChildren(...choose);
       return;
     }
@@ -162,11 +163,9 @@ function render({ model, el }) {
       box.append(line);
     }
     box.append(text("div", "tf-cmp-summary", table.summary));
-    if (table.empty) {
-      box.append(text("div", "tf-note", table.empty));
-    } else {
-      box.append(rowsTable(table), pager(table));
-    }
+    if (table.empty) box.append(text("div", "tf-note", table.empty));
+    // Nothing changed may still leave samples only one corpus holds, each a row to open.
+    if (table.rows.length) box.append(rowsTable(table), pager(table));
     tableSlot.replaceChildren(box);
     if (focused) /** @type {HTMLElement | null} */ (tableSlot.querySelector(`[data-focus="${CSS.escape(focused)}"]`))?.focus();
   }
@@ -180,14 +179,16 @@ function render({ model, el }) {
     head.append(headRow);
     const body = h("tbody", "");
     for (const row of table.rows) {
-      const selected = row.key === table.selected;
+      // A sample only one corpus holds is told apart by its side too (`1` and `"1"` read alike).
+      const selected = row.key === table.selected && row.only === table.selected_only;
       const line = h("tr", selected ? "tf-selected" : "", { "data-key": row.key });
+      if (row.only) line.dataset.only = token(row.only);
       const pick = text("button", "tf-cmp-pick", row.key);
       pick.setAttribute("type", "button");
-      pick.dataset.focus = `row:${row.key}`;
+      pick.dataset.focus = `row:${row.only ?? ""}:${row.key}`;
       if (selected) pick.setAttribute("aria-current", "true");
       if (row.title) pick.title = row.title;
-      pick.addEventListener("click", () => model.send({ type: "select", key: row.key }));
+      pick.addEventListener("click", () => model.send({ type: "select", key: row.key, only: row.only }));
       const first = h("td", "");
       first.append(pick);
       if (row.title) first.append(text("div", "tf-cmp-title tf-clip", row.title));

@@ -8,10 +8,11 @@ side's fold memory and opens a process's counterpart when the reader opens it.
 * Two transcripts: the comparison is built once and sent in its wire form (``_compare``): as in
   a :class:`~turnfold.widget.TranscriptWidget`, a closed process travels as its header and is
   sent when opened, through the same transport (:mod:`turnfold.transport`).
-* Two corpora: ``_table`` holds one page of the samples whose outcome or score changed; the
-  view asks for another page (``page``) or a sample (``select``), and Python loads that
-  sample's two transcripts and sends their comparison. The first changed sample (the first
-  regression, if any) is open from the start.
+* Two corpora: ``_table`` holds one page of the samples whose outcome or score changed, then
+  of those only one corpus holds; the view asks for another page (``page``) or a sample
+  (``select``), and Python loads that sample's two transcripts and sends their comparison (a
+  sample of one corpus: its one transcript, on its side, the other side saying it is not
+  there). The first changed sample (the first regression, if any) is open from the start.
 
 The display bundle carries deterministic ``text/plain`` and ``text/html`` renderings (W-4).
 """
@@ -26,6 +27,7 @@ import traitlets
 
 from turnfold.comparison import (
     CorpusComparison,
+    RowPair,
     Run,
     TranscriptComparison,
     compare_rows,
@@ -44,8 +46,11 @@ from turnfold.render.compare_view import (
     PAGE_ROWS,
     build_compare_view,
     build_pair_table,
+    compare_alone,
     compare_runs,
+    left_out,
     split_key,
+    table_rows,
 )
 from turnfold.render.nodes import TopNode, View
 from turnfold.render.viewmodel import SCHEMA_VERSION
@@ -127,7 +132,7 @@ class CompareWidget(anywidget.AnyWidget):
         strings = {**ui_strings(self.settings.locale), **self._ui_strings()}
         if isinstance(a, Transcript) and isinstance(b, Transcript):
             super().__init__(_strings=strings, **kwargs)
-            self._show(a, b, "compare")
+            self._show(compare_runs(a, b, self.settings), "compare")
         elif isinstance(a, Corpus) and isinstance(b, Corpus):
             super().__init__(_strings=strings, **kwargs)
             self._corpora = (a, b)
@@ -148,12 +153,12 @@ class CompareWidget(anywidget.AnyWidget):
 
     # --- what is shown ---------------------------------------------------------------------------
 
-    def _show(self, a: Transcript, b: Transcript, key: str) -> None:
-        """Compare ``a`` and ``b`` and send the view of it, closed processes deferred (Q-2)."""
-        self.comparison = compare_runs(a, b, self.settings)
-        view = build_compare_view(
-            self.comparison, self.settings, names=self.names, key=key, more_chars=OUTPUT_REST_CHARS
-        )
+    def _show(self, comparison: TranscriptComparison, key: str, only: str | None = None) -> None:
+        """Send the view of ``comparison`` (of one run on side ``only``, when given), closed
+        processes deferred (Q-2)."""
+        self.comparison = comparison
+        view = build_compare_view(comparison, self.settings, names=self.names, key=key,
+                                  more_chars=OUTPUT_REST_CHARS, only=only)  # fmt: skip
         self.view = view
         nodes = [n for pair in view["pairs"] for n in (*(pair["a"] or []), *(pair["b"] or []))]
         self._transport = ViewTransport(self._index(nodes), self.send, self._wire_folds)
@@ -198,25 +203,38 @@ class CompareWidget(anywidget.AnyWidget):
         assert self.rows is not None
         if page is not None:
             self._page = page
-        selected = self.view["key"] if self.view is not None else None
-        table: PairTable = build_pair_table(
-            self.rows, self.settings.locale, names=self.names, page=self._page, selected=selected
-        )
+        selected, only = self._selected()
+        table: PairTable = build_pair_table(self.rows, self.settings.locale, names=self.names,
+                                            page=self._page, selected=selected,
+                                            selected_only=only)  # fmt: skip
         self._page = table["page"]
         return dict(table)
 
+    def _selected(self) -> tuple[str | None, str | None]:
+        """The key of the row shown, and its side when it is a sample of one corpus."""
+        return (self.view["key"], self.view["only"]) if self.view is not None else (None, None)
+
     # --- what the reader does --------------------------------------------------------------------
 
-    def select(self, key: str) -> None:
-        """Open the two runs of the changed sample ``key`` (a row of the table) side by side."""
+    def select(self, key: str, only: str | None = None) -> None:
+        """Open the two runs of the changed sample ``key`` (a row of the table) side by side;
+        with ``only`` (``"a"`` or ``"b"``), the one run of the sample ``key`` only that corpus
+        holds, on its side."""
         if self.rows is None or self._corpora is None:
             raise ValueError("select() chooses a sample of two corpora")
-        at = next((n for n, pair in enumerate(self.rows.changed) if pair.key == key), None)
+        listed = table_rows(self.rows)
+        sides = [None if isinstance(each, RowPair) else each.side for each in listed]
+        at = next((n for n, each in enumerate(listed) if (each.key, sides[n]) == (key, only)), None)
         if at is None:
-            raise KeyError(key)
-        pair = self.rows.changed[at]
+            raise KeyError(key if only is None else f"{key} (only in {only})")
+        chosen = listed[at]
         corpus_a, corpus_b = self._corpora
-        self._show(corpus_a[pair.a["key"]], corpus_b[pair.b["key"]], pair.key)
+        if isinstance(chosen, RowPair):
+            runs = corpus_a[chosen.a["key"]], corpus_b[chosen.b["key"]]
+            self._show(compare_runs(*runs, self.settings), chosen.key)
+        else:
+            run = (corpus_a if chosen.side == "a" else corpus_b)[chosen.row["key"]]
+            self._show(compare_alone(run, chosen.side, self.settings), chosen.key, chosen.side)
         self._table = self._page_table(at // PAGE_ROWS)
 
     def page(self, page: int) -> None:
@@ -230,7 +248,8 @@ class CompareWidget(anywidget.AnyWidget):
         kind = content.get("type")
         try:
             if kind == "select":
-                self.select(str(content.get("key")))
+                only = content.get("only")
+                self.select(str(content.get("key")), only if only in ("a", "b") else None)
             elif kind == "page":
                 self.page(int(content.get("page", 0)))
             else:
@@ -261,9 +280,10 @@ class CompareWidget(anywidget.AnyWidget):
     def _static_table(self) -> PairTable | None:
         if self.rows is None:
             return None
-        selected = self.view["key"] if self.view is not None else None
+        selected, only = self._selected()
         return build_pair_table(self.rows, self.settings.locale, names=self.names,
-                                selected=selected, page_rows=STATIC_TABLE_ROWS)  # fmt: skip
+                                selected=selected, selected_only=only,
+                                page_rows=STATIC_TABLE_ROWS)  # fmt: skip
 
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """The widget view plus deterministic ``text/plain`` and ``text/html`` (W-4)."""
@@ -281,9 +301,10 @@ class CompareWidget(anywidget.AnyWidget):
             assert self.rows is not None
             texts = [render_table_text(table), *(render_compare_text(v) for v in views)]
             plain = "\n\n".join(texts)
+            changed, alone = left_out(self.rows, len(table["rows"]))
             html = render_corpus_html(
                 table, views, locale=self.settings.locale, standalone=False,
-                left_out=len(self.rows.changed) - len(table["rows"]), budget=STATIC_HTML_BUDGET,
+                left_out=changed, left_out_alone=alone, budget=STATIC_HTML_BUDGET,
             )  # fmt: skip
         return {**data, "text/plain": plain, "text/html": html}, metadata
 

@@ -51,7 +51,8 @@ recorded per turn.
 
 **Two corpora** (:func:`compare_rows`): rows are joined by a key (by default an eval sample's
 task, id and epoch, else the row's sample or file name); the pairs whose outcome or score
-changed are listed, regressions first, with each side's totals.
+changed are listed, regressions first, with each side's totals, then the samples only one corpus
+holds (:class:`LoneRow`), whose run is shown on its side alone.
 
 What is compared comes from :func:`open_run`, the one part that reads files: a transcript, or
 a corpus for a folder or an eval log of several samples.
@@ -713,6 +714,17 @@ class RowPair:
 
 
 @dataclass(frozen=True)
+class LoneRow:
+    """The row of a sample only one corpus holds: its run opens on its side alone (B-3)."""
+
+    key: str
+    """The join key, as text."""
+    side: Literal["a", "b"]
+    """The corpus that holds it."""
+    row: Row
+
+
+@dataclass(frozen=True)
 class Totals:
     """One corpus in sum: how many items, how many have an outcome and passed, cost, time."""
 
@@ -740,10 +752,21 @@ class CorpusComparison:
     other changes; each kind in the order of the first corpus."""
     same: int
     """Pairs whose outcome and score are the same."""
-    only_a: list[str]
-    only_b: list[str]
+    alone: list[LoneRow]
+    """The samples only one corpus holds: the first corpus's, then the second's, each in its
+    corpus's order."""
     totals_a: Totals
     totals_b: Totals
+
+    @property
+    def only_a(self) -> list[str]:
+        """The keys of the samples only the first corpus holds."""
+        return [lone.key for lone in self.alone if lone.side == "a"]
+
+    @property
+    def only_b(self) -> list[str]:
+        """The keys of the samples only the second corpus holds."""
+        return [lone.key for lone in self.alone if lone.side == "b"]
 
 
 JoinKey = Callable[[Row], Hashable]
@@ -766,21 +789,21 @@ def compare_rows(
     seen: set[Hashable] = set()
     kinds: dict[Change, list[RowPair]] = {change: [] for change in CHANGES}
     same = 0
-    only_a: list[str] = []
+    alone: list[LoneRow] = []
     for key_value, row_a in _by_key(rows_a, join, "a").items():
         seen.add(key_value)
         row_b = by_key_b.get(key_value)
         if row_b is None:
-            only_a.append(_key_text(key_value))
+            alone.append(LoneRow(_key_text(key_value), "a", row_a))
             continue
         change = row_change(row_a, row_b)
         if change is None:
             same += 1
         else:
             kinds[change].append(RowPair(_key_text(key_value), row_a, row_b, change))
-    only_b = [_key_text(k) for k in by_key_b if k not in seen]
+    alone += [LoneRow(_key_text(k), "b", row) for k, row in by_key_b.items() if k not in seen]
     changed = [pair for change in CHANGES for pair in kinds[change]]
-    return CorpusComparison(changed, same, only_a, only_b, totals(rows_a), totals(rows_b))
+    return CorpusComparison(changed, same, alone, totals(rows_a), totals(rows_b))
 
 
 def _column_key(name: str, rows: Sequence[Row]) -> JoinKey:
@@ -930,6 +953,7 @@ __all__ = [
     "BlockFacts",
     "Change",
     "CorpusComparison",
+    "LoneRow",
     "Pair",
     "PairStatus",
     "RowPair",

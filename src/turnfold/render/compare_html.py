@@ -4,7 +4,8 @@ The twin of the compare widget for a notebook's ``text/html``, an export and ``t
 --compare``: each side of each pair is drawn by :mod:`turnfold.render.html` exactly as a
 transcript's page draws it (so its folds are native ``<details>``), under the pair's header.
 Folds are not linked across the sides here: that needs script, which these pages have none of.
-For two corpora, the table of changed samples links to each pair's section below it.
+For two corpora, the table of changed samples links to each pair's section below it, and each
+sample only one corpus holds to the section of its one run.
 
 Deterministic, as every rendering (W-4): no counters, no clock.
 """
@@ -76,6 +77,7 @@ body.tf-page .turnfold { max-width: 1500px; }
 .turnfold .tf-cmp-title { color: var(--tf-dim); max-width: 40em; overflow-wrap: anywhere; }
 .turnfold .tf-change-regressed { color: var(--tf-error); font-weight: 600; }
 .turnfold .tf-change-improved { color: var(--tf-accent); }
+.turnfold .tf-change-only { color: var(--tf-dim); font-style: italic; }
 .turnfold .tf-cmp-pager { display: flex; align-items: baseline; gap: 8px; color: var(--tf-dim); }
 .turnfold .tf-cmp-page { font: inherit; }
 .turnfold .tf-cmp-section { margin-top: 18px; }
@@ -182,8 +184,14 @@ def render_compare_html(
     return before + compare_body(view, budget=budget) + after
 
 
-def table_html(table: PairTable, anchors: Mapping[str, str]) -> str:
-    """The changed samples, each linked to its pair's section when ``anchors`` has it."""
+#: A table row's or a comparison's identity on a page: its key and, for a sample only one corpus
+#: holds, that corpus's side (two rows may share a key's text).
+Anchored = tuple[str, str | None]
+
+
+def table_html(table: PairTable, anchors: Mapping[Anchored, str]) -> str:
+    """The changed samples, then those of one corpus only, each linked to its section when
+    ``anchors`` has it."""
     lines = [
         f'<div class="tf-cmp-totals" data-side="{escape(t["side"])}">'
         f'<span class="tf-cmp-name">{escape(t["name"])}</span>{_SEP}{escape(t["text"])}</div>'
@@ -192,12 +200,13 @@ def table_html(table: PairTable, anchors: Mapping[str, str]) -> str:
     lines.append(f'<div class="tf-cmp-summary">{escape(table["summary"])}</div>')
     if table["empty"]:
         lines.append(f'<div class="tf-note">{escape(table["empty"])}</div>')
+    if not table["rows"]:
         return '<div class="tf-cmp-table-box">' + "\n".join(lines) + "</div>\n"
     head = "".join(f"<th>{escape(column)}</th>" for column in table["columns"])
     lines.append(f'<table class="tf-cmp-table"><thead><tr>{head}</tr></thead><tbody>')
     for row in table["rows"]:
         key = escape(row["key"])
-        anchor = anchors.get(row["key"])
+        anchor = anchors.get((row["key"], row["only"]))
         name = f'<a class="tf-cmp-pick" href="#{anchor}">{key}</a>' if anchor else key
         title = row["title"]
         said = f'<div class="tf-cmp-title">{escape(title)}</div>' if title else ""
@@ -217,21 +226,28 @@ def render_corpus_html(
     *,
     locale: str,
     left_out: int = 0,
+    left_out_alone: int = 0,
     title: str | None = None,
     standalone: bool = True,
     budget: int | None = None,
 ) -> str:
-    """Two corpora: the table of changed samples, then each pair of ``views`` side by side
-    (the table's rows in order; ``left_out`` more changed samples are not in the table);
-    ``budget`` bounds each comparison as :func:`compare_body`'s."""
-    anchors = {view["key"]: f"pair-{n}" for n, view in enumerate(views, start=1)}
+    """Two corpora: the table of changed samples and of samples of one corpus only, then each
+    of ``views`` (the table's rows in order: a pair side by side, a run alone on its side);
+    ``left_out`` more changed samples and ``left_out_alone`` more of one corpus are not in the
+    table; ``budget`` bounds each comparison as :func:`compare_body`'s."""
+    # Numbered by place, named by kind, as the keys of their sides are (``pair-2/a/``).
+    anchors = {
+        (view["key"], view["only"]): f"{'pair' if view['only'] is None else 'only'}-{n}"
+        for n, view in enumerate(views, start=1)
+    }
     body = [table_html(table, anchors)]
-    if left_out:
-        note = escape(plural("compare.left_out", left_out, locale))
-        body.append(f'<div class="tf-note">{note}</div>\n')
+    for phrase, count in zip(("compare.left_out", "compare.left_out_alone"),
+                             (left_out, left_out_alone), strict=True):  # fmt: skip
+        if count:
+            body.append(f'<div class="tf-note">{escape(plural(phrase, count, locale))}</div>\n')
     for view in views:
         body.append(
-            f'<div class="tf-cmp-section" id="{anchors[view["key"]]}">'
+            f'<div class="tf-cmp-section" id="{anchors[view["key"], view["only"]]}">'
             f'<h2 class="tf-cmp-name">{escape(view["key"])}</h2>\n'
             f"{compare_body(view, budget=budget)}</div>\n"
         )

@@ -81,21 +81,27 @@ class CompareView(TypedDict):
     #: Each turn process's counterpart on the other side, both ways: opening one opens both.
     links: dict[str, str]
     pairs: list[PairNode]
+    #: ``"a"`` or ``"b"`` for the run of a sample only that corpus holds, shown on its side
+    #: alone (the other side's gaps say the sample is not there); None for two runs.
+    only: str | None
 
 
 # --- two corpora --------------------------------------------------------------------------------
 
 
 class TableRow(TypedDict):
-    """A sample whose outcome or score changed; selecting it opens its two runs."""
+    """A sample whose outcome or score changed, selecting it opens its two runs; or a sample
+    only one corpus holds, selecting it opens its one run."""
 
     kind: Literal["pair-row"]
     key: str  #: the join key as text
     title: str | None  #: its prompt, one line
-    change: str  #: ``"regressed"``, ``"improved"`` or ``"changed"``
+    #: ``"regressed"``, ``"improved"`` or ``"changed"``; ``"only"`` for a sample of one corpus
+    change: str
     change_label: str
-    a: str  #: outcome and score in the first corpus
+    a: str  #: outcome and score in the first corpus (or that the sample is not in it)
     b: str
+    only: str | None  #: ``"a"`` or ``"b"``: the corpus that alone holds the sample
 
 
 class TotalsLine(TypedDict):
@@ -107,7 +113,8 @@ class TotalsLine(TypedDict):
 
 
 class PairTable(TypedDict):
-    """The samples that changed between two corpora, one page of them at a time."""
+    """The samples that changed between two corpora, then those only one of them holds, one
+    page of them at a time."""
 
     summary: str
     totals: list[TotalsLine]
@@ -117,6 +124,8 @@ class PairTable(TypedDict):
     pages: int
     range_label: str
     selected: str | None
+    #: The ``only`` of the selected row (two rows may share a key text: ``1`` and ``"1"``).
+    selected_only: str | None
     empty: str | None  #: what the table says when nothing changed
 
 
@@ -124,10 +133,11 @@ class PairTable(TypedDict):
 
 
 class SelectRequest(TypedDict):
-    """Open the two runs of the table's row ``key``."""
+    """Open the runs of the table's row ``key`` (its ``only``: one run, on that side)."""
 
     type: Literal["select"]
     key: str
+    only: str | None
 
 
 class PageRequest(TypedDict):

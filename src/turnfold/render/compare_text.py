@@ -2,12 +2,14 @@
 
 Each pair is its header line, then each side's turns as :func:`turnfold.render.text.render_text`
 outlines them, indented under the run's name; a gap says there is no counterpart. For two
-corpora, the table of changed samples comes first. Plain text, deterministic.
+corpora, the table of changed samples, then of the samples only one corpus holds, comes first.
+Plain text, deterministic.
 
 >>> print(render_table_text({"summary": "1 regressed · 0 the same", "totals": [], "columns":
 ...     ["Sample", "Change", "A", "B"], "rows": [{"kind": "pair-row", "key": "1/1", "title":
-...     None, "change": "regressed", "change_label": "Regressed", "a": "Passed", "b": "Failed"}],
-...     "page": 0, "pages": 1, "range_label": "1–1 of 1", "selected": None, "empty": None}))
+...     None, "change": "regressed", "change_label": "Regressed", "a": "Passed", "b": "Failed",
+...     "only": None}], "page": 0, "pages": 1, "range_label": "1–1 of 1", "selected": None,
+...     "selected_only": None, "empty": None}))
 1 regressed · 0 the same
 Sample  Change     A       B
 1/1     Regressed  Passed  Failed
@@ -66,13 +68,16 @@ def _view(view: CompareView, nodes: list[TopNode]) -> View:
 
 
 def render_table_text(table: PairTable) -> str:
-    """The changed samples as aligned columns, under each corpus's totals and the summary."""
+    """The changed samples, then those of one corpus only, as aligned columns, under each
+    corpus's totals and the summary."""
     from rich.cells import cell_len
 
     lines = [f"{t['name']}: {t['text']}" for t in table["totals"]]
     lines.append(table["summary"])
     if table["empty"]:
-        return "\n".join([*lines, table["empty"]])
+        lines.append(table["empty"])
+    if not table["rows"]:
+        return "\n".join(lines)
     rows = [table["columns"]]
     rows += [[row["key"], row["change_label"], row["a"], row["b"]] for row in table["rows"]]
     widths = [max(cell_len(row[n]) for row in rows) for n in range(len(table["columns"]))]

@@ -10,7 +10,8 @@ pair that differs has its processes open by default; every other fold keeps its 
 Keys: every key of side ``a`` starts with ``a/`` and of side ``b`` with ``b/`` (two runs of one
 harness number their entries alike), so the folds of the two sides never share a key. A page
 of many comparisons (two corpora, each changed sample's pair in a section of its own) numbers
-them: ``pair-2/a/``, so that no two of its elements share an ``id`` (``call-<key>``).
+them: ``pair-2/a/``, so that no two of its elements share an ``id`` (``call-<key>``); the run of
+a sample only one corpus holds (:func:`compare_alone`) is numbered ``only-3/a/`` there.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from turnfold.comparison import (
     AlignedPair,
     BlockFacts,
     CorpusComparison,
+    LoneRow,
     Row,
+    RowPair,
     Side,
     Totals,
     TranscriptComparison,
@@ -61,9 +64,12 @@ __all__ = [
     "SIDES",
     "build_compare_view",
     "build_pair_table",
+    "compare_alone",
     "compare_runs",
+    "left_out",
     "side_prefix",
     "split_key",
+    "table_rows",
 ]
 
 #: The two sides, by the prefix of their keys.
@@ -77,14 +83,15 @@ TOOLS_SHOWN = 4
 ONLY_NAMED = 10
 
 
-def side_prefix(side: str, pair: int | None = None) -> str:
+def side_prefix(side: str, pair: int | None = None, *, section: str = "pair") -> str:
     """The prefix of every key of a side's nodes; with ``pair``, of the side of the
-    ``pair``-th comparison of a page of many (see the module docstring).
+    ``pair``-th comparison of a page of many, whose section is named ``section`` (see the
+    module docstring).
 
-    >>> side_prefix("a"), side_prefix("b", 2)
-    ('a/', 'pair-2/b/')
+    >>> side_prefix("a"), side_prefix("b", 2), side_prefix("a", 3, section="only")
+    ('a/', 'pair-2/b/', 'only-3/a/')
     """
-    return f"{side}/" if pair is None else f"pair-{pair}/{side}/"
+    return f"{side}/" if pair is None else f"{section}-{pair}/{side}/"
 
 
 def split_key(key: str) -> tuple[str, str] | None:
@@ -110,6 +117,25 @@ def compare_runs(
     )
 
 
+def compare_alone(
+    transcript: Transcript,
+    side: str,
+    settings: DisplaySettings | SettingsSnapshot | None = None,
+    *,
+    pair: int | None = None,
+) -> TranscriptComparison:
+    """The run of a sample only one corpus holds, on its ``side``, against nothing: each of its
+    blocks a pair with no counterpart, drawn by :func:`build_compare_view` with ``only=side``
+    (numbered ``only-<pair>`` on a page of many)."""
+    snapshot = snapshot_of(settings)
+    a, b = (
+        side_of(transcript if each == side else Transcript(), snapshot,
+                key_prefix=side_prefix(each, pair, section="only"))
+        for each in SIDES
+    )  # fmt: skip
+    return compare_transcripts(a, b, by_kind=False)
+
+
 def build_compare_view(
     comparison: TranscriptComparison,
     settings: DisplaySettings | SettingsSnapshot | None = None,
@@ -117,8 +143,10 @@ def build_compare_view(
     names: Sequence[str] = ("A", "B"),
     key: str = "compare",
     more_chars: int | None = MORE_CHARS,
+    only: str | None = None,
 ) -> CompareView:
-    """The view of ``comparison`` (made by :func:`compare_runs` with the same settings).
+    """The view of ``comparison`` (made by :func:`compare_runs` with the same settings; by
+    :func:`compare_alone`, with its side as ``only``).
 
     ``names`` are the two runs' names as the headers say them; ``key`` is the comparison's
     own, under which a widget remembers the reader's folds.
@@ -132,6 +160,11 @@ def build_compare_view(
         with collector_paused():
             head, nodes = _side_view(run, snapshot, more_chars)
         blocks.append(nodes)
+        if only is not None and side != only:  # no run at all, not a run of no turns
+            absent = translate("compare.not_in", locale, side=name)
+            sides.append({"key": side, "name": name, "session": None, "outcome": None,
+                          "notice": None, "gap": absent})  # fmt: skip
+            continue
         sides.append({
             "key": side,
             "name": name,
@@ -140,7 +173,8 @@ def build_compare_view(
             "notice": head.notice,
             "gap": translate("compare.gap", locale, side=name),
         })  # fmt: skip
-    first = comparison.first_difference
+    # A run alone differs from nothing: its folds keep its own view's defaults.
+    first = comparison.first_difference if only is None else None
     pairs: list[PairNode] = []
     links: dict[str, str] = {}
     for index, pair in enumerate(comparison.pairs):
@@ -160,6 +194,9 @@ def build_compare_view(
             "a": a_nodes,
             "b": b_nodes,
         })  # fmt: skip
+    summary = (
+        _summary(comparison, locale, names) if only is None else _alone_summary(only, locale, names)
+    )
     return {
         "schema": SCHEMA_VERSION,
         "key": key,
@@ -167,10 +204,11 @@ def build_compare_view(
         "mode": snapshot.transcript_display_mode,
         "show_thinking": snapshot.show_thinking,
         "sides": sides,
-        "summary": _summary(comparison, locale, names),
+        "summary": summary,
         "first": pairs[first]["key"] if first is not None else None,
         "links": links,
         "pairs": pairs,
+        "only": only,
     }
 
 
@@ -464,6 +502,12 @@ def _summary(comparison: TranscriptComparison, locale: str, names: Sequence[str]
     return " · ".join(parts)
 
 
+def _alone_summary(only: str, locale: str, names: Sequence[str]) -> str:
+    """What a run of a sample only one corpus holds is compared with: nothing."""
+    at = SIDES.index(only)
+    return translate("compare.sample_only_in", locale, side=names[at], other=names[1 - at])
+
+
 # --- two corpora -------------------------------------------------------------------------------
 
 
@@ -474,26 +518,17 @@ def build_pair_table(
     names: Sequence[str] = ("A", "B"),
     page: int = 0,
     selected: str | None = None,
+    selected_only: str | None = None,
     page_rows: int | None = PAGE_ROWS,
 ) -> PairTable:
-    """Page ``page`` of the samples that changed (``page_rows=None``: every one of them)."""
-    changed = comparison.changed
-    size = page_rows or max(1, len(changed))
-    pages = max(1, -(-len(changed) // size))
+    """Page ``page`` of the samples that changed, then of those only one corpus holds
+    (:func:`table_rows`; ``page_rows=None``: every one of them); ``selected`` and
+    ``selected_only`` are the row shown."""
+    listed = table_rows(comparison)
+    size = page_rows or max(1, len(listed))
+    pages = max(1, -(-len(listed) // size))
     page = min(max(page, 0), pages - 1)
-    shown = changed[page * size : (page + 1) * size]
-    rows: list[TableRow] = [
-        {
-            "kind": "pair-row",
-            "key": pair.key,
-            "title": _one_line(pair.a.get("title") or pair.b.get("title")),
-            "change": pair.change,
-            "change_label": translate(f"compare.{pair.change}", locale),
-            "a": _run(pair.a, locale),
-            "b": _run(pair.b, locale),
-        }
-        for pair in shown
-    ]
+    rows = [_row(each, locale, names) for each in listed[page * size : (page + 1) * size]]
     first = page * size + 1
     return {
         "summary": _table_summary(comparison, locale, names),
@@ -511,9 +546,49 @@ def build_pair_table(
         "rows": rows,
         "page": page,
         "pages": pages,
-        "range_label": _range(first, len(rows), len(changed), locale),
+        "range_label": _range(first, len(rows), len(listed), locale),
         "selected": selected,
-        "empty": None if changed else translate("compare.none_changed", locale),
+        "selected_only": selected_only if selected is not None else None,
+        "empty": None if comparison.changed else translate("compare.none_changed", locale),
+    }
+
+
+def table_rows(comparison: CorpusComparison) -> list[RowPair | LoneRow]:
+    """The rows of the table, in order: the changed pairs, then the samples only one corpus
+    holds (a sample added or removed is as much a change to read as a regression)."""
+    return [*comparison.changed, *comparison.alone]
+
+
+def left_out(comparison: CorpusComparison, shown: int) -> tuple[int, int]:
+    """How many changed pairs, and how many samples of one corpus only, a table of its first
+    ``shown`` rows (:func:`table_rows`) leaves out."""
+    changed = min(len(comparison.changed), shown)
+    return len(comparison.changed) - changed, len(comparison.alone) - (shown - changed)
+
+
+def _row(listed: RowPair | LoneRow, locale: str, names: Sequence[str]) -> TableRow:
+    if isinstance(listed, RowPair):
+        return {
+            "kind": "pair-row",
+            "key": listed.key,
+            "title": _one_line(listed.a.get("title") or listed.b.get("title")),
+            "change": listed.change,
+            "change_label": translate(f"compare.{listed.change}", locale),
+            "a": _run(listed.a, locale),
+            "b": _run(listed.b, locale),
+            "only": None,
+        }
+    at = SIDES.index(listed.side)
+    held, absent = _run(listed.row, locale), translate("compare.not_in", locale, side=names[1 - at])
+    return {
+        "kind": "pair-row",
+        "key": listed.key,
+        "title": _one_line(listed.row.get("title")),
+        "change": "only",
+        "change_label": translate("compare.only_in", locale, side=names[at]),
+        "a": held if at == 0 else absent,
+        "b": absent if at == 0 else held,
+        "only": listed.side,
     }
 
 
