@@ -9,6 +9,15 @@ Input shapes: a list of messages ``{"kind": "request" | "response", "parts": [{"
 fields directly (the framework's own serializer for anything unusual), so a run object and its
 saved JSON read the same.
 
+A run a tool's exception stopped (any exception but ``ToolFailed`` and ``ModelRetry``, which
+are the call's return) has no return for that call: pydantic-ai raises instead, and its history
+ends in the request of the returns collected so far (``state='interrupted'``). The stopped
+``AgentRun`` (``agent.iter()``), or the messages ``capture_run_messages()`` kept given with the
+exception, ``(messages, exc)``, end in an :class:`AssistantError` of it, and the call that
+raised, told by the exception's traceback (:func:`raised_in`), is ``error`` with its text
+(:func:`tool_raised`), as following the run shows it; the messages alone leave the calls
+``unknown`` with a warning (:func:`_interrupted`).
+
 Mapping, part by part (the message is one record, each part another, ``request/<part_kind>``):
 
 - ``system-prompt`` and a request's ``instructions`` → ``metadata["system"]`` (each distinct
@@ -86,7 +95,10 @@ it; ``CompactionEndEvent`` (2.78) is the :class:`CompactionBoundary` of its reco
 Before 2.78 a rejected streamed response has no event of its own: a part starting at an index
 whose part has ended begins the next response, and the retry feedback is not shown live.
 A stream that ends in the ``UnexpectedModelBehavior`` of a tool that used up its retries
-makes that tool's open call an error (its history records no return for it). The events do
+makes that tool's open call an error (its history records no return for it); one a tool's
+exception ended, the call that raised (:func:`tool_raised`: by the exception, which the run
+handle holds, else the one call that started and did not return), and the interrupted
+request's returns are read from the handle (:meth:`Follower._interrupted_request`). The events do
 not carry the prompt: given the ``AgentRunEvents`` handle first (``begin(events)``), the
 follower reads, once, at the first event, the ``message_history`` the run was given, whole (as a
 load shows it), then the run's requests before its first response, from the handle's history;
@@ -99,7 +111,7 @@ that ran beside deferred ones are in a last request no node carries).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -123,7 +135,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, plain_each, plain_value, type_of_record
-from turnfold.formats.wording import notice
+from turnfold.formats.wording import failure, notice
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     AssistantError,
@@ -330,6 +342,8 @@ def plain_message(message: Any) -> dict[str, Any]:
     }
     if request:
         out["instructions"] = message.instructions
+        # ``'interrupted'`` (2.x): the run stopped while its tools ran (:func:`_interrupted`).
+        out["state"] = getattr(message, "state", None)
     else:
         out["usage"] = _plain_usage(message.usage)
         out["model_name"] = message.model_name
@@ -354,15 +368,45 @@ def _is_agent_run(value: Any) -> bool:
     return kind.__name__ == "AgentRun" and kind.__module__.startswith("pydantic_ai.")
 
 
-def _stopped_by(run: Any) -> str | None:
+def _stopped_by(run: Any) -> Exception | None:
     """The exception that stopped an unfinished ``AgentRun`` (its ``next_node`` raises it
-    again), worded as :class:`~turnfold.following.Follow` ends a followed run that raised;
-    None for a run that is only paused (left before its end)."""
+    again); None for a run that is only paused (left before its end)."""
     try:
         getattr(run, "next_node")  # noqa: B009  (a property that raises: read for that)
     except Exception as exc:
-        return f"{type(exc).__name__}: {exc}"
+        return exc
     return None
+
+
+def _raised(exc: Exception | None) -> dict[str, Any]:
+    """The document's keys for the exception that stopped a run: ``error``, worded as
+    :class:`~turnfold.following.Follow` ends a followed run that raised, and ``raised_in``
+    (:func:`raised_in`)."""
+    if exc is None:
+        return {"error": None}
+    return {"error": f"{type(exc).__name__}: {exc}", "raised_in": raised_in(exc)}
+
+
+def raised_in(exc: BaseException) -> list[str]:
+    """The ids of the tool calls whose execution ``exc`` left, innermost first: read off its
+    traceback, whose frames of pydantic-ai's tool execution hold the call they run (a local
+    ``call``, its ``ToolCallPart``). The messages record no return for a call whose tool
+    raised, and the exception names no call; the traceback is the one record of which did,
+    even among calls of one tool running at once. Empty for an exception raised outside any
+    tool (a usage limit checked before the calls run)."""
+    found: list[str] = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if str(frame.f_globals.get("__name__", "")).startswith("pydantic_ai."):
+            call = frame.f_locals.get("call")
+            call_id = getattr(call, "tool_call_id", None)
+            if getattr(call, "part_kind", None) == "tool-call" and isinstance(call_id, str):
+                if call_id in found:
+                    found.remove(call_id)
+                found.insert(0, call_id)
+        tb = tb.tb_next
+    return found
 
 
 #: What :func:`plain` makes of an exception a run raised: the name of its type alone.
@@ -374,9 +418,17 @@ def plain(value: Any) -> Any:
     finished or not), a list of messages or one message as the records :func:`read` reads;
     the value itself is never modified. An exception the run raised (``UsageLimitExceeded``
     from ``agent.run_sync``) holds none of the run's messages: ``{"raised": "<its type>"}``,
-    which :func:`read` refuses saying how to keep them."""
+    which :func:`read` refuses saying how to keep them; given with the messages
+    ``capture_run_messages`` kept, ``(messages, exc)``, it is the run's end (:func:`_raised`)."""
     if isinstance(value, BaseException):
         return {RAISED: type(value).__name__}
+    if (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], (list, tuple))
+        and isinstance(value[1], Exception)
+    ):
+        return {"messages": plain_each(value[0], _plain_record), **_raised(value[1])}
     result = getattr(value, "result", None)
     if result is not None and hasattr(result, "all_messages"):
         value = result  # AgentRunResultEvent, a finished AgentRun
@@ -395,7 +447,7 @@ def plain(value: Any) -> Any:
         return {
             "messages": plain_each(all_messages(), plain_message),
             **(
-                {"error": _stopped_by(value)}
+                _raised(_stopped_by(value))
                 if unfinished
                 else {"output": plain_output(value.output)}
             ),
@@ -602,6 +654,10 @@ class PydanticAIBuilder(MessageBuilder):
         self.last_response: tuple[str | None, str | None] = (None, None)
         #: The ``run_id`` of the last response (:meth:`_tool_contents`).
         self._response_run: Any = None
+        #: The batch of the last response, and the line of the last message when it is a
+        #: request the run stopped assembling (``state='interrupted'``, :func:`_interrupted`).
+        self.last_batch: str | None = None
+        self.interrupted: int | None = None
 
     # --- messages ------------------------------------------------------------------------
 
@@ -616,7 +672,10 @@ class PydanticAIBuilder(MessageBuilder):
                 self.warn(f"not a pydantic-ai message ({record}) skipped", line)
             self.note(record, "warned")
             return
+        self.interrupted = None
         if kind == "request":
+            if message.get("state") == "interrupted":
+                self.interrupted = line
             self.feed_request(message, parts, line)
         else:
             self.feed_response(message, parts, line)
@@ -659,6 +718,7 @@ class PydanticAIBuilder(MessageBuilder):
             if entry is not None:
                 entries.append(entry)
         self.response_meta(message, entries)
+        self.last_batch = batch
 
     def _tool_contents(
         self, message: Mapping[str, Any], parts: list[Any], line: int
@@ -1105,10 +1165,15 @@ def read(source: Source) -> Transcript:
                 _top_level(source, builder, key, value)
         # A load's call with no return is unknown, where a followed one was still running.
         _retries_exceeded(transcript, builder._calls.values(), ("unknown",))
+        found = document.get("raised_in")
+        if isinstance(found, list) and all(isinstance(i, str) for i in found):
+            tool_raised(builder, found, ("unknown",))
         delegated_usage(transcript, builder.responses, history)
     else:
         for line, record in source.records():
             builder.feed(record, line)
+    if not (isinstance(document, Mapping) and document.get("error")):
+        _interrupted(builder)
     if not transcript.entries and builder.responses == 0 and not transcript.metadata.get("system"):
         raise TranscriptFormatError(source.name, [NAME], None, "no pydantic-ai messages")
     return transcript
@@ -1120,7 +1185,8 @@ def _no_messages(raised: str) -> str:
     return (
         f"a {raised[:100]} exception holds no messages of the run; to keep them, run the "
         "agent inside `with capture_run_messages() as messages:` (from pydantic_ai) and, "
-        "where the exception is caught, turnfold.load(messages)"
+        "where the exception is caught, turnfold.load(messages) "
+        "(turnfold.load((messages, exc)) shows the exception too)"
     )
 
 
@@ -1198,6 +1264,8 @@ def _top_level(source: Source, builder: PydanticAIBuilder, key: str, value: Any)
     elif key == "error":
         if isinstance(value, str) and value:
             transcript.append(AssistantError(message=value))
+    elif key == "raised_in":
+        pass  # read after the error (:func:`read`): the call it names raised it
     elif key == "metadata":
         if value:
             transcript.metadata["run_metadata"] = value
@@ -1583,8 +1651,51 @@ class Follower:
     def close(self) -> None:
         for requests in self._deferred:  # no closing result said it: the events did
             self.builder.deferred(requests)
+        self._interrupted_request()
         _retries_exceeded(self.transcript, self.builder._calls.values(), ("pending", "executing"))
+        exc = _run_exception(self._run)
+        tool_raised(self.builder, None if exc is None else raised_in(exc), ("pending", "executing"))
         self.builder.settle_open(self.builder._calls.values(), waiting=self.builder.waiting)
+
+    def _interrupted_request(self) -> None:
+        """The returns a run that stopped while its tools ran collected (the request of its
+        history it stopped assembling, ``state='interrupted'``), read from the run handle
+        when one was given: no node carries that request, and no event the return of a tool
+        that finished as another raised (``parallel_ordered_events``), which a load of the
+        run shows all the same."""
+        run = self._run
+        if run is None:
+            return
+        try:
+            messages = run.all_messages()
+        except Exception:  # the handle's own refusal: what was followed stands
+            return
+        if not messages:
+            return
+        last = messages[-1]
+        if (
+            _is_message_object(last)
+            and last.kind == "request"
+            and getattr(last, "state", None) == "interrupted"
+            and id(last) not in self._fed
+        ):
+            self._message(last)
+
+
+def _run_exception(run: Any) -> Exception | None:
+    """The exception that ended a followed run, from its handle: an ``AgentRun``'s (its
+    ``next_node`` raises it again), or the background task of ``run_stream_events()``'s
+    ``AgentRunEvents``, which raised it out of the stream; None while the run goes on, when it
+    was cancelled or ended well, and without a handle."""
+    if _is_agent_run(run):
+        return _stopped_by(run)
+    import asyncio  # here: loading a saved run imports none of it (test_startup)
+
+    task = getattr(run, "_task", None)
+    if not isinstance(task, asyncio.Future) or not task.done() or task.cancelled():
+        return None
+    exc = task.exception()
+    return exc if isinstance(exc, Exception) else None
 
 
 def _retries_exceeded(transcript: Transcript, calls: Any, open_statuses: tuple[str, ...]) -> None:
@@ -1611,6 +1722,79 @@ def _retries_exceeded(transcript: Transcript, calls: Any, open_statuses: tuple[s
     )
 
 
+def tool_raised(
+    builder: PydanticAIBuilder, found: Sequence[str] | None, open_statuses: tuple[str, ...]
+) -> None:
+    """A run that ended raising an exception out of a tool (not ``ToolFailed`` or
+    ``ModelRetry``, which pydantic-ai records as the call's return): the history records no
+    return for that call, and the run's error (the transcript's last entry) names no call.
+
+    ``found`` is the calls the exception left, innermost first (:func:`raised_in`): the first
+    of them still in ``open_statuses`` raised it. Without the exception (``found`` None: a
+    followed stream that leads back to no run), the calls that started (``executing``: their
+    ``FunctionToolCallEvent`` came) and did not return are the ones that can have raised it;
+    with the exception, a call its traceback does not name did not. One such call is
+    ``error`` with the exception's text; of several, which raised is not told: they stay
+    open (``unknown`` once settled, spec L-3). Either way the run's error says which tool or
+    tools raised it (the ADK reader's words, ``reader.run_ended_raised``)."""
+    transcript = builder.transcript
+    last = transcript.entries[-1] if transcript.entries else None
+    if not isinstance(last, AssistantError) or last.wording is not None:
+        return  # the run did not end raising, or its error says so already
+    if _RETRIES_EXCEEDED.match(last.message):
+        return  # pydantic-ai's own error, for the call :func:`_retries_exceeded` tells
+    if found is not None:
+        opened = (builder._calls.get(call_id) for call_id in found)
+        raising = next((c for c in opened if c is not None and c.status in open_statuses), None)
+        suspects = [raising] if raising is not None else []
+    else:
+        suspects = [c for c in builder._calls.values() if c.status == "executing"]
+    if not suspects:
+        return
+    if len(suspects) == 1:
+        transcript.update(suspects[0], status="error", result=text_result(last.message))
+    ended = _ended_raising(suspects, last.message)
+    transcript.update(last, message=ended.message, wording=ended.wording)
+
+
+def _ended_raising(calls: list[ToolCall], said: str) -> AssistantError:
+    """The run's error, naming the tool or tools of ``calls`` one of which raised ``said``
+    (a call with no name is "a tool": a name is never made up)."""
+    names = list(dict.fromkeys(call.name for call in calls if call.name))
+    unnamed = not all(call.name for call in calls)
+    if not names:
+        return failure("reader.run_ended_raised.a_tool", {"said": said})
+    if len(names) == 1 and not unnamed:
+        return failure("reader.run_ended_raised", {"who": names[0], "said": said})
+    # {names} lists them as the view's language does (``with_words``), {last} ends the list.
+    listed = {f"names.{n}": v for n, v in enumerate(names if unnamed else names[:-1])}
+    key = "reader.run_ended_raised.either_a_tool" if unnamed else "reader.run_ended_raised.either"
+    return failure(key, {**listed, "last": names[-1], "said": said})
+
+
+def _interrupted(builder: PydanticAIBuilder) -> None:
+    """Messages that end in a request the run stopped assembling (``state='interrupted'``:
+    ``capture_run_messages()`` of a run that raised, or that was cancelled, while its tools
+    ran) without the exception: the calls of the last response with no return are left
+    ``unknown`` (which raised, if one did, only the exception tells), and a warning says so."""
+    if builder.interrupted is None:
+        return
+    left = [
+        call
+        for call in builder._calls.values()
+        if call.batch_id == builder.last_batch and call.status == "unknown"
+    ]
+    if not left:
+        return
+    named = ", ".join(f"{call.name} ({call.call_id})" for call in left[:10])
+    builder.warn(
+        f"the run stopped while its tools ran (its last request is interrupted): {named} "
+        "returned nothing; the exception or cancel that stopped it is not in the messages: "
+        "turnfold.load((messages, exc)) shows it, and which call raised it",
+        builder.interrupted,
+    )
+
+
 def _prompt_part(content: Any) -> Any:
     from pydantic_ai.messages import UserPromptPart
 
@@ -1619,7 +1803,9 @@ def _prompt_part(content: Any) -> Any:
 
 RECORDS = Records(
     mapped={
-        "request": "a ModelRequest: its parts in order; instructions → metadata['system']",
+        "request": "a ModelRequest: its parts in order; instructions → metadata['system']; "
+        "the last one interrupted (the run stopped while its tools ran) with no error known: a "
+        "warning naming the calls of the last response left without a return",
         "response": "a ModelResponse: its parts in order; usage on its last text, "
         "model_name, timestamp, provider_name and finish_reason",
         "request/system-prompt": "metadata['system'] (each distinct text once)",
@@ -1650,8 +1836,12 @@ RECORDS = Records(
         "any other non-string output (an output tool's) is the answer: an AssistantText of it "
         "as fenced JSON (meta['structured_output']) unless the last text states it",
         "usage": "an AgentRunResult's RunUsage: metadata['usage']",
-        "error": "the exception that stopped an unfinished AgentRun (agent.iter()): an "
-        "AssistantError of it, as a followed run that raised ends",
+        "error": "the exception that stopped an unfinished AgentRun (agent.iter()), or given "
+        "with the run's messages ((messages, exc)): an AssistantError of it, as a followed run "
+        "that raised ends",
+        "raised_in": "the tool calls the exception's traceback passes through, innermost first: "
+        "the first the run left without a return raised it (error, the exception's text its "
+        "result), and the AssistantError names its tool",
         "new_message_index": "where the run's own messages start: the responses before it (its "
         "message_history) are counted in metadata['usage'] beside the RunUsage, which counts only "
         "the run's (kept in metadata['run_usage'])",
