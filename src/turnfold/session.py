@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
-from turnfold.cost import Cost, default_model, responses_apart, session_cost
+from turnfold.cost import Cost, default_model, responses_apart, responses_by_model, session_cost
 from turnfold.formats.common import as_text
 from turnfold.model import (
     FAILED_STATUSES,
@@ -36,7 +36,7 @@ from turnfold.usage import (
     add_into,
     counts_of,
     has_subagent_tokens,
-    side_request_tokens,
+    side_request_usage,
     subagent_tokens,
     total_of,
     unattributed_subagent_tokens,
@@ -301,9 +301,9 @@ class SessionTally:
             isinstance(c, ToolCall) and c.subagent is not None and c.subagent.transcript is None
             for c in calls
         )
-        facts.side_request_tokens = side_request_tokens(transcript)
-        # Side requests name no response's model either: no estimate prices them (U-2).
-        unpriced = unpriced or bool(facts.side_request_tokens)
+        side = side_request_usage(transcript)
+        for _, counts in side:
+            add_into(facts.side_request_tokens, counts)
         facts.tokens = dict(own)
         add_into(facts.tokens, facts.subagent_tokens)
         add_into(facts.tokens, facts.side_request_tokens)
@@ -317,7 +317,14 @@ class SessionTally:
         # new responses, and pricing walks every response.
         priced = (facts.tokens, as_text(meta.get("model")), meta.get("cost_usd"))
         if self._priced is None or self._priced[0] != priced:
-            cost = session_cost(transcript, when=self._when(), found=self._found)
+            found = self._found
+            if side:
+                # Each side request is priced as its model's (U-2); the counts an older dump
+                # keeps under no model are priced by none, so the estimate is none.
+                if found is None:
+                    found = responses_by_model(transcript.entries, default_model(transcript))
+                found = found + side
+            cost = session_cost(transcript, when=self._when(), found=found)
             self._priced = (priced, cost)
         facts.cost = self._priced[1]
         if unpriced and facts.cost is not None and not facts.cost.recorded:

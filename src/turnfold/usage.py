@@ -28,8 +28,8 @@ The rules:
   total is the sub-agents' too, under no call, never the session's own.
 * **Side requests.** Requests a harness made of its own that no response records (Claude
   Code's: a title, a command's check, made with its small fast model) but its run's total
-  counts (``metadata["side_request_usage"]``) are a part of their own: in the session's total,
-  neither its responses' nor a sub-agent's.
+  counts (``metadata["side_request_usage"]``, by model) are a part of their own: in the
+  session's total, neither its responses' nor a sub-agent's.
 """
 
 from __future__ import annotations
@@ -319,11 +319,35 @@ def tokens_spent(entries: Sequence[Entry]) -> Tokens:
     return tokens
 
 
-def side_request_tokens(transcript: Transcript) -> Tokens:
+def side_request_usage(transcript: Transcript) -> list[tuple[str | None, Tokens]]:
     """The tokens of the requests ``transcript``'s harness made of its own, which no response
-    records (``metadata["side_request_usage"]``)."""
+    records, by the model that spent them (``metadata["side_request_usage"]``: model → counts),
+    so that each is priced as that model's (U-2). A dump of an older turnfold keeps them as one
+    mapping of counts under no model: read all the same, under None, which no estimate prices.
+
+    >>> t = Transcript(metadata={"side_request_usage": {"m": {"input_tokens": 3}}})
+    >>> side_request_usage(t)
+    [('m', {'input_tokens': 3})]
+    """
     recorded = transcript.metadata.get("side_request_usage")
-    return counts_of(recorded) if isinstance(recorded, Mapping) else {}
+    if not isinstance(recorded, Mapping):
+        return []
+    found: list[tuple[str | None, Tokens]] = [
+        (str(model), counts_of(counts))
+        for model, counts in recorded.items()
+        if isinstance(counts, Mapping)
+    ]
+    found.append((None, counts_of(recorded)))
+    return [(model, counts) for model, counts in found if counts]
+
+
+def side_request_tokens(transcript: Transcript) -> Tokens:
+    """The tokens of the requests ``transcript``'s harness made of its own
+    (:func:`side_request_usage`), every model's added."""
+    tokens: Tokens = {}
+    for _, counts in side_request_usage(transcript):
+        add_into(tokens, counts)
+    return tokens
 
 
 @dataclass
@@ -411,6 +435,7 @@ __all__ = [
     "records_tokens_per_turn",
     "responses",
     "side_request_tokens",
+    "side_request_usage",
     "subagent_tokens",
     "tokens_spent",
     "total_of",

@@ -1874,9 +1874,9 @@ def uncounted_subagent_usage(
     but for the CLI's own side requests (a title, a command's check, made with its small fast
     model), which no response records either: a model of ``modelUsage`` that no response
     names and no such agent ran on (``agent_models``: each background call's
-    ``resolvedModel``, by call id) counts them, ``metadata["side_request_usage"]``. Where an
-    agent's model is not recorded, nothing is told apart. A total below what the responses
-    count (another file's requests, a different session) gives nothing."""
+    ``resolvedModel``, by call id) counts them, ``metadata["side_request_usage"]`` (model →
+    counts). Where an agent's model is not recorded, nothing is told apart. A total below
+    what the responses count (another file's requests, a different session) gives nothing."""
     model_usage = transcript.metadata.get("model_usage")
     run = model_usage_totals(model_usage)
     uncounted = [c for c in transcript.tool_calls() if c.subagent and not has_subagent_tokens(c)]
@@ -1887,7 +1887,10 @@ def uncounted_subagent_usage(
     if any(value < 0 for value in spent.values()):
         return
     side = _side_requests(transcript, model_usage, uncounted, agent_models or {})
-    rest = {name: value - side.get(name, 0) for name, value in spent.items()}
+    side_total: Tokens = {}
+    for counts in side.values():
+        add_into(side_total, counts)
+    rest = {name: value - side_total.get(name, 0) for name, value in spent.items()}
     # A response that names no model may be a side model's: then nothing is told apart.
     if side and all(value >= 0 for value in rest.values()):
         spent = rest
@@ -1916,17 +1919,19 @@ def _side_requests(
     model_usage: Mapping[str, Any],
     uncounted: list[ToolCall],
     agent_models: Mapping[str, str],
-) -> Tokens:
+) -> dict[str, Tokens]:
     """What ``modelUsage`` counts under models that neither a response of the session (its
     counted sub-agents' included) names nor an uncounted agent ran on: the CLI's side
-    requests. Nothing where an uncounted agent's model is not recorded (it may be any)."""
+    requests, by model, so each is priced as its model's (U-2). Nothing where an uncounted
+    agent's model is not recorded (it may be any)."""
     if any(c.call_id not in agent_models for c in uncounted):
         return {}
     used = {agent_models[c.call_id] for c in uncounted} | _models_named(transcript.entries)
-    side: Tokens = {}
+    side: dict[str, Tokens] = {}
     for model, counts in model_usage.items():
-        if model not in used:
-            add_into(side, model_usage_totals({model: counts}) or {})
+        counted = model_usage_totals({model: counts}) if model not in used else None
+        if counted and any(counted.values()):
+            side[str(model)] = counted
     return side
 
 

@@ -556,14 +556,18 @@ def session_header(
             "session.tokens_title", locale, input=named["input"], output=named["output"],
             cache_read=named["cache_read"], cache_write=named["cache_write"],
         )  # fmt: skip
-        text = translate("session.tokens", locale, tokens=compact_count(total))
-        delegated = total_of(facts.subagent_tokens)
-        if delegated:  # U-1: the total says that it includes what the sub-agents spent
-            text = translate("session.tokens_subagents", locale, tokens=compact_count(total))
-            breakdown = translate(
-                "list.clauses", locale, first=breakdown,
-                second=translate("session.tokens_subagents_title", locale, tokens=f"{delegated:,}"),
-            )  # fmt: skip
+        # U-1: the total says what it includes beyond the responses shown: what the sub-agents
+        # spent, and the harness's own side requests, which are in no turn.
+        key = "session.tokens"
+        for name, spent in (("subagents", total_of(facts.subagent_tokens)),
+                            ("side_requests", total_of(facts.side_request_tokens))):  # fmt: skip
+            if spent:
+                key = f"{key}_{name}"
+                breakdown = translate(
+                    "list.clauses", locale, first=breakdown,
+                    second=translate(f"session.tokens_{name}_title", locale, tokens=f"{spent:,}"),
+                )  # fmt: skip
+        text = translate(key, locale, tokens=compact_count(total))
         if output_not_recorded(tokens) or transcript.metadata.get("usage_lower_bound") is True:
             # The input alone, or a total holding some responses' input without their output
             # (a Claude Code run stopped after others: usage_lower_bound): a lower bound, marked
