@@ -46,6 +46,7 @@ with collector_paused():
     from turnfold.formats.source import RECORD_LIMIT_ENV
     from turnfold.i18n import translate
     from turnfold.model import Transcript, printable
+    from turnfold.render.atomic import write_whole
     from turnfold.render.content import MORE_CHARS
     from turnfold.render.page import write_page
     from turnfold.render.viewmodel import build_view_model, open_all
@@ -586,17 +587,15 @@ def _write(target: Path | None, write: Callable[[BinaryIO], int], stdout: TextIO
         except OSError as error:
             return _stdout_failed(error)
         return 0
-    # The file the page replaces and the page in progress beside it; None for a device or a pipe.
+    # The file the page replaces; None for a device or a pipe.
     real = None if _written_into(target) else Path(os.path.realpath(target))
-    partial = None if real is None else real.with_name(f".{real.name}.{os.getpid()}.part")
     try:
-        # Appended to, as the shell's ``>>``: opening a name of /dev anew may truncate the file.
-        with partial.open("wb") if partial is not None else target.open("ab") as stream:
-            if real is not None:
-                _keep_mode(real, stream)
-            size = write(stream)
-        if real is not None and partial is not None:
-            os.replace(partial, real)
+        if real is not None:  # beside it, named by this process: two renders never share one
+            size = write_whole(real, write, real.with_name(f".{real.name}.{os.getpid()}.part"))
+        else:
+            # Appended to, as the shell's ``>>``: opening a name of /dev anew may truncate it.
+            with target.open("ab") as stream:
+                size = write(stream)
     except BrokenPipeError:
         raise  # a pipe's reader left (``-o /dev/stdout | head``), as for ``-o -``
     except OSError as error:
@@ -605,25 +604,8 @@ def _write(target: Path | None, write: Callable[[BinaryIO], int], stdout: TextIO
             reason = f"there is no folder {target.parent}"
         print(_shown(f"turnfold: cannot write {target}: {reason}"), file=sys.stderr)
         return EXIT_CANNOT_WRITE
-    finally:
-        if partial is not None:
-            with contextlib.suppress(OSError):
-                partial.unlink(missing_ok=True)
     print(_shown(f"turnfold: wrote {target} ({size // 1024 or 1} KB)"), file=sys.stderr)
     return 0
-
-
-def _keep_mode(replaced: Path, page: BinaryIO) -> None:
-    """Give the new ``page`` the permission bits of the file it replaces (a page kept private,
-    0600, stays so; a new file keeps what the umask gives), before anything is written to it:
-    the page in progress is never more readable than the one it replaces. Not setuid, setgid
-    or sticky bits, which have no business on a page. A mode that cannot be set fails the
-    write rather than widen who may read the page."""
-    try:
-        mode = replaced.stat().st_mode
-    except FileNotFoundError:
-        return
-    os.chmod(page.fileno(), mode & 0o777)
 
 
 def _written_into(path: Path) -> bool:

@@ -48,6 +48,7 @@ from turnfold.corpus.columns import (
     row_of,
 )
 from turnfold.corpus.summarize import COLUMNS
+from turnfold.formats.tables import held_pages
 from turnfold.i18n import translate
 
 if sys.version_info >= (3, 11):
@@ -210,7 +211,10 @@ class Paging:
     def __init__(self, table: pa.Table, locale: str = "en") -> None:
         self.locale = locale
         self.source = table
-        self.table = _with_derived(_as_read(table))
+        read, self._textual = _as_read(table)
+        self.table = _with_derived(read)
+        #: The text of each :attr:`_textual` column sorted or filtered by, made when first asked.
+        self._texts: dict[str, pa.ChunkedArray[Any]] = {}
         extra = {name: _kind_of(self.table.schema.field(name).type)
                  for name in table.column_names if name not in COLUMNS}  # fmt: skip
         self.columns: dict[str, Column] = {c.name: c for c in columns_of(extra)}
@@ -294,7 +298,7 @@ class Paging:
             positions = pc.indices_nonzero(mask)
         sort = query["sort"]
         if sort is not None:
-            values = self._ranks_of_samples() if sort == "sample" else self.table.column(sort)
+            values = self._ranks_of_samples() if sort == "sample" else self._column(sort)
             if positions is None:
                 positions = pa.array(range(self.table.num_rows), pa.uint64())
             else:
@@ -325,6 +329,22 @@ class Paging:
             self._sample_ranks = pc.index_in(samples, value_set=ordered)
         return self._sample_ranks
 
+    def _column(self, name: str) -> Any:
+        """The column ``name`` as a sort or a filter reads it: a :attr:`_textual` column as
+        the text its cells show (:func:`_shown`), converted a page of rows at a time, once."""
+        if name not in self._textual:
+            return self.table.column(name)
+        if name not in self._texts:
+            import pyarrow as pa
+
+            # Each page's cells converted and dropped before the next: a column of wide lists,
+            # every row's at once, held many times what one load may (X-1).
+            chunks = [pa.array([_shown(value) for value in page.column(0).to_pylist()],
+                               pa.string())
+                      for page in held_pages(self.table.select([name]))]  # fmt: skip
+            self._texts[name] = pa.chunked_array(chunks, pa.string())
+        return self._texts[name]
+
     def _mask(self, filters: list[Filter]) -> Any:
         """Where every filter holds: a boolean array (the stubs type Arrow's compute results
         too narrowly to follow them through)."""
@@ -340,7 +360,7 @@ class Paging:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        values = self.table.column(each["column"])
+        values = self._column(each["column"])
         col, op, value = self.columns[each["column"]], each["op"], each["value"]
         if value is None:
             return pc.is_valid(values) if op == "!=" else pc.is_null(values)
@@ -380,7 +400,14 @@ class Paging:
         else:
             part = self.table.select(wanted).take(order.slice(offset, size))
         columns = [self.columns[name] for name in shown]
-        rows = [row_of(values, columns, self.locale) for values in part.to_pylist()]
+        textual = self._textual.intersection(wanted)
+        rows: list[Row] = []
+        # A page of rows whose values together a load may hold at a time (X-1): a row's cells
+        # keep their text only, not the lists and structs it was made from.
+        for batch in held_pages(part):
+            for values in batch.to_pylist():
+                values.update((name, _shown(values[name])) for name in textual)
+                rows.append(row_of(values, columns, self.locale))
         return {
             "query": query,
             "total": total,
@@ -460,16 +487,19 @@ def _with_derived(table: pa.Table) -> pa.Table:
     return table.append_column("tokens", pc.if_else(neither, None, total))
 
 
-def _as_read(table: pa.Table) -> pa.Table:
-    """``table`` with a table source's own columns as the browser reads them: text, numbers and
-    moments as they are, a category's values as text, a decimal as a number, and anything else
-    (a list, a struct, a flag, a date) as the text its cell shows. Arrow neither sorts nor
-    compares a list or a struct, nor lower-cases a flag (sorting or filtering by such a column
-    had raised in the kernel and left the view waiting); as their text, what a reader sorts and
-    filters by is what they see."""
+def _as_read(table: pa.Table) -> tuple[pa.Table, frozenset[str]]:
+    """``table`` with a table source's own columns as the browser reads them, and the names of
+    those read as text. Text, numbers and moments as they are, a category's values as theirs,
+    a decimal as a number; anything else (a list, a struct, a flag, a date) as the text its
+    cell shows (:func:`_shown`). Arrow neither sorts nor compares a list or a struct, nor
+    lower-cases a flag (sorting or filtering by such a column had raised in the kernel and left
+    the view waiting); as their text, what a reader sorts and filters by is what they see. That
+    text is made only for what a page shows or a sort or filter reads (:meth:`Paging._column`):
+    made here, every row's at once, it held a table of wide rows whole as Python values."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    textual: set[str] = set()
     for at, name in enumerate(table.column_names):
         values: Any = table.column(name)
         kind = given = values.type
@@ -477,19 +507,33 @@ def _as_read(table: pa.Table) -> pa.Table:
             continue
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
+            if not _as_it_is(kind) and not pa.types.is_decimal(kind):
+                textual.add(name)  # its rows convert to their values: read as text as they are
+                continue
             values = pc.cast(values, kind)
         if pa.types.is_decimal(kind):
             values = pc.cast(values, pa.float64())
-        elif not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
-                  or pa.types.is_integer(kind) or pa.types.is_floating(kind)
-                  or pa.types.is_timestamp(kind)):  # fmt: skip
-            # One pass over one column, once per browser: the cells show ``str(value)`` too.
-            values = pa.array([None if value is None else str(value)
-                               for value in values.to_pylist()], pa.string())  # fmt: skip
+        elif not _as_it_is(kind):
+            textual.add(name)
+            continue
         elif kind == given:
             continue
         table = table.set_column(at, name, values)
-    return table
+    return table, frozenset(textual)
+
+
+def _as_it_is(kind: pa.DataType) -> bool:
+    """Whether Arrow sorts and compares a column of ``kind`` as its cells read."""
+    import pyarrow as pa
+
+    return (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+            or pa.types.is_integer(kind) or pa.types.is_floating(kind)
+            or pa.types.is_timestamp(kind))  # fmt: skip
+
+
+def _shown(value: Any) -> str | None:
+    """A cell of a column read as text (:func:`_as_read`): what it shows, ``str(value)``."""
+    return None if value is None else str(value)
 
 
 def _kind_of(kind: pa.DataType) -> Kind:

@@ -53,6 +53,7 @@ from turnfold.corpus.parts import Parts
 from turnfold.corpus.summarize import DATETIME_COLUMNS, TITLE_LIMIT, Summary, examine
 from turnfold.i18n import plural, translate
 from turnfold.model import Transcript, UserMessage
+from turnfold.render.atomic import Part, write_whole
 from turnfold.render.content import escape
 from turnfold.render.html import page_end, turnfold_css
 from turnfold.render.page import write_page
@@ -120,13 +121,13 @@ class _PageWriter:
 
     def read(self, item: Item) -> _File:
         runs = Path(self.folder) / RUNS
-        written: list[tuple[dict[str, Any], Path, int, str, str | None]] = []
+        written: list[tuple[dict[str, Any], Part, int, str, str | None]] = []
 
         def visit(transcript: Transcript, row: dict[str, Any]) -> None:
             # Named once the row's key is final (a file of one instance ends up keyed by its path).
-            part = runs / f".{os.getpid()}-{len(written)}.part"
+            part = Part(runs / f".{os.getpid()}-{len(written)}.part")
             recorded = _recorded_title(transcript)
-            with part.open("wb") as stream:
+            with part.stream as stream:
                 body = write_page(stream, transcript, self.settings, title=_title(recorded, row),
                                   fork=False, end=False)  # fmt: skip
             line = _one_line(recorded) if recorded else None
@@ -136,7 +137,7 @@ class _PageWriter:
         pages: dict[str, tuple[str | None, int, str, str | None]] = {}
         for row, part, body, prompt, title in written:
             name = page_name(row["key"])
-            os.replace(part, runs / name)
+            part.replace(runs / name)
             pages[row["key"]] = (name, body, prompt, title)
         built = []
         for row in _rows(found):
@@ -260,8 +261,8 @@ def build_site(
     _forget(out, before, files)
     index = out / INDEX
     counts, skipped = _counts(found.skipped, files, runs, snapshot.locale)
-    _atomic_write(index, _index_html(runs, counts, snapshot.locale).encode("utf-8"))
-    _atomic_write(out / MANIFEST, json.dumps({"files": files}, ensure_ascii=False).encode())
+    _write_whole(index, _index_html(runs, counts, snapshot.locale).encode("utf-8"))
+    _write_whole(out / MANIFEST, json.dumps({"files": files}, ensure_ascii=False).encode())
     written = sum(1 for entry in read.values() for run in entry.runs if run.page)
     pages = sum(1 for run in runs if run["page"])
     return SiteReport(index, len(runs), written, pages - written, skipped)
@@ -389,10 +390,9 @@ def _counts(
     return line, others
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    partial = path.with_name(f".{path.name}.part")
-    partial.write_bytes(data)
-    os.replace(partial, path)
+def _write_whole(path: Path, data: bytes) -> None:
+    # The part's name is one the CLI knows as a site's own (a build cut short leaves it).
+    write_whole(path, lambda stream: stream.write(data), path.with_name(f".{path.name}.part"))
 
 
 # --- the index ------------------------------------------------------------------------------------
