@@ -22,8 +22,12 @@ Where each tool writes its sessions when a variable is set, read in its own code
   wrote it); the Copilot CLI (``$COPILOT_HOME``: named in the 1.0.102 loader of
   ``@github/copilot``, whose application code is fetched at run time and not here;
   ``session-state/`` under it as GitHub's config-dir reference and toolpath-copilot's ``paths``
-  module describe it); Claude Code (``$CLAUDE_CONFIG_DIR``, tests/test_credentials_agents.py)
-  and Crush (``$CRUSH_GLOBAL_DATA``, tests/test_corpus_gaps.py).
+  module describe it); Cline (``resolveClineDataDir`` and ``resolveSessionDataDir`` of
+  ``@cline/shared``, cline/cline ``sdk/packages/shared/src/storage/paths.ts``:
+  ``$CLINE_SESSION_DATA_DIR`` holds the sessions, else ``$CLINE_DATA_DIR/sessions``, else
+  ``$CLINE_DIR/data/sessions``; tests/test_credentials_copilot_cline.py); Claude Code
+  (``$CLAUDE_CONFIG_DIR``, tests/test_credentials_agents.py) and Crush
+  (``$CRUSH_GLOBAL_DATA``, tests/test_corpus_gaps.py).
 
 The sessions are committed fixtures made by the real tools (tests/fixtures/SOURCES.md), placed
 where each tool writes them. The ``.mcp.json`` is what ``claude mcp add --scope project`` of
@@ -59,6 +63,7 @@ KIMI = FIXTURES / "kimi" / "work" / "session_60f3c294-da52-4c40-857c-c0696d973df
 KIMI_CLI = FIXTURES / "kimi" / "legacy" / "work" / "ea564de4-19b4-46fa-bb90-96824cb99092"
 COPILOT = FIXTURES / "copilot" / "session-state" / "5522b163-29bf-4e3e-82c6-062172639e01"
 CLAUDE = FIXTURES / "claude-code" / "v2.1.56_real_prompt-taken-mid-turn.jsonl"
+CLINE = FIXTURES / "cline" / "cline-cli-3.0.65_api-error" / "1796495860052_aovfe"
 CRUSH = FIXTURES / "crush" / "cisco-auto" / "crush.db"
 
 #: Each variable, with where its tool writes a session under the folder it names, the session
@@ -83,7 +88,14 @@ MOVED: dict[str, tuple[str, Path, str, tuple[str, ...]]] = {
     "KIMI_SHARE_DIR": (f"sessions/7a1c/{KIMI_CLI.name}", KIMI_CLI, "kimi-cli",
                        ("credentials/kimi-code.json",)),
     "COPILOT_HOME": (f"session-state/{COPILOT.name}", COPILOT, "copilot",
-                     ("config.json", "mcp-oauth-config/github.json")),
+                     ("config.json", "mcp-oauth-config/github.json", "mcp-config.json",
+                      "settings.json")),
+    "CLINE_DIR": (f"data/sessions/{CLINE.name}", CLINE, "cline-messages",
+                  ("data/secrets.json", "data/settings/providers.json",
+                   "data/settings/cline_mcp_settings.json")),
+    "CLINE_DATA_DIR": (f"sessions/{CLINE.name}", CLINE, "cline-messages",
+                       ("secrets.json", "globalState.json", "settings/providers.json")),
+    "CLINE_SESSION_DATA_DIR": (CLINE.name, CLINE, "cline-messages", ()),
     "CLAUDE_CONFIG_DIR": ("projects/-home-me-work/99eb466a-df8b-4ca2-9471-56f1db50c815.jsonl",
                           CLAUDE, "claude-code", ("settings.json", ".credentials.json")),
     "CRUSH_GLOBAL_DATA": (".crush/crush.db", CRUSH, "crush", ("crush.json",)),

@@ -148,6 +148,11 @@ CLAUDE_CONFIG_DIR = "CLAUDE_CONFIG_DIR"
 #:   2.1.0), and ``$KIMI_SHARE_DIR``: the Kimi CLI's ``~/.kimi`` (``resolveLegacySourceHome``
 #:   there, as kimi-cli wrote it), ``sessions/`` in each;
 #: - ``$COPILOT_HOME``: ``~/.copilot`` (``@github/copilot`` 1.0.102), ``session-state/``;
+#: - ``$CLINE_DIR``: ``~/.cline``, of which only ``data/`` holds sessions (its ``sessions/``,
+#:   a 2.x CLI's ``tasks/``), ``$CLINE_DATA_DIR``: that ``data/`` folder, and
+#:   ``$CLINE_SESSION_DATA_DIR``: its ``sessions/`` (``resolveClineDir``,
+#:   ``resolveClineDataDir``, ``resolveSessionDataDir`` of ``@cline/shared``, cline/cline
+#:   ``sdk/packages/shared/src/storage/paths.ts``);
 #: - ``$CLAUDE_CONFIG_DIR`` and ``$CRUSH_GLOBAL_DATA``, above.
 #:
 #: OpenCode's and Kilo Code's folder moves only with ``$XDG_DATA_HOME`` (:data:`XDG_DATA_HOME`).
@@ -155,7 +160,8 @@ MOVED_HOMES: tuple[tuple[str, str], ...] = (
     (CLAUDE_CONFIG_DIR, ""), ("CODEX_HOME", ""), ("QWEN_HOME", ""), ("QWEN_RUNTIME_DIR", ""),
     ("GEMINI_CLI_HOME", ".gemini"), ("CONTINUE_GLOBAL_DIR", ""),
     ("OPENHANDS_PERSISTENCE_DIR", ""), ("KIMI_CODE_HOME", ""), ("KIMI_SHARE_DIR", ""),
-    ("COPILOT_HOME", ""), (CRUSH_GLOBAL_DATA, ""),
+    ("COPILOT_HOME", ""), ("CLINE_DIR", "data"), ("CLINE_DATA_DIR", ""),
+    ("CLINE_SESSION_DATA_DIR", ""), (CRUSH_GLOBAL_DATA, ""),
 )  # fmt: skip
 #: The files the agents keep their keys and tokens in, in the folders a walk enters, each
 #: named by its reader (:class:`~turnfold.formats.credentials.Credentials`): passed over by

@@ -33,15 +33,17 @@ READERS: tuple[str, ...] = (
 LIKELY_NAMES = frozenset({
     ".claude.json", ".config.json", ".continuerc.json", ".credentials.json", ".env",
     ".jwt_secret", ".mcp.json", "a2a-oauth-tokens.json", "agent_settings.json", "api_key.txt",
-    "auth.json", "config.js", "config.json", "config.toml", "config.ts", "config.yaml",
-    "crush.json", "extension-secrets-v1.json", "gemini-credentials.json", "globalContext.json",
-    "google_accounts.json", "mcp-auth.json", "mcp-oauth-tokens-v2.json",
-    "mcp-oauth-tokens.json", "mcp.json", "oauth_creds.json", "secrets.json", "settings.json",
+    "auth.json", "cline_mcp_settings.json", "config.js", "config.json", "config.toml",
+    "config.ts", "config.yaml", "connectors.db", "crush.json", "extension-secrets-v1.json",
+    "gemini-credentials.json", "globalContext.json", "globalState.json", "google_accounts.json",
+    "lsp-config.json", "mcp-auth.json", "mcp-config", "mcp-config.json",
+    "mcp-oauth-tokens-v2.json", "mcp-oauth-tokens.json", "mcp.json", "oauth_creds.json",
+    "providers.json", "secrets.json", "settings.json", "settings.json.migrated",
     "settings.local.json", "state.vscdb", "state.vscdb.backup",
 })  # fmt: skip
 LIKELY_FOLDERS = frozenset({
-    "agents", "assistants", "backups", "configs", "context", "credentials", "data",
-    "mcp-oauth-config", "mcpServers", "models",
+    "agents", "assistants", "backups", "configs", "context", "credentials", "data", "hooks",
+    "mcp-oauth-config", "mcp-secrets", "mcpServers", "models",
 })  # fmt: skip
 
 

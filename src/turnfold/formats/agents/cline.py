@@ -240,9 +240,32 @@ from turnfold.model import (
 from turnfold.usage import Tokens, add_into, count_tokens, counts_of, usage_carrier
 
 NAME = "cline"
-#: What the Cline CLI keeps its secrets in, in ``~/.cline``: the providers' keys and its
-#: account's tokens (``data/secrets.json``, beside ``data/globalState.json``; ``@cline/cli``).
-CREDENTIALS = Credentials(folders=frozenset({".cline"}), files=frozenset({"data/secrets.json"}))
+#: What Cline keeps its secrets in, in its data folder (``~/.cline/data``; ``$CLINE_DATA_DIR``,
+#: else ``$CLINE_DIR/data``: ``resolveClineDataDir`` of ``@cline/shared``): the providers' keys
+#: and its account's tokens (``secrets.json``), ``globalState.json`` beside it (the
+#: OpenAI-compatible provider's ``openAiHeaders``), the providers' ``apiKey``, tokens and
+#: ``headers`` (``settings/providers.json``), the MCP servers' ``env`` and ``headers``
+#: (``settings/cline_mcp_settings.json``), and the connectors' tokens
+#: (``connectors/settings.json``, the ``.migrated`` copy ``ConnectorStore`` leaves, and
+#: ``db/connectors.db``; ``$CLINE_CONNECTOR_DATA_DIR`` and ``$CLINE_DB_DATA_DIR`` move those
+#: two folders). ``~/.cline`` and ``$CLINE_DIR`` hold them under ``data/``, the folders the
+#: other variables name right in them: every place is named in each folder, as one keeper
+#: does, which passes over no session (none has those names).
+CREDENTIALS = Credentials(
+    folders=frozenset({".cline"}),
+    files=frozenset({
+        f"{inner}{name}"
+        for inner in ("data/", "")
+        for name in (
+            "secrets.json", "globalState.json", "settings/providers.json",
+            "settings/cline_mcp_settings.json", "connectors/settings.json",
+            "connectors/settings.json.migrated", "db/connectors.db",
+        )
+    } | {"settings.json", "settings.json.migrated", "connectors.db"}),
+    variables=frozenset({
+        "CLINE_DIR", "CLINE_DATA_DIR", "CLINE_CONNECTOR_DATA_DIR", "CLINE_DB_DATA_DIR",
+    }),
+)  # fmt: skip
 
 RECORDS = Records(
     mapped={

@@ -109,14 +109,23 @@ from turnfold.usage import add_into, attach_usage, counts_of
 
 NAME = "copilot"
 #: What the Copilot CLI keeps its secrets in, in ``~/.copilot``: its login's token where no
-#: system keychain is (``config.json``; github/copilot-cli#2071) and the MCP servers' OAuth
-#: tokens (``mcp-oauth-config/``; github/copilot-cli#2783); ``$COPILOT_HOME`` moves the folder
-#: under any name (``@github/copilot`` 1.0.102).
+#: system keychain is (``config.json``; github/copilot-cli#2071), the MCP servers' OAuth
+#: tokens (``mcp-oauth-config/``; github/copilot-cli#2783) and the MCP secrets' store where no
+#: keychain is (``mcp-secrets/``), the MCP servers' ``env`` and ``headers``
+#: (``mcp-config.json``, and ``mcp-config``, the name older builds wrote, which 1.0.102 still
+#: reads), the proxy's URL with its credentials and inline hooks' ``env`` (``settings.json``),
+#: the LSP servers' ``env`` (``lsp-config.json``), the bring-your-own-key providers' keys
+#: (``providers.json``) and the user's hook files' ``env`` (``hooks/*.json``), as GitHub's
+#: "Copilot CLI configuration directory" reference and ``copilot help config`` describe them;
+#: ``$COPILOT_HOME`` moves the folder under any name (``@github/copilot`` 1.0.102).
 CREDENTIALS = Credentials(
     folders=frozenset({".copilot"}),
-    files=frozenset({"config.json", "mcp-oauth-config/*"}),
+    files=frozenset({
+        "config.json", "mcp-oauth-config/*", "mcp-secrets/*", "mcp-config.json", "mcp-config",
+        "settings.json", "lsp-config.json", "providers.json", "hooks/*.json",
+    }),
     variables=frozenset({"COPILOT_HOME"}),
-)
+)  # fmt: skip
 
 _LIVE = "live-only (ephemeral: never written to events.jsonl, only printed by --output-format json)"
 #: Ephemeral event types (the schema's ``ephemeral: true``), by what makes them redundant.
