@@ -57,11 +57,19 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     NameSet,
     checked_timestamp,
+    warned_timestamp,
 )
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine
-from turnfold.formats.source import Source, open_source, sibling_files, type_of_record
+from turnfold.formats.source import (
+    Source,
+    keep_warning,
+    open_source,
+    sibling_files,
+    type_of_record,
+    warning_count,
+)
 from turnfold.formats.wording import failure, notice, worded
 from turnfold.model import (
     AbortMarker,
@@ -234,11 +242,11 @@ class CursorReader:
     def record(self, record: Any, line: int) -> None:
         """One line, noted as mapped, ignored or warned before the next is read."""
         warnings = self.transcript.warnings
-        before = len(warnings)
+        before = warning_count(warnings)
         kind = self._read_line(record, line)
         if kind is None:
             return  # already accounted for (a warning naming it)
-        if len(warnings) > before:
+        if warning_count(warnings) > before:
             self.source.note(kind, "warned")
         else:
             self.source.note(kind, RECORDS.disposition(kind) or "mapped")
@@ -275,6 +283,10 @@ class CursorReader:
                 self._unknown(block, line)
         prompt = prompt_of(texts)
         if prompt is not None:
+            said = prompt.meta.get("timestamp_text")  # a <timestamp> that reads as no time
+            if said is not None:
+                warned_timestamp(said, parse_timestamp, lambda reason: self.warn(reason, line),
+                                 "the prompt", name="<timestamp>")  # fmt: skip
             self.transcript.append(prompt)
 
     def _assistant(self, content: list[Any], line: int) -> None:
@@ -342,8 +354,8 @@ class CursorReader:
 
     def warn(self, reason: str, line: int | None) -> None:
         """A problem with the input, in order with the loader's other warnings (spec L-4)."""
-        self.transcript.warnings.append(
-            LoadWarning(reason=reason, line=line, source=self.source.name)
+        keep_warning(
+            self.transcript.warnings, LoadWarning(reason=reason, line=line, source=self.source.name)
         )
 
 

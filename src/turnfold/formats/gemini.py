@@ -81,13 +81,14 @@ no cwd or version. A source with no Gemini record at all (e.g. a Claude Code fil
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import repeat
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import NameSet, as_list, checked_timestamp
+from turnfold.formats.common import NameSet, as_list, checked_timestamp, warned_timestamp
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
@@ -289,6 +290,9 @@ class _Message:
     line: int
     items: list[Entry | PendingResult] | None = None
     marker: bool = False
+    #: The line its ``timestamp`` was read from: an earlier one when a checkpoint restating
+    #: the message kept the time first recorded (a time that is no time is said there).
+    stamped_on: int | None = None
 
 
 @dataclass
@@ -374,15 +378,19 @@ class _Reader:
         old = self.messages.get(record["id"])
         if checkpoint and old is not None and _restatement(record, old.record):
             return  # the recorded message holds more (tool calls, their status, thoughts)
+        stamped_on = line
         if checkpoint and old is not None and old.record is not None:
             # A checkpoint restating a message (a resume's sync) may stamp it with the moment
             # it was written; the message was sent when first recorded.
             stamp = old.record.get("timestamp")
             if stamp is not None and record.get("timestamp") != stamp:
                 record = {**record, "timestamp": stamp}
+                stamped_on = old.stamped_on or old.line
         self._learn(kind, record)
         # Assigning an existing key keeps its position: Gemini CLI's Map does the same.
-        self.messages[record["id"]] = _Message(type=kind, record=record, line=line)
+        self.messages[record["id"]] = _Message(
+            type=kind, record=record, line=line, stamped_on=stamped_on
+        )
 
     def _learn(self, kind: str, record: dict[str, Any]) -> None:
         """Note the calls and texts of a recorded message (see :meth:`_restates`)."""
@@ -446,7 +454,7 @@ class _Reader:
             elif kept_seen:
                 later.append(record)
             else:
-                summary += [i for i in self._convert(record, line) if isinstance(i, Entry)]
+                summary += [i for i in self._convert(record, line, line) if isinstance(i, Entry)]
         self._boundary(summary, line)
         for record in later:
             self._message(record, line, account=False)
@@ -487,7 +495,7 @@ class _Reader:
             if record["id"] in self.messages:
                 self._message(record, line, account=False, checkpoint=True)
             else:
-                stamp = checked_timestamp(record.get("timestamp"))
+                stamp = self._stamp(record, line)
                 items = _user_items(record, stamp, line) if record["type"] == "user" else []
                 pending += [i for i in items if isinstance(i, PendingResult)]
         if pending:
@@ -507,18 +515,29 @@ class _Reader:
     def _items(self, message: _Message) -> list[Entry | PendingResult]:
         if message.items is None:
             assert message.record is not None  # only markers are made without a record
-            message.items = self._convert(message.record, message.line)
+            message.items = self._convert(
+                message.record, message.line, message.stamped_on or message.line
+            )
             message.record = None  # the entries hold what is needed
         return message.items
 
-    def _convert(self, record: dict[str, Any], line: int) -> list[Entry | PendingResult]:
+    def _stamp(self, record: dict[str, Any], line: int) -> str | None:
+        """A message's ``timestamp``; one that is no time is left out and said on its line
+        (a message is converted once the file is read: its record is counted already)."""
+        return warned_timestamp(record.get("timestamp"), checked_timestamp,
+                                partial(self.source.warn, line=line),
+                                f"message {record['id'][:80]}", name="timestamp")  # fmt: skip
+
+    def _convert(
+        self, record: dict[str, Any], line: int, stamped_on: int
+    ) -> list[Entry | PendingResult]:
         kind = record.get("type")
-        stamp = checked_timestamp(record.get("timestamp"))
+        stamp = self._stamp(record, stamped_on)
         items: list[Entry | PendingResult]
         if kind == "user":
             items = _user_items(record, stamp, line)
         elif kind in _MODEL_TYPES:
-            items = list(self._model_entries(record, stamp))
+            items = list(self._model_entries(record, stamp, partial(self.source.warn, line=line)))
         else:
             notice = _notice(str(kind), record, stamp)
             items = [notice] if notice else []
@@ -527,7 +546,9 @@ class _Reader:
                 item.meta["message_id"] = record["id"]
         return items
 
-    def _model_entries(self, record: dict[str, Any], stamp: str | None) -> list[Entry]:
+    def _model_entries(
+        self, record: dict[str, Any], stamp: str | None, warn: Callable[[str], object]
+    ) -> list[Entry]:
         message_id = record["id"]
         model = record.get("model") if isinstance(record.get("model"), str) else None
         self.model = model or self.model
@@ -535,7 +556,8 @@ class _Reader:
         calls = [c for c in raw_calls if isinstance(c, dict)] if isinstance(raw_calls, list) else []
         call_ids = frozenset(c["id"] for c in calls if isinstance(c.get("id"), str))
         raw_thoughts = _settled(as_list(record.get("thoughts")))
-        thoughts = [t for t in map(_thought, raw_thoughts, repeat(stamp)) if t]
+        what = f"message {message_id[:80]}"
+        thoughts = [t for t in (_thought(r, stamp, warn, what) for r in raw_thoughts) if t]
         parts = _content(record)
         if thoughts:  # a resume's copy of the message repeats them as thought parts
             parts = [p for p in parts if p.get("thought") is not True]
@@ -549,7 +571,7 @@ class _Reader:
             thought_form="summary",
             skip_call_ids=call_ids,
         )
-        entries += _tool_calls(calls, message_id)
+        entries += _tool_calls(calls, message_id, warn)
         entries += _completions(entries, model)
         attach_usage(entries, usage_from(record.get("tokens")))
         return entries
@@ -715,7 +737,9 @@ def _settled(thoughts: list[Any]) -> list[Any]:
     ]
 
 
-def _thought(thought: Any, stamp: str | None) -> Thinking | None:
+def _thought(
+    thought: Any, stamp: str | None, warn: Callable[[str], object], what: str
+) -> Thinking | None:
     if not isinstance(thought, dict):
         return None
     subject = thought.get("subject") if isinstance(thought.get("subject"), str) else ""
@@ -724,7 +748,8 @@ def _thought(thought: Any, stamp: str | None) -> Thinking | None:
     text = f"**{subject}**\n\n{description}" if subject and description else subject or description
     if not text:
         return None
-    own = checked_timestamp(thought.get("timestamp"))
+    own = warned_timestamp(thought.get("timestamp"), checked_timestamp, warn,
+                           f"a thought of {what}", name="timestamp")  # fmt: skip
     return Thinking(text=text, form="summary", timestamp=own or stamp)
 
 
@@ -757,7 +782,9 @@ def _int(text: str) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def _tool_calls(records: list[dict[str, Any]], message_id: str) -> list[Entry]:
+def _tool_calls(
+    records: list[dict[str, Any]], message_id: str, warn: Callable[[str], object]
+) -> list[Entry]:
     calls: list[Entry] = []
     batch, previous = 1, None
     for index, record in enumerate(records):
@@ -765,12 +792,16 @@ def _tool_calls(records: list[dict[str, Any]], message_id: str) -> list[Entry]:
         if index and stamp != previous:
             batch += 1  # a later model response's calls, appended to the same message
         previous = stamp
-        calls.append(_tool_call(record, message_id if batch == 1 else f"{message_id}#{batch}"))
+        batch_id = message_id if batch == 1 else f"{message_id}#{batch}"
+        calls.append(_tool_call(record, batch_id, warn))
     return calls
 
 
-def _tool_call(record: dict[str, Any], batch_id: str) -> ToolCall:
-    stamp = checked_timestamp(record.get("timestamp"))
+def _tool_call(record: dict[str, Any], batch_id: str, warn: Callable[[str], object]) -> ToolCall:
+    named = record.get("id")
+    what = f"tool call {named[:80]}" if isinstance(named, str) and named else "a tool call"
+    stamp = warned_timestamp(record.get("timestamp"), checked_timestamp, warn, what,
+                             name="timestamp")  # fmt: skip
     call = make_call(
         record.get("id"), record.get("name"), record.get("args"), timestamp=stamp,
         batch_id=batch_id, cwd=None,

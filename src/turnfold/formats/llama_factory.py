@@ -78,7 +78,7 @@ from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_chat import OpenAIChatBuilder
 from turnfold.formats.protocol import not_read
 from turnfold.formats.sharegpt import chat_calls
-from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.source import Source, type_of_record, warning_count
 from turnfold.formats.wrappers import keep_wrapper_keys, pair_key, sample
 from turnfold.model import Transcript
 
@@ -207,14 +207,15 @@ class _Reader:
                              record_type=record)  # fmt: skip
             return
         transcript = self.builder.transcript
-        warnings, before = len(transcript.warnings), len(transcript.entries)
+        warnings, before = warning_count(transcript.warnings), len(transcript.entries)
         for chat in self._chat(str(role), content, line):
             self.builder.feed(chat, line)
         weight = message.get("loss_weight")
         if isinstance(weight, (int, float)) and not isinstance(weight, bool):
             for entry in transcript.entries[before:]:
                 transcript.update(entry, meta={**entry.meta, "loss_weight": weight})
-        self.source.note(record, "warned" if len(transcript.warnings) > warnings else "mapped")
+        warned = warning_count(transcript.warnings) > warnings
+        self.source.note(record, "warned" if warned else "mapped")
 
     def _parts(self, content: list[Any], line: int) -> dict[str, list[str]]:
         """The values of a message's parts by type; media parts as lines, in the text."""

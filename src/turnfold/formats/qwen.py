@@ -83,7 +83,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import NameSet, checked_timestamp, stringify
+from turnfold.formats.common import NameSet, checked_timestamp, stringify, warned_timestamp
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
@@ -349,8 +349,12 @@ class _Reader:
         group = _group(value) or group
         if group is None:
             self._remember(value)
-        stamp = checked_timestamp(value.get("timestamp"))
+        told: list[str] = []
+        stamp = warned_timestamp(value.get("timestamp"), checked_timestamp, told.append,
+                                 f"record {str(value['uuid'])[:80]}", name="timestamp")  # fmt: skip
         items = self._convert(value, line, stamp)
+        for reason in told:  # said once the record is counted: counted once
+            self.source.warn(reason, line)
         parent = value.get("parentUuid")
         name = value.get("agentName")
         # A later record with the same uuid replaces the earlier one, position included.

@@ -424,6 +424,21 @@ def counted_unlisted(warnings: list[LoadWarning]) -> UnlistedWarnings | None:
     return None
 
 
+def warning_count(warnings: list[LoadWarning]) -> int:
+    """How many warnings ``warnings`` holds, listed or counted past
+    :data:`MAX_LISTED_WARNINGS`: a reader that tells whether a record warned by comparing this
+    before and after reading it sees a warning the list's length no longer shows.
+
+    >>> kept: list[LoadWarning] = []
+    >>> for line in range(1, MAX_LISTED_WARNINGS + 4):
+    ...     keep_warning(kept, LoadWarning(reason="invalid JSON", line=line, source="s"))
+    >>> len(kept), warning_count(kept)
+    (1001, 1003)
+    """
+    last = warnings[-1] if warnings else None
+    return len(warnings) + (last.count - 1 if type(last) is UnlistedWarnings else 0)
+
+
 #: Keys under which formats keep a record's own id, most specific first.
 _ID_KEYS = ("uuid", "id", "call_id", "event_id")
 

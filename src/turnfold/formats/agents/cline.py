@@ -190,7 +190,7 @@ list of the panel's messages, or JSON lines of them: ``{ts, type: "say" | "ask"}
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timezone
 from functools import partial
@@ -1013,14 +1013,14 @@ def _pair(requests: list[dict[str, Any]], messages: list[Any]) -> dict[int, dict
     return paired
 
 
-def _task_time(ui: Any) -> str | None:
-    """When the task was given: the ``say: "task"`` message that opens ``ui_messages.json``."""
+def _task_time(ui: Any, warn: Callable[[str], object]) -> str | None:
+    """When the task was given: the ``say: "task"`` message that opens ``ui_messages.json``
+    (a ``ts`` that is no time said to ``warn``)."""
     first = ui[0] if isinstance(ui, list) and ui else None
-    return (
-        ms_to_iso(first.get("ts"))
-        if isinstance(first, Mapping) and first.get("say") == "task"
-        else None
-    )
+    if not isinstance(first, Mapping) or first.get("say") != "task":
+        return None
+    return warned_timestamp(first.get("ts"), ms_to_iso, warn, f"{UI_NAME} message 1",
+                            name="ts", unit="ms since the epoch")  # fmt: skip
 
 
 def _model(metadata: Any) -> str | None:
@@ -1150,7 +1150,7 @@ def read(source: Source) -> Transcript:
         if line == 1:
             # The task was given when the panel said it (``say: task``), a second or more
             # before the history stamps its first message (when the first request is built).
-            stamp = _task_time(ui) or stamp
+            stamp = _task_time(ui, source.warn) or stamp
         if isinstance(message, Mapping) and message.get("role") == "assistant":
             own_provider = _model_info(message, "providerId")
             model = _model_info(message, "modelId") or model
@@ -1162,7 +1162,10 @@ def read(source: Source) -> Transcript:
                 costs.append(cost)
             info = paired.get(line - 1)
             if info is not None:
-                stamp = stamp or ms_to_iso(info.get("ts"))
+                stamp = stamp or warned_timestamp(
+                    info.get("ts"), ms_to_iso, source.warn, f"{UI_NAME} message {info['line']}",
+                    name="ts", unit="ms since the epoch",
+                )  # fmt: skip
                 # The same request's counts, with cache reads and writes apart.
                 request = _request_usage(info, own_provider)
                 usage, cached = (request, None) if request is not None else (usage, cached)
@@ -1671,7 +1674,9 @@ def read_panel(
     errors: set[str] = set()  # the errors the panel showed since the last request
     said_any = False  # whether a message of the panel was read: the next is not its first
     deleted = False  # whether a checkpoint restore deleted requests whose tokens still count
+    told: list[tuple[int, str]] = []  # the last message's times that are no time (_say_told)
     for line, message in messages:
+        _say_told(source, told, beside_history)
         kind = _panel_kind(message)
         if kind in _RESPONSE_ENDS and stop is not None:
             _stopped(transcript, stop, errors)
@@ -1706,7 +1711,11 @@ def read_panel(
                 source.warn("not a Cline UI message", line)
             continue
         first, said_any = not said_any, True
-        stamp = ms_to_iso(message.get("ts"))
+        what = f"{UI_NAME} message {line}" if beside_history else f"message {line}"
+        unread: list[str] = []
+        stamp = warned_timestamp(message.get("ts"), ms_to_iso, unread.append, what, name="ts",
+                                 unit="ms since the epoch")  # fmt: skip
+        told += [(line, reason) for reason in unread]
         provider = _model_info(message, "providerId") or provider
         own_model = _model_info(message, "modelId")
         model = own_model or model
@@ -1965,6 +1974,7 @@ def read_panel(
         if isinstance(entry, ToolCall):
             waiting.append(entry)
             last_call = last_call_shown = entry
+    _say_told(source, told, beside_history)
     placed = _respond(transcript, response, pending) and placed
     if stop is not None:
         _stopped(transcript, stop, errors)
@@ -1989,6 +1999,15 @@ def read_panel(
 
 #: What ends a request's response in the panel: the next request, the user's words, a resume.
 _RESPONSE_ENDS = frozenset({"say/api_req_started", "say/user_feedback", "say/task", *_RESUMES})
+
+
+def _say_told(source: Source, told: list[tuple[int, str]], beside_history: bool) -> None:
+    """Say what the message last read told of its times, now it is counted (said on its line
+    before, it would be counted warned and then mapped: twice); a panel read beside its history
+    is another file than the source's, so no line of the source is named."""
+    for line, reason in told:
+        source.warn(reason, None if beside_history else line)
+    told.clear()
 
 
 def _cancelled(info: Mapping[str, Any]) -> Entry | None:

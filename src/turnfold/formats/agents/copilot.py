@@ -83,6 +83,7 @@ from turnfold.formats.common import (
     stream_cut_off,
     stringify,
     text_result,
+    warned_timestamp,
 )
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
@@ -484,11 +485,17 @@ class _Reader:
         if kind == "session.info" and (said := self._said_elsewhere(record, data)) is not None:
             self.source.ignored(said)
             return
-        stamp = checked_timestamp(record.get("timestamp"))
+        told: list[str] = []
+        named = record.get("id")
+        what = f"event {named[:80]}" if isinstance(named, str) and named else f"a {kind} event"
+        stamp = warned_timestamp(record.get("timestamp"), checked_timestamp, told.append, what,
+                                 name="timestamp")  # fmt: skip
         thread = self._thread(record, data)
         handler = getattr(self, "_" + kind.replace(".", "_"))
         handler(thread, data, stamp, line)
         self.source.mapped(kind)
+        for reason in told:  # said once the event is counted: counted once
+            self.source.warn(reason, line)
 
     def _add(self, thread: _Thread, entry: Entry) -> Entry:
         return thread.transcript.append(entry)

@@ -141,7 +141,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source, plain_each, type_of_record
+from turnfold.formats.source import Source, plain_each, type_of_record, warning_count
 from turnfold.formats.wording import failure
 from turnfold.formats.wording import notice as worded_notice
 from turnfold.formats.wrappers import listed_evidence, sample
@@ -1209,11 +1209,11 @@ def read(source: Source, *, agent: Any = None) -> Transcript:
         assert isinstance(document, Mapping)
         reader = WorkflowReader(builder)
         for line, record in enumerate(as_list(document.get("events")), start=1):
-            before = len(transcript.warnings)
+            before = warning_count(transcript.warnings)
             record_type = reader.record(record, line) if isinstance(record, Mapping) else "other"
             source.note(
                 f"workflow/{record_type}",
-                "warned" if len(transcript.warnings) > before else "mapped",
+                "warned" if warning_count(transcript.warnings) > before else "mapped",
             )
         reader.close()
         builder.recognized += 1

@@ -120,7 +120,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.frameworks import generator_arguments
 from turnfold.formats.protocol import not_read
-from turnfold.formats.source import Source, plain_each, plain_value
+from turnfold.formats.source import Source, plain_each, plain_value, warning_count
 from turnfold.formats.wording import failure, stop
 from turnfold.formats.wrappers import listed_evidence, sample
 from turnfold.model import (
@@ -375,9 +375,9 @@ class AgnoBuilder(MessageBuilder):
     def feed_noted_message(self, message: Any, line: int) -> None:
         """Feed one message and account for it: ``warned`` when feeding it warned, an earlier
         run's message ``ignored``, else ``mapped``."""
-        before = len(self.transcript.warnings)
+        before = warning_count(self.transcript.warnings)
         kind = self.feed_message(message, line)
-        if len(self.transcript.warnings) > before:
+        if warning_count(self.transcript.warnings) > before:
             self._note(kind, "warned")
         else:
             self._note(kind, "ignored" if kind == "from_history" else "mapped")

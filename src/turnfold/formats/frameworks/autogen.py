@@ -96,10 +96,11 @@ from turnfold.formats.common import (
     stringify,
     text_result,
     usage_from,
+    warned_timestamp,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.source import Source, type_of_record, warning_count
 from turnfold.formats.wording import notice
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
@@ -520,7 +521,11 @@ class AutogenBuilder(MessageBuilder):
         kind = message_type(message)
         source = message.get("source")
         source = source if isinstance(source, str) else None
-        timestamp = checked_timestamp(message.get("created_at"))
+        named = message.get("id")
+        what = f"message {named[:80]}" if isinstance(named, str) and named else f"a {kind}"
+        timestamp = warned_timestamp(message.get("created_at"), checked_timestamp,
+                                     lambda reason: self.warn(reason, line), what,
+                                     name="created_at")  # fmt: skip
         usage = usage_from(
             message.get("models_usage"),
             input_tokens="prompt_tokens",
@@ -1092,9 +1097,9 @@ def _feed(source: Source, builder: AutogenBuilder, message: Any, line: int) -> N
     if not is_message(message):
         source.warn(f"{kind} is no AgentChat message, skipped", line, record_type=kind)
         return
-    before = len(builder.transcript.warnings)
+    before = warning_count(builder.transcript.warnings)
     builder.feed(message, line)
-    source.note(kind, "warned" if len(builder.transcript.warnings) > before else "mapped")
+    source.note(kind, "warned" if warning_count(builder.transcript.warnings) > before else "mapped")
 
 
 # --- following run_stream (spec A-2) ------------------------------------------------------

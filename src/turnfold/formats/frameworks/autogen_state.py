@@ -39,7 +39,7 @@ from turnfold.formats.common import NameSet
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import autogen
-from turnfold.formats.source import Source
+from turnfold.formats.source import Source, warning_count
 from turnfold.model import Transcript
 
 NAME = "autogen-state"
@@ -153,10 +153,11 @@ def _read_agent(source: Source, builder: autogen.AutogenBuilder, state: Mapping[
             source.warn(f"{record}: not a model context message, skipped", place,
                         record_type=record)  # fmt: skip
             continue
-        before = len(builder.transcript.warnings)
+        before = warning_count(builder.transcript.warnings)
         for message in made:
             builder.feed(message, place)
-        source.note(record, "warned" if len(builder.transcript.warnings) > before else "mapped")
+        warned = warning_count(builder.transcript.warnings) > before
+        source.note(record, "warned" if warned else "mapped")
 
 
 def _read_team(source: Source, builder: autogen.AutogenBuilder, team: Mapping[str, Any]) -> None:

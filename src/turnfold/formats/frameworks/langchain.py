@@ -195,7 +195,14 @@ from turnfold.formats.langchain_blocks import (
     streamed,
     tool_content,
 )
-from turnfold.formats.source import Source, flat_fields, plain_each, plain_value, type_of_record
+from turnfold.formats.source import (
+    Source,
+    flat_fields,
+    plain_each,
+    plain_value,
+    type_of_record,
+    warning_count,
+)
 from turnfold.formats.wording import notice, stop
 from turnfold.formats.wording import result as worded_result
 from turnfold.model import (
@@ -3419,10 +3426,11 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
         namespace, mode, chunk = found
         if type(record) is dict and _is_callback_event(record):
             # Read whole: the follower tells the graph runs inside tools by their run ids.
-            before = len(transcript.warnings)
+            before = warning_count(transcript.warnings)
             told = follower.callback(record, line)
             used: Disposition = "ignored" if told in _SILENT_MODES else "mapped"
-            source.note(f"{told} event", "warned" if len(transcript.warnings) > before else used)
+            warned = warning_count(transcript.warnings) > before
+            source.note(f"{told} event", "warned" if warned else used)
             continue
         kind = f"{mode} event"
         if mode in _SILENT_MODES:
@@ -3435,9 +3443,9 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
                 source.note(kind, "warned")
                 continue
             chunk = token
-        before = len(transcript.warnings)
+        before = warning_count(transcript.warnings)
         follower.feed((namespace, mode, chunk), line)
-        source.note(kind, "warned" if len(transcript.warnings) > before else "mapped")
+        source.note(kind, "warned" if warning_count(transcript.warnings) > before else "mapped")
     follower.close()
     if not any(run.builder.recognized for run in follower._runs.values()):
         reason = "no LangChain messages in the stream"

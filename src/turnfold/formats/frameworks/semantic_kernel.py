@@ -84,7 +84,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source, plain_each
+from turnfold.formats.source import Source, plain_each, warning_count
 from turnfold.formats.wording import failure, notice
 from turnfold.model import (
     AssistantText,
@@ -516,9 +516,9 @@ def read(source: Source) -> Transcript:
                 source.warn("not a Semantic Kernel message: not read", at, record_type="other")
                 continue
             recognized += 1
-            before = len(transcript.warnings)
+            before = warning_count(transcript.warnings)
             builder.feed(message, at)
-            warned = len(transcript.warnings) > before
+            warned = warning_count(transcript.warnings) > before
             source.note(kind, "warned" if warned else RECORDS.disposition(kind) or "warned")
     if recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first, _LACKS)

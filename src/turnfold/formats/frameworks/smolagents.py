@@ -141,7 +141,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.frameworks import generator_arguments
-from turnfold.formats.source import Source, plain_each, type_of_record
+from turnfold.formats.source import Source, plain_each, type_of_record, warning_count
 from turnfold.formats.wording import failure, notice, stop
 from turnfold.model import (
     Accounting,
@@ -1479,10 +1479,11 @@ def _feed(source: Source, builder: StepsBuilder, record: Any, line: int) -> None
     record = current_step(record)
     kind = step_kind(record)
     if kind is not None:
-        warned = len(builder.transcript.warnings)
+        warnings = builder.transcript.warnings
+        warned, listed = warning_count(warnings), len(warnings)
         builder.feed(kind, record, line)
-        source.note(kind, "warned" if len(builder.transcript.warnings) > warned else "mapped")
-        for warning in builder.transcript.warnings[warned:]:
+        source.note(kind, "warned" if warning_count(warnings) > warned else "mapped")
+        for warning in warnings[listed:]:
             warning.line = line
         return
     if isinstance(record, Mapping) and isinstance(record.get(_EVENT), str):

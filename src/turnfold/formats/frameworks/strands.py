@@ -130,10 +130,11 @@ from turnfold.formats.common import (
     structured_answer,
     text_result,
     usage_from,
+    warned_timestamp,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source, plain_each, plain_value, type_of_record
+from turnfold.formats.source import Source, plain_each, plain_value, type_of_record, warning_count
 from turnfold.formats.wording import failure, notice
 from turnfold.formats.wrappers import listed_evidence, sample
 from turnfold.model import (
@@ -976,13 +977,16 @@ def _session_message(
     """A stored message: the redacted content when it was redacted (as
     ``SessionMessage.to_message`` reads it), its entries stamped with ``created_at``."""
     message = record.get("redact_message") or record.get("message")
-    warned = len(builder.transcript.warnings)
+    warned = warning_count(builder.transcript.warnings)
     entries = builder.feed_message(message, line)
-    timestamp = checked_timestamp(record.get("created_at"))
+    what = f"message {record.get('message_id')}"
+    timestamp = warned_timestamp(record.get("created_at"), checked_timestamp,
+                                 lambda reason: builder.warn(reason, line), what,
+                                 name="created_at")  # fmt: skip
     if timestamp is not None:
         for entry in entries:
             builder.transcript.update(entry, timestamp=timestamp)
-    warned_now = len(builder.transcript.warnings) > warned
+    warned_now = warning_count(builder.transcript.warnings) > warned
     source.note("session_message", "warned" if warned_now else "mapped")
 
 

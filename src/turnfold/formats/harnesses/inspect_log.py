@@ -124,6 +124,7 @@ from turnfold.formats.common import (
     stringify,
     text_and_images,
     usage_from,
+    warned_timestamp,
 )
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import SampleSelectionError as SampleSelectionError
@@ -956,6 +957,9 @@ class _Context:
         data = record.get("events_data")
         pool = data.get("messages") if isinstance(data, Mapping) else None
         self.pool: list[Any] = pool if isinstance(pool, list) else []
+        #: The events whose times were read (:func:`_times`), by id: a time that is no time
+        #: is said once of its event (each kept, so no other event is given its id).
+        self.timed: dict[int, Mapping[str, Any]] = {}
 
     def resolve(self, value: Any) -> Any:
         """``value`` with its ``attachment://`` (and older ``tc://``) references replaced by
@@ -1709,8 +1713,19 @@ def _answer_text(context: _Context, event: Mapping[str, Any]) -> str | None:
     return text or None
 
 
-def _times(event: Mapping[str, Any]) -> tuple[str | None, str | None]:
-    return checked_timestamp(event.get("timestamp")), checked_timestamp(event.get("completed"))
+def _times(context: _Context, event: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """An event's ``timestamp`` and ``completed``; one that is no time is left out, said once
+    of the event however often its times are read."""
+    said = id(event) in context.timed
+    context.timed[id(event)] = event
+    warn = (lambda _: None) if said else context.warn
+    uuid, kind = event.get("uuid"), event.get("event")
+    what = f"{str(kind)[:40]} event" if isinstance(kind, str) else "an event"
+    what += f" {uuid[:80]}" if isinstance(uuid, str) and uuid else ""
+    return (
+        warned_timestamp(event.get("timestamp"), checked_timestamp, warn, what, name="timestamp"),
+        warned_timestamp(event.get("completed"), checked_timestamp, warn, what, name="completed"),
+    )
 
 
 def _model_input(event: Mapping[str, Any], pool: list[Any]) -> list[Any]:
@@ -1755,7 +1770,7 @@ def _side_call(
     (the messages the conversation already showed left out), never the user's turn. A
     scorer's call (``scorer``: the scorer's name, ``model_graded_qa``) is named for the
     scorer and says so in ``meta["scorer"]``."""
-    started, completed = _times(event)
+    started, completed = _times(conversation.context, event)
     role = _string(event.get("role"), None) or None
     model = _string(event.get("model"), None) or None
     child = Transcript()
@@ -1800,7 +1815,7 @@ def _conversation_step(
     events: _Events, conversation: _Conversation, event: Mapping[str, Any]
 ) -> None:
     """A model call of the conversation: its new input messages, then its answer."""
-    started, completed = _times(event)
+    started, completed = _times(conversation.context, event)
     copies: Counter[str] = Counter()  # of each message without an id in this input
     handoff: str | None = None  # the handoff whose returned messages these are
     for message in _model_input(event, events.context.pool):
@@ -1921,7 +1936,7 @@ def _cache_apart(usage: Any) -> bool:
 
 
 def _tool_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
-    started, ended = _times(event)
+    started, ended = _times(conversation.context, event)
     call_id = _string(event.get("id"))
     call = conversation.calls.get(call_id)
     if call is None:  # a call no model output of this scope made (a solver ran the tool)
@@ -1992,7 +2007,7 @@ def _task_of(args: Any) -> str | None:
 
 
 def _subtask_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
-    started, ended = _times(event)
+    started, ended = _times(conversation.context, event)
     name = _string(event.get("name"), "subtask")
     args = events.context.resolve(event.get("input"))
     span = event.get("span_id")
@@ -2026,14 +2041,14 @@ def _subtask_event(events: _Events, conversation: _Conversation, event: Mapping[
 def _sample_init(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
     state = event.get("state")
     messages = state.get("messages") if isinstance(state, Mapping) else None
-    started, _ = _times(event)
+    started, _ = _times(conversation.context, event)
     for message in messages if isinstance(messages, list) else []:
         conversation.read_message(message, timestamp=started)
 
 
 def _limit_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
     said = _string(event.get("message"), None)
-    at = _times(event)[0]
+    at = _times(conversation.context, event)[0]
     conversation.cancel_open_calls(at)
     conversation.append(
         AbortMarker(reason=said, timestamp=at) if said
@@ -2045,8 +2060,8 @@ def _limit_event(events: _Events, conversation: _Conversation, event: Mapping[st
 def _error_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
     error = event.get("error")
     said = error.get("message") if isinstance(error, Mapping) else None
-    conversation.cancel_open_calls(_times(event)[0])
-    at = _times(event)[0]
+    conversation.cancel_open_calls(_times(conversation.context, event)[0])
+    at = _times(conversation.context, event)[0]
     if _is_cancellation(said):
         conversation.append(stop(_CANCELLED, timestamp=at))
     else:
@@ -2071,8 +2086,10 @@ def _interrupt_event(
     events: _Events, conversation: _Conversation, event: Mapping[str, Any]
 ) -> None:
     said = {"source": event.get("source"), "during": event.get("interrupted")}
-    conversation.cancel_open_calls(_times(event)[0])
-    conversation.append(stop("reader.interrupted_during", said, timestamp=_times(event)[0]))
+    conversation.cancel_open_calls(_times(conversation.context, event)[0])
+    conversation.append(
+        stop("reader.interrupted_during", said, timestamp=_times(conversation.context, event)[0])
+    )
 
 
 def _compaction_event(
@@ -2087,7 +2104,7 @@ def _compaction_event(
         summary=_answer_text(events.context, summarizers[-1]) if summarizers else None,
         trigger=_string(event.get("type"), None),
         pre_tokens=as_int(event.get("tokens_before")),
-        timestamp=_times(event)[0],
+        timestamp=_times(conversation.context, event)[0],
     )
     conversation.append(boundary)
     conversation.compacting = boundary
@@ -2126,7 +2143,7 @@ def _review_event(
     key = "reader.review_terminated.no_reason"
     if explanation:
         key, said = "reader.review_terminated", {**said, "said": explanation}
-    at = _times(event)[0]
+    at = _times(conversation.context, event)[0]
     # Inspect's limit event (``operator``) follows: the notice goes after its stop marker.
     conversation.stopped_by.append(
         notice(key, said, level="warning", subtype="review", timestamp=at)
@@ -2154,7 +2171,7 @@ def _sentinel_event(
         "stage": _string(event.get("stage"), "?"),
         "action": _string(action, "?"),
     }
-    at = _times(event)[0]
+    at = _times(conversation.context, event)[0]
     if status == "error":
         said["said"] = _string(event.get("error"), "?")
         key = "reader.sentinel_failed"
@@ -2174,7 +2191,9 @@ def _info_event(events: _Events, conversation: _Conversation, event: Mapping[str
     source = _string(event.get("source"), None)
     text = stringify(data)
     text = f"{source}: {text}" if source else text
-    conversation.append(SystemNotice(text=text, subtype="info", timestamp=_times(event)[0]))
+    conversation.append(
+        SystemNotice(text=text, subtype="info", timestamp=_times(conversation.context, event)[0])
+    )
 
 
 def _structure(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:

@@ -100,6 +100,7 @@ from turnfold.formats.common import (
     describe_args,
     stringify,
     text_result,
+    warned_timestamp,
 )
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
@@ -115,7 +116,7 @@ from turnfold.formats.harnesses.archive import (
 )
 from turnfold.formats.harnesses.openhands_sdk import event_file_value
 from turnfold.formats.openai_chat import litellm_prompt_tokens, litellm_usage
-from turnfold.formats.source import Source, read_file
+from turnfold.formats.source import Source, read_file, warning_count
 from turnfold.formats.wording import failure, notice, stop
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
@@ -452,6 +453,8 @@ class _Reader:
         self.accumulated: Mapping[str, Any] | None = None
         self.warned: set[str] = set()  # the reasons warned of once (_warn_once)
         self.agent_state: Any = None  # the last agent_state_changed's
+        #: What the event being read says of its time that is no time (:meth:`_stamp`).
+        self._told: list[str] = []
 
     # --- events ---------------------------------------------------------------------------
 
@@ -465,20 +468,33 @@ class _Reader:
             self.cost = recorded_cost(metrics) if "accumulated_cost" in metrics else self.cost
             accumulated = metrics.get("accumulated_token_usage")
             self.accumulated = accumulated if isinstance(accumulated, Mapping) else self.accumulated
-        if isinstance(event.get("action"), str):
-            return self._action(event, line)
-        if isinstance(event.get("observation"), str):
-            self._observation(event, line, paired)
-            return None
+        try:
+            if isinstance(event.get("action"), str):
+                return self._action(event, line)
+            if isinstance(event.get("observation"), str):
+                self._observation(event, line, paired)
+                return None
+        finally:
+            for reason in self._told:
+                self.source.warn(reason, line)
+            self._told.clear()
         self.source.warn("event with neither action nor observation skipped", line,
                          record_type="(event)")  # fmt: skip
         return None
+
+    def _stamp(self, event: Mapping[str, Any]) -> str | None:
+        """An event's ``timestamp``; one that is no time is left out, said once the event is
+        read and counted (:meth:`feed`: the warning is of a record counted once)."""
+        named = event.get("id")
+        what = f"event {str(named)[:80]}" if isinstance(named, (int, str)) else "an event"
+        return warned_timestamp(event.get("timestamp"), checked_timestamp, self._told.append,
+                                what, name="timestamp")  # fmt: skip
 
     def _action(self, event: Mapping[str, Any], line: int) -> ToolCall | None:
         kind: str = event["action"]
         record = f"action/{kind}"
         args: Mapping[str, Any] = _mapping(event.get("args"))
-        stamp = checked_timestamp(event.get("timestamp"))
+        stamp = self._stamp(event)
         transcript = self.context.transcript
         if kind == "message":
             text = _text(args.get("content")) or _text(event.get("message"))
@@ -633,7 +649,7 @@ class _Reader:
         kind: str = event["observation"]
         record = f"observation/{kind}"
         extras = _mapping(event.get("extras"))
-        stamp = checked_timestamp(event.get("timestamp"))
+        stamp = self._stamp(event)
         if kind == "agent_state_changed":
             self._state(extras, stamp)
             return
@@ -644,7 +660,7 @@ class _Reader:
         target = self._target(event, paired)
         if target is not None and kind not in ("null", "think", "recall", "condense"):
             context, call = target
-            warnings = len(self.source.warnings)
+            warnings = warning_count(self.source.warnings)
             if kind == "mcp":  # its JSON read once, for the status, the result and the warning
                 server = mcp_call_result(event)
                 status, result = _mcp_status(server), _mcp_result(server, _content(event))
@@ -655,7 +671,7 @@ class _Reader:
             else:
                 status, result = status_of(event), _result(kind, event, extras)
             context.transcript.update(call, status=status, result=result, ended_at=stamp)
-            if len(self.source.warnings) == warnings:  # else accounted as warned about
+            if warning_count(self.source.warnings) == warnings:  # else accounted as warned about
                 self.source.mapped(record)
             return
         transcript = self.context.transcript

@@ -273,29 +273,49 @@ def _span(raw: Mapping[str, Any], line: int, warn: Warn) -> Span | None:
     events = events_of(raw, attributes_of)
     status = status_of(raw)
     message = status.get("message")
-    try:
-        start = int(raw.get("startTimeUnixNano") or 0)
-    except (TypeError, ValueError, OverflowError):  # not a number, or an infinite one
-        start = 0
+    started_at = span_time(
+        raw.get("startTimeUnixNano"), nano_time, warn, own, "startTimeUnixNano", _NANOS
+    )
+    ended_at = span_time(
+        raw.get("endTimeUnixNano"), nano_time, warn, own, "endTimeUnixNano", _NANOS
+    )
     return Span(
         trace_id=trace,
         span_id=own,
         parent_id=span_id(raw.get("parentSpanId"), 8),
         name=str(name),
         op=operation(str(name), attributes),
-        start=start,
-        started_at=span_time(
-            raw.get("startTimeUnixNano"), nano_time, warn, own, "startTimeUnixNano", _NANOS
+        start=placed(
+            _nanos(raw.get("startTimeUnixNano")) if started_at is not None else None,
+            _nanos(raw.get("endTimeUnixNano")) if ended_at is not None else None,
         ),
-        ended_at=span_time(
-            raw.get("endTimeUnixNano"), nano_time, warn, own, "endTimeUnixNano", _NANOS
-        ),
+        started_at=started_at,
+        ended_at=ended_at,
         attributes=attributes,
         events=events,
         failed=status.get("code") in _ERROR_CODES,
         status_message=message if isinstance(message, str) and message else None,
         line=line,
     )
+
+
+def _nanos(value: Any) -> int:
+    """OTLP JSON's Unix nanoseconds (a string, or a number) as an int; 0 if none."""
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError, OverflowError):  # not a number, or an infinite one
+        return 0
+
+
+def placed(start: int | None, end: int | None) -> int:
+    """Where a span sorts among its siblings (:attr:`Span.start`, in Unix nanoseconds): its
+    start, or, when that is no time (None), its end, so it stays after the calls it followed
+    rather than first of all (0); 0 when it has neither.
+
+    >>> placed(5, 9), placed(None, 9), placed(None, None)
+    (5, 9, 0)
+    """
+    return start if start is not None else end if end is not None else 0
 
 
 def is_console_span(value: Any) -> bool:
@@ -355,16 +375,20 @@ def _console_span(raw: Mapping[str, Any], line: int, warn: Warn) -> Span | None:
     events = events_of(raw, plain_attributes)
     status = status_of(raw)
     message = status.get("description")
-    start = iso_nanos(raw.get("start_time"))
+    started_at = span_time(raw.get("start_time"), _iso_time, warn, own, "start_time", "ISO 8601")
+    ended_at = span_time(raw.get("end_time"), _iso_time, warn, own, "end_time", "ISO 8601")
     return Span(
         trace_id=trace,
         span_id=own,
         parent_id=_console_id(raw.get("parent_id"), 8),
         name=str(name),
         op=operation(str(name), attributes),
-        start=start,
-        started_at=span_time(raw.get("start_time"), _iso_time, warn, own, "start_time", "ISO 8601"),
-        ended_at=span_time(raw.get("end_time"), _iso_time, warn, own, "end_time", "ISO 8601"),
+        start=placed(
+            iso_nanos(raw.get("start_time")) if started_at is not None else None,
+            iso_nanos(raw.get("end_time")) if ended_at is not None else None,
+        ),
+        started_at=started_at,
+        ended_at=ended_at,
         attributes=attributes,
         events=events,
         failed=status.get("status_code") in _ERROR_CODES,
