@@ -258,11 +258,15 @@ class Follow:
                 self.transcript.append(AssistantError(message=f"{type(exc).__name__}: {exc}"))
 
     def _said_by_follower(self, exc: BaseException) -> bool:
-        said = getattr(self._follower, "broke_off", None)
-        if said is None or self._failed:
+        if self._failed:
             return False
         try:
-            return bool(said(exc))
+            if self._follower is None and getattr(self._adapter, "BREAKS_OFF_EARLY", False):
+                # The run raised before its first event (smolagents: its first plan's model
+                # call): its follower, told the run, still says how it ended, as a load does.
+                self._start(None)
+            said = getattr(self._follower, "broke_off", None)
+            return said is not None and bool(said(exc))
         except Exception as error:  # the run's own exception goes on whatever turnfold makes of it
             self._warn_of("could not read how the run ended", error)
             return False

@@ -40,7 +40,13 @@ Mapping:
   warning notice, its ``action_output`` (the forced answer) the final answer; an answer a
   ``final_answer_checks`` function refused (``AgentError`` ``Check … failed with error``,
   raised after the step's calls ran) leaves the calls settled as in a step without error,
-  the refused answer shown with ``meta["refused"]``, then the error notice;
+  the refused answer shown with ``meta["refused"]``, then the error notice; a
+  ``final_answer`` call beside other calls of its step is refused as its output arrives
+  (an ``AgentExecutionError``, the step's calls and outputs unrecorded): it is a call, not
+  the answer, failed with the error as its result, after the step's other calls (``unknown``);
+  a step with calls but neither ``observations`` nor ``error`` was left while its calls ran,
+  by an exception smolagents does not catch: its calls are ``cancelled`` when that was the
+  user's interruption, else ``unknown``;
 - ``observations`` (one string per step, no call id) → the result of the step's call. For
   several calls smolagents joins their outputs with newlines in the order of their sorted
   ids, the order of ``tool_calls``: when the text has exactly one line per call each call
@@ -82,7 +88,9 @@ call ``executing``; ``ToolOutput`` settles it ``success`` with its own observati
 several calls of one step each show their own output); the ``ActionStep`` that ends the step
 reconciles the step's calls (errors, timestamps, usage) as a load does; ``ChatMessageStreamDelta``
 text (when the model streams) is a streaming :class:`Thinking` that its step's ``model_output``
-or plan completes; ``PlanningStep`` and ``FinalAnswerStep`` as above; ``ActionOutput`` repeats
+or plan completes, held back while it may be a reply with no thought (a ``CodeAgent``'s code
+alone: the stream holds the code too) and shown, when it has a thought, as the step's first
+call arrives; ``PlanningStep`` and ``FinalAnswerStep`` as above; ``ActionOutput`` repeats
 what its step holds. The stream carries neither a managed agent's steps nor the task (the
 ``TaskStep`` is written to memory before the stream starts), but the agent holds both, and
 the generator ``run`` returns holds the agent (its ``self``, :func:`run_of_generator`), as
@@ -106,10 +114,13 @@ time at the next event. Where a load can only share a step's observations
 between its calls, or call a sibling of a failed call ``unknown``, the follower keeps what
 each ``ToolOutput`` said; otherwise a followed run ends as a load of ``agent.memory.steps`` reads.
 A run whose stream raises ends as a load of the agent in the ``except`` block reads it: a
-model's ``AgentGenerationError`` fails the turn at its step's end; a user's interruption
-(``agent.interrupt()``, whose ``AgentError("Agent interrupted.")`` the next step raises, or a
-``KeyboardInterrupt``) stops it (an :class:`AbortMarker`), which a load reads off the exception
-still held, or off the agent's ``interrupt_switch``, set until its next run.
+model's ``AgentGenerationError`` fails the turn at its step's end; any error of a plan's model
+call (which smolagents does not wrap, nor save a step for) fails it at the plan's start, read
+off the exception's frames (``_run_stream``'s ``planning_start_time``), even before the
+stream's first event; a user's interruption (``agent.interrupt()``, whose
+``AgentError("Agent interrupted.")`` the next step raises, or a ``KeyboardInterrupt``) stops
+it (an :class:`AbortMarker`, the calls it left running ``cancelled``), which a load reads off
+the exception still held, or off the agent's ``interrupt_switch``, set until its next run.
 
 smolagents records no per-call timing (only the step's, which includes the model's
 response), no reasoning of the model besides its text, and no model name in the steps.
@@ -152,6 +163,7 @@ from turnfold.model import (
     SystemNotice,
     Thinking,
     ToolCall,
+    ToolStatus,
     Transcript,
     Usage,
     UserMessage,
@@ -180,6 +192,10 @@ KEYBOARD_INTERRUPT = "KeyboardInterrupt"
 #: The opening of the ``AgentError`` a failed ``final_answer_checks`` function raises
 #: (``_validate_final_answer``): the step's calls ran, and its answer was refused.
 CHECK_FAILED = "Check "
+#: What ``ToolCallingAgent._step_stream`` raises as a ``final_answer`` output arrives from a
+#: step that made other calls too (an answer refused; no other call of that agent raises
+#: this very type: a tool's failure is an ``AgentToolExecutionError``, ``AgentToolCallError``).
+REFUSED_ANSWER_ERROR = "AgentExecutionError"
 
 
 def max_steps_notice(timestamp: str | None = None) -> SystemNotice:
@@ -371,6 +387,25 @@ def _thought(text: str | None, code: Any) -> str | None:
     return text or None
 
 
+def _no_thought_yet(text: str) -> bool:
+    """Whether streamed model text could still be a reply whose thought is empty: nothing yet
+    but a ``Thought:`` label (or part of one) and the opening of a code block (or of the
+    JSON of structured outputs), which :func:`_thought` cuts off.
+
+    >>> [_no_thought_yet(t) for t in ("Thou", "Thought:\\n<co", "```py", "Thought: add.")]
+    [True, True, True, False]
+    """
+    head = text.lstrip()
+    label = "Thought:"
+    if label.startswith(head):
+        return True
+    if head.startswith(label):
+        head = head[len(label) :].lstrip()
+    if not head or head.startswith("{"):
+        return True
+    return any(tag.startswith(head) or head.startswith(tag) for tag in _CODE_OPENINGS)
+
+
 def _without_added_closing(text: str) -> str:
     """A ``CodeAgent``'s text without the closing code tag smolagents appends to every model
     output that does not end with one (so the history nudges the model to stop there): in an
@@ -553,9 +588,10 @@ class StepsBuilder(TranscriptBuilder):
         self._calls: dict[str, ToolCall] = {}
         #: The entries of the step being fed, for its timestamp and usage.
         self._entries: list[Entry] = []
-        #: Live: the final answer call's id while its output is awaited, and whether the
-        #: step's answer is shown.
+        #: Live: the final answer call's id while its output is awaited, the step's final
+        #: answer calls held back (by id, their arguments), and whether its answer is shown.
         self._final_call: str | None = None
+        self._finals: dict[str, Any] = {}
         self._answered_step = False
         #: Whether the run's final answer has been shown (since the last task).
         self.answered = False
@@ -571,6 +607,9 @@ class StepsBuilder(TranscriptBuilder):
         #: The last step fed, when it is an action step in which nothing happened: its model
         #: call raised (:meth:`run_failed`); its number and end.
         self._empty_step: tuple[Any, str | None] | None = None
+        #: The last step fed, when its calls never returned (:meth:`_left_unfinished`): those
+        #: calls and the step's end.
+        self._unfinished: tuple[list[ToolCall], str | None] | None = None
 
     # -- helpers
 
@@ -586,6 +625,7 @@ class StepsBuilder(TranscriptBuilder):
         self._calls = {}
         self._entries = []
         self._final_call = None
+        self._finals = {}
         self._answered_step = False
         self._draft = None
         self._draft_text = ""
@@ -596,6 +636,7 @@ class StepsBuilder(TranscriptBuilder):
         """One step record of ``kind`` (:func:`step_kind`)."""
         self.recognized += 1
         self._empty_step = None
+        self._settle_unfinished("unknown")
         if kind == "TaskStep":
             self.task(record)
         elif kind == "SystemPromptStep":
@@ -652,26 +693,45 @@ class StepsBuilder(TranscriptBuilder):
         return thought
 
     def delta(self, content: Any) -> None:
-        """Live: a piece of streamed model text."""
+        """Live: a piece of streamed model text; held back while it may still be a reply
+        with no thought (:func:`_no_thought_yet`): an entry once shown stays, and the load
+        shows none for such a reply."""
         if not isinstance(content, str) or not content:
             return
         self._draft_text += content
         if self._draft is None:
+            if _no_thought_yet(self._draft_text):
+                return
             self._draft = Thinking(text=self._draft_text, streaming=True)
             self.transcript.append(self._draft)
         else:
             self.transcript.update(self._draft, text=self._draft_text)
+
+    def _show_held_draft(self, code: Any) -> None:
+        """Live: the step's first call arrived, so its model text is whole: text held back
+        (:meth:`delta`) is shown now, before the call, as its thought (``code`` the call's,
+        a ``CodeAgent``'s), when it has one."""
+        if self._draft is not None or not self._draft_text:
+            return
+        thought = _thought(self._draft_text, code)
+        self._draft_text = ""
+        if thought:
+            self._draft = Thinking(text=thought, streaming=True)
+            self.transcript.append(self._draft)
 
     def _call_name(self, name: str) -> tuple[str, dict[str, Any]]:
         if name == CODE_TOOL:
             return CODE_TOOL_SHOWN, {"tool_name": CODE_TOOL}
         return name, {}
 
-    def start_call(self, call_id: str, name: str, args: Any) -> ToolCall | None:
+    def start_call(
+        self, call_id: str, name: str, args: Any, *, refused: bool = False
+    ) -> ToolCall | None:
         """A call of the step being fed (the final answer call is held back: it becomes the
-        answer); the one already shown under that id when there is one."""
-        if name == FINAL_ANSWER_TOOL:
+        answer, unless ``refused``); the one already shown under that id when there is one."""
+        if name == FINAL_ANSWER_TOOL and not refused:
             self._final_call = call_id
+            self._finals[call_id] = args
             return None
         known = self._calls.get(call_id) if call_id else None
         if known is not None:
@@ -723,11 +783,20 @@ class StepsBuilder(TranscriptBuilder):
     # -- live events
 
     def live_call(self, call_id: str, name: str, args: Any) -> None:
-        self.start_call(call_id, name, parse_arguments(args))
+        args = parse_arguments(args)
+        self._show_held_draft(args if name == CODE_TOOL else None)
+        self.start_call(call_id, name, args)
 
     def live_output(self, call_id: str, observation: Any, is_final: bool, output: Any) -> None:
         text = observation if isinstance(observation, str) else stringify(observation)
         if is_final or (call_id and call_id == self._final_call):
+            if self._calls or len(self._finals) > 1:
+                # Given beside other calls (every call of a step is yielded before any
+                # output), the answer is refused as it arrives (REFUSED_ANSWER_ERROR): its
+                # calls are calls, whose outcome the step's error tells.
+                for final_id, args in self._finals.items():
+                    self.start_call(final_id, FINAL_ANSWER_TOOL, args, refused=True)
+                return
             self.answer(answer_text(output, text), call_id=call_id)
             return
         call = self._calls.get(call_id)
@@ -765,12 +834,22 @@ class StepsBuilder(TranscriptBuilder):
         parts = [p for p in map(_call_parts, raws if isinstance(raws, list) else []) if p]
         if isinstance(raws, list) and len(parts) < len(raws):
             self.warn(f"step {number}: {len(raws) - len(parts)} unreadable tool call(s)", line)
+        finals = [p for p in parts if p[1] == FINAL_ANSWER_TOOL] if code is None else []
+        final = finals[-1] if finals else None
+        # An answer given beside other calls is refused as its output arrives, which leaves
+        # the step's calls unrecorded but for the model's message: its calls are shown after
+        # the others, where the followed run shows them (it knows them refused only then).
+        refused_answer = (
+            bool(finals)
+            and len(parts) > 1
+            and error is not None
+            and error[0] == REFUSED_ANSWER_ERROR
+        )
+        if refused_answer:
+            parts = [p for p in parts if p not in finals] + finals
         calls: list[ToolCall] = []
-        final: tuple[str, str, Any] | None = None
         for call_id, name, args in parts:
-            if name == FINAL_ANSWER_TOOL and code is None:
-                final = (call_id, name, args)
-            call = self.start_call(call_id, name, args)
+            call = self.start_call(call_id, name, args, refused=refused_answer)
             if call is not None:
                 calls.append(call)
 
@@ -781,10 +860,14 @@ class StepsBuilder(TranscriptBuilder):
         if duration is not None:
             step_meta["step_duration_ms"] = duration
         refused = error is not None and _is_check_failure(error)
-        if error is None or refused:
+        unfinished = error is None and observations is None and bool(calls)
+        if unfinished:
+            self._left_unfinished(calls, end or timestamp)
+        elif error is None or refused:
             self._settle_all(calls, observations, final)
         else:
-            self._settle_failed(calls, error, observations, len(parts))
+            owner = calls[-1] if refused_answer and len(finals) == 1 else None
+            self._settle_failed(calls, error, observations, len(parts), owner)
         for call in calls:
             self.transcript.update(call, meta={**call.meta, **step_meta})
         self._nest_runs(timing, calls, step_meta)
@@ -846,8 +929,20 @@ class StepsBuilder(TranscriptBuilder):
         what the steps tell."""
         if self.answered:
             return False
+        if error is not None and error.get("while") == PLANNING:
+            # The plan's model call raised, unwrapped: no step holds it; its start is its time.
+            at = _iso(error.get("start_time"))
+            if _is_interruption(error):
+                self.transcript.append(stop("reader.interrupted_by_user", timestamp=at))
+            else:
+                text = f"{error.get('type')}: {error.get('message')}"
+                self.transcript.append(AssistantError(message=text, timestamp=at))
+            return True
         ended = self._empty_step[1] if self._empty_step is not None else None
+        if self._unfinished is not None:
+            ended = self._unfinished[1]
         if error is not None and _is_interruption(error):
+            self._settle_unfinished("cancelled")
             self.transcript.append(stop("reader.interrupted_by_user", timestamp=ended))
             return True
         if self._empty_step is None:
@@ -880,15 +975,38 @@ class StepsBuilder(TranscriptBuilder):
                 shared = observations if index == 0 else None
                 self.settle(call, "success", shared, shared_observations=calls[0].call_id)
 
+    def _left_unfinished(self, calls: list[ToolCall], ended: str | None) -> None:
+        """A step whose calls never returned: smolagents writes a step's observations once
+        its calls returned (a ``CodeAgent``'s when its code ran) and every error of theirs as
+        the step's error, so a step with calls and neither left while they ran, by an
+        exception it does not catch (a ``KeyboardInterrupt``: :meth:`run_failed` cancels
+        them). Each call is left open until the run's end tells; the step's end is the
+        run's."""
+        self._unfinished = ([c for c in calls if c.status not in ("success", "error")], ended)
+
+    def _settle_unfinished(self, status: ToolStatus) -> None:
+        """The calls of a step left unfinished get ``status``: ``cancelled`` when the user
+        stopped the run, else (the run went on, or its end is not known) ``unknown``."""
+        if self._unfinished is None:
+            return
+        calls, self._unfinished = self._unfinished[0], None
+        for call in calls:
+            if call.status in ("pending", "executing", "unknown") and call.status != status:
+                self.transcript.update(call, status=status)
+
     def _settle_failed(
-        self, calls: list[ToolCall], error: tuple[str, str], observations: str | None, total: int
+        self,
+        calls: list[ToolCall],
+        error: tuple[str, str],
+        observations: str | None,
+        total: int,
+        owner: ToolCall | None = None,
     ) -> None:
-        """A step whose ``error`` is set: the call it names (or the step's only call, the
-        final answer call counted) failed."""
+        """A step whose ``error`` is set: ``owner``, else the call the error names (or the
+        step's only call, the final answer call counted) failed."""
         kind, message = error
         pending = [c for c in calls if c.status not in ("success", "error")]
-        owner: ToolCall | None = None
-        if kind in _CALL_ERRORS and calls:
+        if owner is None and kind in _CALL_ERRORS and calls:
             if len(calls) == 1 and total == 1:
                 owner = calls[0]
             else:
@@ -1056,6 +1174,7 @@ class StepsBuilder(TranscriptBuilder):
 
     def close(self) -> None:
         """The stream ended: calls never settled have no recorded outcome (L-3)."""
+        self._settle_unfinished("unknown")
         self.settle_open(self._calls.values())
         if self._draft is not None:
             self.transcript.update(self._draft, streaming=False)
@@ -1251,7 +1370,7 @@ def _plain_agent(agent: Any, depth: int = 0) -> dict[str, Any]:
 RUN_ERROR = "run_error"
 
 
-def _raised_in(steps: Any) -> dict[str, str] | None:
+def _raised_in(steps: Any) -> dict[str, Any] | None:
     """The exception the run of ``steps`` raised out of ``run``, as ``{"type", "message"}``,
     while the interpreter still holds it: the exception being handled (a load in the
     ``except`` block around ``agent.run``) or the last one a REPL or notebook reported
@@ -1259,9 +1378,11 @@ def _raised_in(steps: Any) -> dict[str, str] | None:
     ``AgentGenerationError`` leaves its step saved empty, and a user's interruption
     (``agent.interrupt()``'s ``AgentError``, a ``KeyboardInterrupt``) no trace at all. It is
     this run's when a frame of its traceback holds the last of ``steps`` (``_step_stream``'s
-    ``memory_step``, ``_run_stream``'s ``action_step``)."""
+    ``memory_step``, ``_run_stream``'s ``action_step``). Any error of a plan's model call is
+    the run's end too, when it is this run's (:func:`_planning_failure`): smolagents wraps
+    none of them, and saves no step of the plan."""
     last = steps[-1] if isinstance(steps, list) and steps else None
-    if last is None or type(last).__name__ != "ActionStep":
+    if last is None:
         return None
     for error in (
         sys.exc_info()[1],
@@ -1271,6 +1392,11 @@ def _raised_in(steps: Any) -> dict[str, str] | None:
         if not isinstance(error, BaseException):
             continue
         said = {"type": type(error).__name__, "message": str(error)}
+        planning = _planning_failure(error, steps)
+        if planning is not None:
+            return {**said, **planning}
+        if type(last).__name__ != "ActionStep":
+            continue
         if "AgentGenerationError" not in _mro_names(error) and not _is_interruption(said):
             continue
         trace = error.__traceback__
@@ -1279,6 +1405,41 @@ def _raised_in(steps: Any) -> dict[str, str] | None:
                 return said
             trace = trace.tb_next
     return None
+
+
+#: A run error's ``"while"`` when the plan's model call raised it (:func:`_planning_failure`).
+PLANNING = "planning"
+
+
+def _planning_failure(error: BaseException, steps: Any = None) -> dict[str, Any] | None:
+    """``{"while": "planning", "start_time": …}`` when ``error`` left the model call of a
+    plan (``_generate_planning_step``, which wraps no error in ``AgentGenerationError`` and
+    saves no step for a plan that failed; ``_run_stream``'s ``planning_start_time`` is the
+    plan's only time). Given ``steps``, only when the run that raised it is theirs and
+    ended there: ``_run_stream``'s agent keeps ``steps`` as its memory, whose last step is
+    the one that run made before the plan (its last ``action_step``, else the run's task)."""
+    run: Mapping[str, Any] | None = None
+    trace = error.__traceback__
+    while trace is not None:  # outermost frame first: the run, then the plan it was making
+        frame = trace.tb_frame
+        if frame.f_globals.get("__name__") == "smolagents.agents":
+            if frame.f_code.co_name == "_generate_planning_step":
+                break
+            if frame.f_code.co_name == "_run_stream":
+                run = frame.f_locals
+        trace = trace.tb_next
+    else:
+        return None
+    if steps is not None:
+        agent = run.get("self") if run is not None else None
+        if run is None or getattr(getattr(agent, "memory", None), "steps", None) is not steps:
+            return None
+        before = run.get("action_step")
+        last = steps[-1] if steps else None
+        if last is not before and (before is not None or type(last).__name__ != "TaskStep"):
+            return None
+    start = run.get("planning_start_time") if run is not None else None
+    return {"while": PLANNING, "start_time": start}
 
 
 def _interrupted(agent: Any) -> dict[str, str] | None:
@@ -1367,6 +1528,9 @@ def _plain_item(item: Any) -> Any:
 #: ``load(steps, agent=)`` and ``follow(stream, agent=)``: the agent that ran knows its managed
 #: agents, whose runs the steps and the stream do not hold.
 READS_AGENT = True
+#: ``follow``: a run can raise before its first event (the first plan's model call), and the
+#: follower, told the run off its generator, still says how it ended (:meth:`Follower.broke_off`).
+BREAKS_OFF_EARLY = True
 
 
 def read(source: Source, *, agent: Any = None) -> Transcript:
@@ -1657,8 +1821,11 @@ class Follower:
         ``_run_stream`` yields the step it was in before the exception leaves it (its
         ``finally``), so that step is fed already."""
         self._time_plan()
-        said = {"type": type(exc).__name__, "message": str(exc)}
-        if "AgentGenerationError" not in _mro_names(exc) and not _is_interruption(said):
+        said: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc)}
+        planning = _planning_failure(exc)
+        if planning is not None:
+            said.update(planning)
+        elif "AgentGenerationError" not in _mro_names(exc) and not _is_interruption(said):
             return False
         return self.builder.run_failed(said)
 
@@ -1695,10 +1862,12 @@ RECORDS = Records(
         "state": 'a RunResult\'s state (success, max_steps_error): metadata["state"]',
         "token_usage": 'a RunResult\'s total usage: metadata["usage"]',
         "timing": 'a RunResult\'s timing: metadata["started_at"], ["ended_at"]',
-        RUN_ERROR: "the AgentGenerationError the agent's last step raised (plain() of the "
-        "agent or its memory, while the interpreter holds it): the AssistantError that ends "
-        "the failed run; a user's interruption (agent.interrupt(), held or still set on the "
-        "agent, or a KeyboardInterrupt held): the AbortMarker that ends the stopped run",
+        RUN_ERROR: "the AgentGenerationError the agent's last step raised, or any error of "
+        "the plan its run was making (plain() of the agent or its memory, while the "
+        "interpreter holds it): the AssistantError that ends the failed run; a user's "
+        "interruption (agent.interrupt(), held or still set on the agent, or a "
+        "KeyboardInterrupt held): the AbortMarker that ends the stopped run, the calls it "
+        "left running cancelled",
     },
     ignored={
         **dict.fromkeys(STREAM_EVENTS, "a streamed event; the step that follows holds it"),
