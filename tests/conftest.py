@@ -1,6 +1,6 @@
-"""Fixtures the widget tests share (``test_widget.py``, ``test_timeline.py``, ``test_saved.py``)
-and the tests of what a scan never opens (``opened``, ``cache_dir``), and what the tests folder
-holds that is no test."""
+"""Fixtures the widget tests share (``test_widget.py``, ``test_timeline.py``, ``test_saved.py``,
+``test_compare*.py``) and the tests of what a scan never opens (``opened``, ``connected``,
+``cache_dir``), and what the tests folder holds that is no test."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import builtins
 import importlib.util
 import io
 import os
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,6 @@ from typing import Any
 import pytest
 
 from turnfold import ondemand
-from turnfold.widget import TranscriptWidget
 
 #: The scripts that made a fixture with an older release of a framework (run in a venv of
 #: their own, as each says): no test, and their imports are that release's.
@@ -34,9 +34,10 @@ os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 
 
 @pytest.fixture
-def widgets() -> Iterator[list[TranscriptWidget]]:
-    """Widgets made by a test, closed after it so no timer thread outlives it."""
-    made: list[TranscriptWidget] = []
+def widgets() -> Iterator[list[Any]]:
+    """Widgets made by a test (a ``TranscriptWidget``, a ``CompareWidget``), closed after it so
+    no timer thread outlives it."""
+    made: list[Any] = []
     yield made
     for widget in made:
         widget.close()
@@ -67,6 +68,22 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(builtins, "open", spy(builtins.open))
     monkeypatch.setattr(io, "open", spy(io.open))
     monkeypatch.setattr(os, "open", spy(os.open))
+    return seen
+
+
+@pytest.fixture
+def connected(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every database this process connects to (``sqlite3.connect``): ``opened`` sees Python's
+    opens, not SQLite's (test_credentials_cursor_continue.py, test_credentials_more.py)."""
+    seen: list[str] = []
+    real = sqlite3.connect
+
+    def connect(database: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        seen.append(os.fspath(database))
+        connection: sqlite3.Connection = real(database, *args, **kwargs)
+        return connection
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
     return seen
 
 

@@ -1,23 +1,30 @@
 """Homes holding agents' credential files beside their sessions, for the tests that a scan never
 opens such a file and a load refuses it (spec C-1, C-7, L-4; tests/test_scan_agent_credentials.py,
-tests/test_scan_crush_openhands_credentials.py, tests/test_credentials_cursor_continue.py).
+tests/test_scan_crush_openhands_credentials.py, tests/test_credentials_agents.py,
+tests/test_credentials_more.py, tests/test_credentials_cursor_continue.py).
 
 A test plants each tool's files, values made up, at their places under a home (``place``:
 ``/``-separated, relative to the home), scans in this process (:func:`scan_here`, so conftest's
 ``opened`` sees every file the scan opens) and asks which of those places it touched
-(:func:`touched`)."""
+(:func:`touched`); one file named to a scan is said (:func:`said_unopened`), named to a load
+refused (:func:`refused_unopened`)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import turnfold
 from turnfold import scan
 from turnfold.corpus import Corpus
+from turnfold.formats.errors import TranscriptFormatError
 
 #: The committed Codex rollout (tests/fixtures/SOURCES.md): the session a home holds.
 ROLLOUT = Path(__file__).parent / "fixtures" / "codex_rollout_schema-coverage.jsonl"
@@ -34,6 +41,12 @@ def written(value: Any) -> Maker:
         path.write_text(body, "utf-8")
 
     return write
+
+
+def indented(value: Any) -> Maker:
+    """A maker writing ``value`` as JSON indented as the tools write it
+    (``JSON.stringify(v, null, 2)``)."""
+    return written(json.dumps(value, indent=2))
 
 
 def plant(home: Path, makers: Mapping[str, Maker]) -> None:
@@ -68,10 +81,44 @@ def scans_without_and_with(
     """Scans of two homes (:func:`codex_home`) under ``root``, alike but for ``secrets``: the
     corpus of the one without them, of the one with them, and that home; ``opened`` (conftest's)
     then holds what the second scan alone opened."""
-    plain = scan_here(codex_home(root / "plain", None))
-    home = codex_home(root / "full", secrets)
-    opened.clear()
-    return plain, scan_here(home), home
+    return scans_of_homes(
+        lambda folder, full: codex_home(folder, secrets if full else None), root, opened
+    )
+
+
+def scans_of_homes(
+    home: Callable[[Path, bool], Path], root: Path, *seen: list[str]
+) -> tuple[Corpus, Corpus, Path]:
+    """As :func:`scans_without_and_with`, of the homes ``home(folder, secrets)`` makes under
+    ``root/plain`` (without the secrets) and ``root/full`` (with them): each of ``seen``
+    (conftest's ``opened`` and ``connected``) then holds what the second scan alone opened, not
+    what made its home."""
+    plain = scan_here(home(root / "plain", False))
+    full = home(root / "full", True)
+    for paths in seen:
+        paths.clear()
+    return plain, scan_here(full), full
+
+
+def said_unopened(path: Path, keeper: str) -> None:
+    """A scan of ``path`` alone, one of ``keeper``'s credential files, says whose it is and
+    finds nothing, counting it as no skipped file either (C-7)."""
+    said = rf"^{re.escape(str(path))}: {keeper}'s credentials \(keys, tokens\), never opened$"
+    with pytest.warns(UserWarning, match=said):
+        corpus = scan_here(path)
+    assert (len(corpus), corpus.skipped) == (0, 0)
+
+
+def refused_unopened(path: Path, keeper: str, token: str) -> None:
+    """A load of ``path``, one of ``keeper``'s credential files, is refused whatever format is
+    asked for (none, or the keeper's): the error names the file and whose it is, and holds
+    none of ``token`` (L-4)."""
+    for format in (None, keeper):
+        with pytest.raises(TranscriptFormatError) as raised:
+            turnfold.load(path, format=format)
+        assert str(path) in str(raised.value)
+        assert f"{keeper}'s credentials (keys, tokens), never opened" in str(raised.value)
+        assert token not in str(raised.value)
 
 
 def touched(paths: Iterable[str], places: Iterable[str]) -> list[str]:

@@ -178,6 +178,18 @@ def _header(transcript: Transcript) -> tuple[int, int]:
     return tokens["input_tokens"], tokens["output_tokens"]
 
 
+def _with_side_requests() -> list[dict[str, Any]]:
+    """The session file alone's events, a second model in its ``cost-state``'s ``modelUsage``
+    (line 42): the CLI's own requests made with its small fast model, 300 tokens in, 12 out."""
+    events = read_events(ALONE)
+    (state,) = [e for e in events if e.get("type") == "cost-state"]
+    state["modelUsage"]["claude-haiku-4-5"] = {
+        "inputTokens": 300, "outputTokens": 12, "cacheReadInputTokens": 0,
+        "cacheCreationInputTokens": 0, "cacheCreationEphemeral1hInputTokens": 0,
+    }  # fmt: skip
+    return events
+
+
 def test_U1_the_cli_s_side_requests_are_a_part_of_their_own_not_the_agent_s(
     tmp_path: Path,
 ) -> None:
@@ -186,12 +198,7 @@ def test_U1_the_cli_s_side_requests_are_a_part_of_their_own_not_the_agent_s(
     command's check): the lead's responses and the agent (``resolvedModel``
     ``claude-opus-5-5``) name only the first. The agent keeps its share (20, 10); the side
     requests are a part of their own; the header is still ``modelUsage``'s total."""
-    events = read_events(ALONE)
-    (state,) = [e for e in events if e.get("type") == "cost-state"]
-    state["modelUsage"]["claude-haiku-4-5"] = {
-        "inputTokens": 300, "outputTokens": 12, "cacheReadInputTokens": 0,
-        "cacheCreationInputTokens": 0, "cacheCreationEphemeral1hInputTokens": 0,
-    }  # fmt: skip
+    events = _with_side_requests()
     transcript = turnfold.load(write_events(events, tmp_path / "session.jsonl"))
     assert transcript.warnings == []
     agent = agent_call(transcript).subagent
@@ -209,12 +216,7 @@ def test_U1_without_the_agent_s_model_nothing_is_told_apart(tmp_path: Path) -> N
     """The same, the launch's ``resolvedModel`` (line 25) left out, as older CLIs write it:
     which model the agent used is not recorded, so all that ``modelUsage`` counts beyond the
     responses stays the agent's, as before; the header is the same total."""
-    events = read_events(ALONE)
-    (state,) = [e for e in events if e.get("type") == "cost-state"]
-    state["modelUsage"]["claude-haiku-4-5"] = {
-        "inputTokens": 300, "outputTokens": 12, "cacheReadInputTokens": 0,
-        "cacheCreationInputTokens": 0, "cacheCreationEphemeral1hInputTokens": 0,
-    }  # fmt: skip
+    events = _with_side_requests()
     del events[24]["toolUseResult"]["resolvedModel"]
     transcript = turnfold.load(write_events(events, tmp_path / "session.jsonl"))
     agent = agent_call(transcript).subagent

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,14 +40,6 @@ NAMES = ("baseline", "candidate")
 
 
 pytestmark = pytest.mark.usefixtures("cache_dir")
-
-
-@pytest.fixture
-def widgets() -> Iterator[list[CompareWidget]]:
-    made: list[CompareWidget] = []
-    yield made
-    for widget in made:
-        widget.close()
 
 
 def three_turns(middle_tool: str = "Bash", status: str = "success") -> Transcript:

@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 import turnfold
 from turnfold.compare_widget import CompareWidget
@@ -37,14 +34,6 @@ OPENCODE = FIXTURES / "opencode" / "work" / "stdout-0.jsonl"
 #: Gemini CLI 0.61: three prompts, each recorded.
 GEMINI = FIXTURES / "gemini" / "gemini-cli_v0.61_three-turns-two-resumes.jsonl"
 ERROR = "Invalid value for 'messages'. (TF-ERR-FATAL)"
-
-
-@pytest.fixture
-def widgets() -> Iterator[list[CompareWidget]]:
-    made: list[CompareWidget] = []
-    yield made
-    for widget in made:
-        widget.close()
 
 
 def failed() -> Transcript:

@@ -23,10 +23,7 @@ context it opens with; both precede the first prompt in the real file.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 import turnfold
 from turnfold.compare_widget import CompareWidget
@@ -51,14 +48,6 @@ CLAUDE_STREAM = (
 #: Two runs of ``opencode run --format json``: no prompt in either.
 OPENCODE = FIXTURES / "opencode" / "work" / "stdout-0.jsonl"
 OPENCODE_NEXT = FIXTURES / "opencode" / "work" / "stdout-1.jsonl"
-
-
-@pytest.fixture
-def widgets() -> Iterator[list[CompareWidget]]:
-    made: list[CompareWidget] = []
-    yield made
-    for widget in made:
-        widget.close()
 
 
 def first_lines(tmp_path: Path, count: int, name: str) -> Transcript:

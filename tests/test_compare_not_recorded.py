@@ -10,10 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 import turnfold
 from turnfold.compare_widget import CompareWidget
@@ -37,14 +34,6 @@ GEMINI = FIXTURES / "agents" / "gemini-stream-json"
 REFUSED = GEMINI / "gemini-cli_v0.61.0_stream-json_api-error.jsonl"
 ANSWERED = GEMINI / "gemini-cli_v0.61.0_stream-json_resumed.jsonl"
 NAMES = ("cursor", "claude-code")
-
-
-@pytest.fixture
-def widgets() -> Iterator[list[CompareWidget]]:
-    made: list[CompareWidget] = []
-    yield made
-    for widget in made:
-        widget.close()
 
 
 def view(a: Transcript, b: Transcript, locale: str = "en", names: tuple[str, str] = NAMES

@@ -12,24 +12,18 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from html.parser import HTMLParser
-from pathlib import Path
-from typing import Any
 
 import pytest
 
-import turnfold
+from tests.compare_qa_logs import NAMES, compared, opened
 from turnfold.compare_widget import CompareWidget
-from turnfold.comparison import compare_rows, open_run
+from turnfold.comparison import compare_rows
 from turnfold.render.compare_page import render_compare_page
 from turnfold.render.compare_view import build_pair_table
 from turnfold.render.viewmodel import iter_nodes
 from turnfold.settings import DisplaySettings
 
-COMPARE_QA = Path(__file__).parent / "fixtures" / "compare-qa"
-V1, V2 = COMPARE_QA / "qa_v1.eval", COMPARE_QA / "qa_v2.eval"
-NAMES = ("v1", "v2")
 SUMMARY = (
     "1 regressed · 1 improved · 3 the same · 1 only in v1 (arith_qa · s6/1)"
     " · 1 only in v2 (arith_qa · s7/1)"
@@ -40,14 +34,6 @@ SUMMARY_ZH = (
 )
 
 pytestmark = pytest.mark.usefixtures("cache_dir")
-
-
-@pytest.fixture
-def widgets() -> Iterator[list[CompareWidget]]:
-    made: list[CompareWidget] = []
-    yield made
-    for widget in made:
-        widget.close()
 
 
 class _Page(HTMLParser):
@@ -81,15 +67,11 @@ class _Page(HTMLParser):
             self.summaries[-1] += data
 
 
-def _corpora() -> tuple[Any, Any]:
-    return open_run(V1), open_run(V2)
-
-
 # --- the samples of one log are named ------------------------------------------------------------
 
 
 def test_B3_the_page_names_the_samples_only_one_log_has() -> None:
-    page = _Page(render_compare_page(*_corpora(), names=NAMES))
+    page = _Page(render_compare_page(*opened(), names=NAMES))
     # The table's summary first, then each changed sample's own comparison.
     assert page.summaries[0] == SUMMARY
 
@@ -97,8 +79,7 @@ def test_B3_the_page_names_the_samples_only_one_log_has() -> None:
 def test_B3_the_widget_and_its_text_name_the_samples_only_one_log_has(
     widgets: list[CompareWidget],
 ) -> None:
-    widget = turnfold.compare(V1, V2, names=NAMES)
-    widgets.append(widget)
+    widget = compared(widgets)
     assert widget._table is not None
     assert widget._table["summary"] == SUMMARY  # what the view draws
     bundle = widget._repr_mimebundle_()
@@ -111,12 +92,11 @@ def test_B3_the_widget_and_its_text_name_the_samples_only_one_log_has(
 def test_B3_the_samples_only_one_log_has_are_named_in_chinese(
     widgets: list[CompareWidget],
 ) -> None:
-    widget = turnfold.compare(V1, V2, names=NAMES, settings=DisplaySettings(locale="zh"))
-    widgets.append(widget)
+    widget = compared(widgets, "zh")
     assert widget._table is not None
     assert widget._table["summary"] == SUMMARY_ZH
     zh = DisplaySettings(locale="zh")
-    assert _Page(render_compare_page(*_corpora(), zh, names=NAMES)).summaries[0] == SUMMARY_ZH
+    assert _Page(render_compare_page(*opened(), zh, names=NAMES)).summaries[0] == SUMMARY_ZH
 
 
 def test_B3_many_samples_of_one_log_are_named_up_to_a_bound_and_the_rest_counted() -> None:
@@ -139,7 +119,7 @@ def test_B3_many_samples_of_one_log_are_named_up_to_a_bound_and_the_rest_counted
 
 
 def test_B3_a_page_of_two_logs_gives_no_two_elements_one_id() -> None:
-    html = render_compare_page(*_corpora(), names=NAMES)
+    html = render_compare_page(*opened(), names=NAMES)
     page = _Page(html)
     repeated = [name for name, count in Counter(page.ids).items() if count > 1]
     assert repeated == []
@@ -155,8 +135,7 @@ def test_B3_the_widget_keeps_its_side_prefixes_and_answers_content_requests(
     widgets: list[CompareWidget],
 ) -> None:
     # One comparison at a time: its sides are a/ and b/, as the view's fold memory expects.
-    widget = turnfold.compare(V1, V2, names=NAMES)
-    widgets.append(widget)
+    widget = compared(widgets)
     assert widget.view is not None
     nodes = [n for pair in widget.view["pairs"] for n in (*(pair["a"] or []), *(pair["b"] or []))]
     keys = [node["key"] for node in nodes]

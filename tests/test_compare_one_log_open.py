@@ -13,17 +13,15 @@ them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from html.parser import HTMLParser
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import turnfold
+from tests.compare_qa_logs import NAMES, compared, opened
 from tests.test_viewmodel_schema import _WIRE, _check, _check_typed
 from turnfold.compare_widget import CompareWidget
-from turnfold.comparison import open_run
 from turnfold.model import AssistantText, Transcript, UserMessage
 from turnfold.render import compare_nodes, compare_page
 from turnfold.render.compare_page import render_compare_page
@@ -32,26 +30,9 @@ from turnfold.render.compare_view import ONLY_NAMED, PAGE_ROWS
 from turnfold.render.viewmodel import iter_nodes
 from turnfold.settings import DisplaySettings
 
-COMPARE_QA = Path(__file__).parent / "fixtures" / "compare-qa"
-V1, V2 = COMPARE_QA / "qa_v1.eval", COMPARE_QA / "qa_v2.eval"
-NAMES = ("v1", "v2")
 S6, S7 = "arith_qa · s6/1", "arith_qa · s7/1"
 
 pytestmark = pytest.mark.usefixtures("cache_dir")
-
-
-@pytest.fixture
-def widgets() -> Iterator[list[CompareWidget]]:
-    made: list[CompareWidget] = []
-    yield made
-    for widget in made:
-        widget.close()
-
-
-def _widget(widgets: list[CompareWidget], locale: str = "en") -> CompareWidget:
-    widget = turnfold.compare(V1, V2, names=NAMES, settings=DisplaySettings(locale=locale))
-    widgets.append(widget)
-    return widget
 
 
 def _rows(widget: CompareWidget) -> list[tuple[str, str, str, str, str | None]]:
@@ -78,7 +59,7 @@ def _side_text(view: Any, side: str) -> str:
 def test_B3_the_table_lists_each_sample_only_one_log_holds_after_the_changed_ones(
     widgets: list[CompareWidget],
 ) -> None:
-    widget = _widget(widgets)
+    widget = compared(widgets, "en")
     assert _rows(widget) == [
         ("arith_qa · s 2/1", "Regressed", "Passed · score 1", "Failed · score 0", None),
         ("arith_qa · ü4/1", "Improved", "Failed · score 0", "Passed · score 1", None),
@@ -101,7 +82,7 @@ def test_B3_the_table_lists_each_sample_only_one_log_holds_after_the_changed_one
 def test_B3_selecting_a_sample_of_one_log_opens_its_run_alone_on_its_side(
     widgets: list[CompareWidget], key: str, only: str, present: str, absent: str, answer: str
 ) -> None:
-    widget = _widget(widgets)
+    widget = compared(widgets, "en")
     widget._handle_custom_msg({"type": "select", "key": key, "only": only}, [])
     view = widget.view
     assert view is not None
@@ -142,7 +123,7 @@ def test_B3_selecting_a_sample_of_one_log_opens_its_run_alone_on_its_side(
 def test_B3_a_sample_of_one_log_is_chosen_with_its_side_and_a_wrong_side_changes_nothing(
     widgets: list[CompareWidget],
 ) -> None:
-    widget = _widget(widgets)
+    widget = compared(widgets, "en")
     before = widget.view
     for wrong in ({"type": "select", "key": S6}, {"type": "select", "key": S6, "only": "b"},
                   {"type": "select", "key": S6, "only": "<b>"}):  # fmt: skip
@@ -153,7 +134,7 @@ def test_B3_a_sample_of_one_log_is_chosen_with_its_side_and_a_wrong_side_changes
 
 
 def test_B3_a_sample_of_one_log_opens_in_chinese(widgets: list[CompareWidget]) -> None:
-    widget = _widget(widgets, "zh")
+    widget = compared(widgets, "zh")
     assert _rows(widget)[2:] == [
         (S6, "仅在 v1 中", "通过 · 得分 1", "不在 v2 中", "a"),
         (S7, "仅在 v2 中", "不在 v1 中", "通过 · 得分 1", "b"),
@@ -208,7 +189,7 @@ def test_B3_the_samples_of_one_log_are_paged_with_the_changed_ones(
 
 
 def test_B3_the_widget_s_text_lists_the_samples_of_one_log(widgets: list[CompareWidget]) -> None:
-    widget = _widget(widgets)
+    widget = compared(widgets, "en")
     widget.select(S6, "a")
     bundle = widget._repr_mimebundle_()
     assert bundle is not None
@@ -284,7 +265,7 @@ class _Page(HTMLParser):
 
 
 def test_B3_the_page_gives_each_sample_of_one_log_a_section_linked_from_its_row() -> None:
-    html = render_compare_page(open_run(V1), open_run(V2), names=NAMES)
+    html = render_compare_page(*opened(), names=NAMES)
     page = _Page(html)
     assert [name for name, count in Counter(page.ids).items() if count > 1] == []
     assert page.links == ["pair-1", "pair-2", "only-3", "only-4"]
@@ -305,11 +286,11 @@ def test_B3_a_page_too_long_for_every_sample_of_one_log_says_how_many_it_left_ou
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(compare_page, "STATIC_TABLE_ROWS", 3)
-    html = render_compare_page(open_run(V1), open_run(V2), names=NAMES)
+    html = render_compare_page(*opened(), names=NAMES)
     page = _Page(html)
     assert page.links == ["pair-1", "pair-2", "only-3"]
     assert "1 more sample only one run holds is not on this page" in html
     assert "more changed sample" not in html
-    zh = render_compare_page(open_run(V1), open_run(V2), DisplaySettings(locale="zh"), names=NAMES)
+    zh = render_compare_page(*opened(), DisplaySettings(locale="zh"), names=NAMES)
     assert "还有 1 个仅一方有的样本不在此页" in zh
     assert "仅在 v1 中：v2 中没有此样本" in zh

@@ -14,15 +14,14 @@ the cap is scaled down by the memory the process may use
 from __future__ import annotations
 
 import itertools
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import turnfold
-from turnfold.formats import compressed, tables
-from turnfold.formats.errors import TranscriptFormatError
+from tests.held_memory import lowered_memory, refusal, with_peak
+from turnfold.formats import tables
 from turnfold.model import AssistantText, UserMessage
 
 pa = pytest.importorskip("pyarrow")
@@ -34,35 +33,7 @@ _SMALL = 40 << 20
 _TINY = 4 << 20
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(folder))
-    return folder
-
-
-def _memory(monkeypatch: pytest.MonkeyPatch, size: int) -> int:
-    """Reads in the test see a process that may use ``size`` bytes; the values converted at
-    once then."""
-    monkeypatch.setattr(compressed, "memory_limit", lambda: size)
-    most = tables.held_values()
-    assert most == size // compressed.HELD_SHARE // tables.VALUE_BYTES
-    return most
-
-
-def _peak(read: Any) -> tuple[Any, int]:
-    """``read()`` and the peak of the memory Python allocated meanwhile (bytes)."""
-    tracemalloc.start()
-    try:
-        return read(), tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
-def _raised(read: Any) -> TranscriptFormatError:
-    with pytest.raises(TranscriptFormatError) as raised:
-        read()
-    return raised.value
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _too_many(values: int, most: int) -> str:
@@ -100,7 +71,7 @@ def test_X1_a_corpus_s_rows_are_converted_a_page_of_held_values_at_a_time(
     rows, all 48 at once (48 times the limit's worth of objects). Now a page holds the rows
     whose values together stay under the limit (here one), and every row is still yielded,
     in order, whole."""
-    most = _memory(monkeypatch, _TINY)
+    most = lowered_memory(monkeypatch, _TINY)
     steps = most - 64  # the row's own columns (C-2) bring it to about the limit
     corpus = turnfold.scan(_steps_table(48, steps), workers=1)
     table = corpus.to_arrow()  # built once, in Arrow: not what is measured
@@ -111,7 +82,7 @@ def test_X1_a_corpus_s_rows_are_converted_a_page_of_held_values_at_a_time(
             seen.append((row["key"], len(row["steps"]), row["steps"][-1]))
         return seen
 
-    seen, peak = _peak(iterate)
+    seen, peak = with_peak(iterate)
     last = f"step{steps - 1:05}"
     assert seen == [(f"#{n}", steps, last) for n in range(48)]
     assert peak < most * tables.VALUE_BYTES  # the limit's worth (1 MB); 48 rows were 11 MB
@@ -124,7 +95,7 @@ def test_X1_held_pages_hold_no_more_values_than_a_load_converts_at_once(
     """The pages a corpus is iterated by, counted: each holds at most the limit's values, or
     one row (a row of more, as a corpus row of capped metadata and its own columns can be);
     together they are the table, in order. Rows of a few values fill a page up to the limit."""
-    most = _memory(monkeypatch, _TINY)
+    most = lowered_memory(monkeypatch, _TINY)
     rows = [1, most - 10, 5, 4, most + 20, 3, 2] + [most // 4] * 9
     table = pa.table({"steps": [list(range(n - 1)) for n in rows]})
     pages = list(tables.held_pages(table))
@@ -161,7 +132,7 @@ def test_X1_an_arrow_typed_column_beside_object_columns_is_read_through_arrow(
     whole by ``tolist()`` before (every row at once, the hostile row uncapped), and row by row
     uncapped by ``corpus[key]`` and ``load(frame, sample=n)``. Now read through Arrow a few
     rows at a time, and a row of more values than the limit is refused, naming it."""
-    most = _memory(monkeypatch, _SMALL)
+    most = lowered_memory(monkeypatch, _SMALL)
     frame = _mixed_frame(60_000)
     said = f"<table>, row 1: {_too_many(1 + 3 * 60_000, most)}"
     corpus = turnfold.scan(frame, workers=1)
@@ -170,10 +141,10 @@ def test_X1_an_arrow_typed_column_beside_object_columns_is_read_through_arrow(
     assert errors["#0"] is None
     assert errors["#2"] is None
     assert [row["task"] for row in corpus.rows] == [{"id": n} for n in range(3)]
-    raised, peak = _peak(lambda: _raised(lambda: turnfold.load(frame, sample=1)))
+    raised, peak = with_peak(lambda: refusal(lambda: turnfold.load(frame, sample=1)))
     assert str(raised).startswith(said)
     assert peak < most * tables.VALUE_BYTES // 2  # its 60,000 messages are never converted
-    assert str(_raised(lambda: corpus["#1"])).startswith(said)
+    assert str(refusal(lambda: corpus["#1"])).startswith(said)
     assert [type(e) for e in corpus["#2"].entries] == [UserMessage, AssistantText, UserMessage]
 
 
@@ -183,9 +154,9 @@ def test_X1_an_arrow_typed_first_row_is_neither_converted_for_its_kind_nor_its_f
     """The hostile run in row 0: a column's kind was told by converting its first cells, and
     a later row's load read row 0 for the dataset's format, both uncapped. Now the kind is the
     column's Arrow type, and row 0 is read capped (refused, so no format is learnt from it)."""
-    most = _memory(monkeypatch, _SMALL)
+    most = lowered_memory(monkeypatch, _SMALL)
     frame = _mixed_frame(60_000, at=0)
-    loaded, peak = _peak(lambda: turnfold.load(frame, sample=2))
+    loaded, peak = with_peak(lambda: turnfold.load(frame, sample=2))
     assert len(loaded.entries) == 3
     assert peak < most * tables.VALUE_BYTES // 2
     errors = _errors(turnfold.scan(frame, workers=1))
@@ -201,7 +172,7 @@ def test_X1_a_split_run_of_an_arrow_typed_and_an_object_column_is_capped(
     whole by ``to_dict("records")``; now the Arrow column is read capped, the object column as
     it is held, and each row is the run of both."""
     pd = pytest.importorskip("pandas")
-    most = _memory(monkeypatch, _SMALL)
+    most = lowered_memory(monkeypatch, _SMALL)
     prompts = [[{"role": "user", "content": f"task {n}"}] for n in range(3)]
     replies = [[{"role": "assistant", "content": f"done {n}"}] for n in range(3)]
     replies[1] = [{"role": "assistant", "content": "x"}] * 60_000
@@ -278,7 +249,7 @@ def test_X1_a_hostile_union_column_is_counted_by_its_children(
     so converted whole, by a scan and by a load, of the table and of its Arrow file. Now
     refused, naming the row and the limit; the other runs read."""
     ipc = pytest.importorskip("pyarrow.ipc")
-    most = _memory(monkeypatch, _SMALL)
+    most = lowered_memory(monkeypatch, _SMALL)
     table = _union_runs(60_000, mode)
     values = 1 + 3 + (1 + 1 + (1 + 3 * 60_000))  # the list, a message, a message of parts
     said = _too_many(values, most)
@@ -286,7 +257,7 @@ def test_X1_a_hostile_union_column_is_counted_by_its_children(
     assert errors["#1"].startswith(f"<table>, row 1: {said}")
     assert errors["#0"] is None
     assert errors["#2"] is None
-    raised, peak = _peak(lambda: _raised(lambda: turnfold.load(table, sample=1)))
+    raised, peak = with_peak(lambda: refusal(lambda: turnfold.load(table, sample=1)))
     assert str(raised).startswith(f"<table>, row 1: {said}")
     assert peak < most * tables.VALUE_BYTES // 2
     path = tmp_path / "runs.arrow"
@@ -303,7 +274,7 @@ def test_X1_a_union_of_other_columns_is_left_out_by_what_its_children_hold(
 ) -> None:
     """A run's metadata column that is a dense union of a number and a list: row 1's list of
     100,000 numbers was counted as one value and kept; now it is left out with a warning."""
-    most = _memory(monkeypatch, _SMALL)
+    most = lowered_memory(monkeypatch, _SMALL)
     numbers = pa.array([list(range(100_000))], pa.list_(pa.int64()))
     children = [pa.array([7, 9], pa.int64()), numbers]
     steps = pa.UnionArray.from_dense(pa.array([0, 1, 0], pa.int8()),
@@ -328,11 +299,11 @@ def test_X1_a_table_s_generation_ms_becomes_durations_in_arrow_not_a_list_of_eve
     and null: not timed)."""
     from turnfold.corpus import _wrapper_columns
 
-    most = _memory(monkeypatch, _TINY)
+    most = lowered_memory(monkeypatch, _TINY)
     count = 200_000
     rows = pa.table({"duration_s": pa.nulls(count, pa.float64())})
     took = pa.array([None, 0, -5, 1500, 2.5, *range(count - 5)], pa.float64())
-    kept, peak = _peak(lambda: _wrapper_columns(rows, pa.table({"generation_ms": took})))
+    kept, peak = with_peak(lambda: _wrapper_columns(rows, pa.table({"generation_ms": took})))
     assert peak < most * tables.VALUE_BYTES
     durations = kept.column("duration_s")
     assert durations.slice(0, 7).to_pylist() == [None, None, None, 1.5, 0.0025, None, 0.001]

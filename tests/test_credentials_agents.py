@@ -28,20 +28,26 @@ meets it (outside the home, or hidden in it): its ``projects/`` were never read.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-import turnfold
-from tests.credential_homes import ROLLOUT, Maker, plant, scan_here, touched, written
+from tests.credential_homes import (
+    ROLLOUT,
+    Maker,
+    indented,
+    plant,
+    refused_unopened,
+    said_unopened,
+    scan_here,
+    scans_of_homes,
+    touched,
+    written,
+)
 from turnfold import scan
 from turnfold.formats.credentials import keeper_of
-from turnfold.formats.errors import TranscriptFormatError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 #: A real Claude Code session (tests/fixtures/SOURCES.md), kept under its session id.
@@ -115,37 +121,32 @@ ENV = f"OPENAI_API_KEY=sk-{TOKEN}\nGEMINI_API_KEY={TOKEN}\n"
 ENCRYPTED = f"0f1e2d3c4b5a69788796a5b4:c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8:{TOKEN.encode().hex()}"
 
 
-def _json(value: Any) -> Maker:
-    """A maker writing ``value`` as the tools do, indented (``JSON.stringify(v, null, 2)``)."""
-    return written(json.dumps(value, indent=2))
-
-
 #: Each credential file by its place in the home, with what makes it, and whose it is.
 SECRETS: dict[str, tuple[Maker, str]] = {
-    ".claude.json": (_json(CLAUDE_JSON), "claude-code"),
-    ".claude/backups/.claude.json.backup.1796581728618": (_json(CLAUDE_JSON), "claude-code"),
-    ".claude/.config.json": (_json(CLAUDE_JSON), "claude-code"),
-    ".claude/settings.json": (_json(CLAUDE_SETTINGS), "claude-code"),
-    "work/.claude/settings.json": (_json(CLAUDE_SETTINGS), "claude-code"),
-    "work/.claude/settings.local.json": (_json(CLAUDE_LOCAL_SETTINGS), "claude-code"),
-    f"{CLAUDE_MOVED}/.claude.json": (_json(CLAUDE_JSON), "claude-code"),
-    f"{CLAUDE_MOVED}/settings.json": (_json(CLAUDE_SETTINGS), "claude-code"),
+    ".claude.json": (indented(CLAUDE_JSON), "claude-code"),
+    ".claude/backups/.claude.json.backup.1796581728618": (indented(CLAUDE_JSON), "claude-code"),
+    ".claude/.config.json": (indented(CLAUDE_JSON), "claude-code"),
+    ".claude/settings.json": (indented(CLAUDE_SETTINGS), "claude-code"),
+    "work/.claude/settings.json": (indented(CLAUDE_SETTINGS), "claude-code"),
+    "work/.claude/settings.local.json": (indented(CLAUDE_LOCAL_SETTINGS), "claude-code"),
+    f"{CLAUDE_MOVED}/.claude.json": (indented(CLAUDE_JSON), "claude-code"),
+    f"{CLAUDE_MOVED}/settings.json": (indented(CLAUDE_SETTINGS), "claude-code"),
     f"{CLAUDE_MOVED}/.credentials.json": (
-        _json({"claudeAiOauth": {"accessToken": f"sk-ant-oat01-{TOKEN}"}}), "claude-code"),
+        indented({"claudeAiOauth": {"accessToken": f"sk-ant-oat01-{TOKEN}"}}), "claude-code"),
     f"{CLAUDE_MOVED}/backups/.claude.json.backup.1796581734840": (
-        _json(CLAUDE_JSON), "claude-code"),
-    ".gemini/settings.json": (_json(GEMINI_SETTINGS), "gemini"),
+        indented(CLAUDE_JSON), "claude-code"),
+    ".gemini/settings.json": (indented(GEMINI_SETTINGS), "gemini"),
     ".gemini/.env": (written(ENV), "gemini"),
-    "work/.gemini/settings.json": (_json(GEMINI_PROJECT_SETTINGS), "gemini"),
+    "work/.gemini/settings.json": (indented(GEMINI_PROJECT_SETTINGS), "gemini"),
     "work/.gemini/.env": (written(ENV), "gemini"),
-    ".qwen/settings.json": (_json(QWEN_SETTINGS), "qwen"),
+    ".qwen/settings.json": (indented(QWEN_SETTINGS), "qwen"),
     ".qwen/.env": (written(ENV), "qwen"),
     ".qwen/mcp-oauth-tokens-v2.json": (written(ENCRYPTED), "qwen"),
     ".qwen/extension-secrets-v1.json": (written(ENCRYPTED), "qwen"),
-    "work/.qwen/settings.json": (_json(QWEN_HTTP_SETTINGS), "qwen"),
-    f"{QWEN_MOVED}/settings.json": (_json(QWEN_HTTP_SETTINGS), "qwen"),
+    "work/.qwen/settings.json": (indented(QWEN_HTTP_SETTINGS), "qwen"),
+    f"{QWEN_MOVED}/settings.json": (indented(QWEN_HTTP_SETTINGS), "qwen"),
     f"{QWEN_MOVED}/oauth_creds.json": (
-        _json({"access_token": TOKEN, "refresh_token": TOKEN, "token_type": "Bearer"}), "qwen"),
+        indented({"access_token": TOKEN, "refresh_token": TOKEN, "token_type": "Bearer"}), "qwen"),
     ".codex/config.toml": (written(CODEX_CONFIG), "codex"),
     ".codex/.env": (written(ENV), "codex"),
     "work/.codex/config.toml": (written(CODEX_CONFIG), "codex"),
@@ -191,10 +192,9 @@ def _home(root: Path, monkeypatch: pytest.MonkeyPatch, secrets: bool) -> Path:
 def test_C1_a_home_scan_opens_none_of_the_agents_settings_and_counts_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: list[str]
 ) -> None:
-    plain = scan_here(_home(tmp_path / "plain", monkeypatch, secrets=False))
-    home = _home(tmp_path / "full", monkeypatch, secrets=True)
-    opened.clear()
-    full = scan_here(home)
+    plain, full, home = scans_of_homes(
+        lambda root, secrets: _home(root, monkeypatch, secrets), tmp_path, opened
+    )
     assert touched(opened, SECRETS) == []
     # Neither opened nor counted: config.toml was a skipped file, the settings opened ones.
     assert full.skipped == plain.skipped
@@ -215,13 +215,7 @@ def test_C7_one_named_to_scan_is_said_and_never_opened(
 ) -> None:
     home = _home(tmp_path, monkeypatch, secrets=True)
     opened.clear()
-    keeper = SECRETS[place][1]
-    said = (
-        rf"^{re.escape(str(home / place))}: {keeper}'s credentials \(keys, tokens\), never opened$"
-    )
-    with pytest.warns(UserWarning, match=said):
-        corpus = scan_here(home / place)
-    assert (len(corpus), corpus.skipped) == (0, 0)
+    said_unopened(home / place, SECRETS[place][1])
     assert touched(opened, SECRETS) == []
 
 
@@ -231,13 +225,7 @@ def test_L4_one_named_to_load_is_refused_unopened(
 ) -> None:
     home = _home(tmp_path, monkeypatch, secrets=True)
     opened.clear()
-    keeper = SECRETS[place][1]
-    for format in (None, keeper):
-        with pytest.raises(TranscriptFormatError) as raised:
-            turnfold.load(home / place, format=format)
-        assert str(home / place) in str(raised.value)
-        assert f"{keeper}'s credentials (keys, tokens), never opened" in str(raised.value)
-        assert TOKEN not in str(raised.value)
+    refused_unopened(home / place, SECRETS[place][1], TOKEN)
     assert touched(opened, SECRETS) == []
 
 
@@ -306,7 +294,9 @@ def test_C1_a_scan_of_the_home_walks_the_folder_claude_config_dir_names(
              "in the home": home / "claude-config"}[where]  # fmt: skip
     session = _session(moved / "projects" / PROJECT / CLAUDE_SESSION_NAME)
     old = _session(home / ".claude" / "projects" / PROJECT / CLAUDE_SESSION_NAME)
-    plant(moved, {"settings.json": _json(CLAUDE_SETTINGS), ".claude.json": _json(CLAUDE_JSON)})
+    plant(
+        moved, {"settings.json": indented(CLAUDE_SETTINGS), ".claude.json": indented(CLAUDE_JSON)}
+    )
     wanted = sorted([*scan([session], workers=1, cache=False).keys, str(old)])
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(moved))

@@ -22,19 +22,23 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import re
 import shutil
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-import turnfold
-from tests.credential_homes import Maker, plant, scan_here, touched, written
+from tests.credential_homes import (
+    Maker,
+    plant,
+    refused_unopened,
+    said_unopened,
+    scan_here,
+    scans_of_homes,
+    touched,
+    written,
+)
 from turnfold.formats.credentials import keeper_of
-from turnfold.formats.errors import TranscriptFormatError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CURSOR_SESSION = FIXTURES / "cursor" / "3f0c9a52-8d41-4e7b-b1a6-0c2e5f7d9a13"
@@ -110,20 +114,6 @@ SECRETS: dict[str, tuple[Maker, str]] = {
 pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
-@pytest.fixture
-def connected(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every database this process connects to: ``opened`` sees Python's opens, not SQLite's."""
-    seen: list[str] = []
-    real = sqlite3.connect
-
-    def connect(database: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
-        seen.append(os.fspath(database))
-        return real(database, *args, **kwargs)
-
-    monkeypatch.setattr(sqlite3, "connect", connect)
-    return seen
-
-
 def _home(root: Path, secrets: bool) -> Path:
     """A home with a Cursor agent transcript (and its sub-agent's) and a Continue session,
     and (with ``secrets``) both tools' credentials."""
@@ -141,11 +131,7 @@ def _home(root: Path, secrets: bool) -> Path:
 def test_C1_a_home_scan_opens_neither_cursor_s_nor_continue_s_keys(
     tmp_path: Path, opened: list[str], connected: list[str]
 ) -> None:
-    plain = scan_here(_home(tmp_path / "plain", secrets=False))
-    home = _home(tmp_path / "full", secrets=True)
-    opened.clear()
-    connected.clear()  # their writing, here
-    full = scan_here(home)
+    plain, full, home = scans_of_homes(_home, tmp_path, opened, connected)
     assert touched(opened, SECRETS) == []
     assert (full.skipped, len(full.keys)) == (plain.skipped, len(plain.keys))
     assert sorted(row["format"] for row in full.rows) == ["continue", "cursor"]
@@ -164,12 +150,7 @@ def test_C7_one_named_to_scan_is_said_and_never_opened(
     home = _home(tmp_path, secrets=True)
     opened.clear()
     connected.clear()
-    keeper = SECRETS[place][1]
-    said = rf"{keeper}'s credentials \(keys, tokens\), never opened$"
-    said = rf"^{re.escape(str(home / place))}: {said}"
-    with pytest.warns(UserWarning, match=said):
-        corpus = scan_here(home / place)
-    assert (len(corpus), corpus.skipped) == (0, 0)
+    said_unopened(home / place, SECRETS[place][1])
     assert touched(opened, SECRETS) == touched(connected, SECRETS) == []
 
 
@@ -182,12 +163,7 @@ def test_L4_one_named_to_load_is_refused_unopened(
     home = _home(tmp_path, secrets=True)
     opened.clear()
     connected.clear()
-    keeper = SECRETS[place][1]
-    for format in (None, keeper):
-        with pytest.raises(TranscriptFormatError) as raised:
-            turnfold.load(home / place, format=format)
-        assert f"{keeper}'s credentials (keys, tokens), never opened" in str(raised.value)
-        assert TOKEN not in str(raised.value)
+    refused_unopened(home / place, SECRETS[place][1], TOKEN)
     assert touched(opened, SECRETS) == touched(connected, SECRETS) == []
 
 

@@ -34,17 +34,24 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import re
 import shutil
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import turnfold
-from tests.credential_homes import Maker, plant, scan_here, touched, written
+from tests.credential_homes import (
+    Maker,
+    indented,
+    plant,
+    refused_unopened,
+    said_unopened,
+    scan_here,
+    scans_of_homes,
+    touched,
+    written,
+)
 from turnfold.formats.credentials import keeper_of
 from turnfold.formats.errors import TranscriptFormatError
 
@@ -168,60 +175,40 @@ CODEX_AUTH = {
 }  # fmt: skip
 
 
-def _json(value: Any) -> Maker:
-    """A maker writing ``value`` as its tool does, indented (``JSON.stringify(v, null, 2)``)."""
-    return written(json.dumps(value, indent=2))
-
-
 #: Each credential file by its place in the home, with what makes it, and whose it is.
 SECRETS: dict[str, tuple[Maker, str]] = {
     ".continue/config.ts": (written(CONFIG_TS), "continue"),
     ".continue/out/config.js": (written(CONFIG_JS), "continue"),
-    ".continue/.continuerc.json": (_json(CONTINUERC), "continue"),
-    ".continue/index/globalContext.json": (_json(GLOBAL_CONTEXT), "continue"),
+    ".continue/.continuerc.json": (indented(CONTINUERC), "continue"),
+    ".continue/index/globalContext.json": (indented(GLOBAL_CONTEXT), "continue"),
     ".continue/models/new-model.yaml": (written(MODEL_BLOCK), "continue"),
     ".continue/mcpServers/new-mcp-server.yaml": (written(MCP_BLOCK), "continue"),
-    ".continue/mcpServers/mcp.json": (_json(MCP_JSON), "continue"),
+    ".continue/mcpServers/mcp.json": (indented(MCP_JSON), "continue"),
     "work/.continue/models/new-model.yaml": (written(MODEL_BLOCK), "continue"),
-    "work/.continue/mcpServers/servers.json": (_json(MCP_JSON), "continue"),
+    "work/.continue/mcpServers/servers.json": (indented(MCP_JSON), "continue"),
     "work/.continue/data/new-data.yaml": (written(DATA_BLOCK), "continue"),
     "work/.continue/context/new-context.yaml": (written(CONTEXT_BLOCK), "continue"),
     "work/.continue/agents/team.yaml": (written(ASSISTANT), "continue"),
     "work/.continue/assistants/team.yaml": (written(ASSISTANT), "continue"),
     "work/.continue/configs/team.yaml": (written(ASSISTANT), "continue"),
-    f"{CONTINUE_MOVED}/config.json": (_json(CONTINUE_JSON), "continue"),
+    f"{CONTINUE_MOVED}/config.json": (indented(CONTINUE_JSON), "continue"),
     f"{CONTINUE_MOVED}/config.yaml": (written(ASSISTANT), "continue"),
     f"{CONTINUE_MOVED}/.env": (written(f"ANTHROPIC_API_KEY=sk-ant-{TOKEN}\n"), "continue"),
-    f"{CONTINUE_MOVED}/mcpServers/mcp.json": (_json(MCP_JSON), "continue"),
-    f"{CONTINUE_MOVED}/index/globalContext.json": (_json(GLOBAL_CONTEXT), "continue"),
-    ".cursor/mcp.json": (_json(MCP_JSON), "cursor"),
-    "work/.cursor/mcp.json": (_json(MCP_JSON), "cursor"),
-    ".openhands/mcp.json": (_json(MCP_JSON), "openhands"),
+    f"{CONTINUE_MOVED}/mcpServers/mcp.json": (indented(MCP_JSON), "continue"),
+    f"{CONTINUE_MOVED}/index/globalContext.json": (indented(GLOBAL_CONTEXT), "continue"),
+    ".cursor/mcp.json": (indented(MCP_JSON), "cursor"),
+    "work/.cursor/mcp.json": (indented(MCP_JSON), "cursor"),
+    ".openhands/mcp.json": (indented(MCP_JSON), "openhands"),
     ".openhands/cloud/api_key.txt": (written(f"sk-oh-{TOKEN}"), "openhands"),
     ".openhands/.jwt_secret": (written(TOKEN.replace("-", "")), "openhands"),
-    f"{OPENHANDS_MOVED}/agent_settings.json": (_json(AGENT_SETTINGS), "openhands"),
-    f"{OPENHANDS_MOVED}/mcp.json": (_json(MCP_JSON), "openhands"),
+    f"{OPENHANDS_MOVED}/agent_settings.json": (indented(AGENT_SETTINGS), "openhands"),
+    f"{OPENHANDS_MOVED}/mcp.json": (indented(MCP_JSON), "openhands"),
     f"{OPENHANDS_MOVED}/cloud/api_key.txt": (written(f"sk-oh-{TOKEN}"), "openhands"),
-    f"{CODEX_MOVED}/auth.json": (_json(CODEX_AUTH), "codex"),
+    f"{CODEX_MOVED}/auth.json": (indented(CODEX_AUTH), "codex"),
 }
 
 
 pytestmark = pytest.mark.usefixtures("cache_dir")
-
-
-@pytest.fixture
-def connected(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every database this process connects to: ``opened`` sees Python's opens, not SQLite's."""
-    seen: list[str] = []
-    real = sqlite3.connect
-
-    def connect(database: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
-        seen.append(os.fspath(database))
-        connection: sqlite3.Connection = real(database, *args, **kwargs)
-        return connection
-
-    monkeypatch.setattr(sqlite3, "connect", connect)
-    return seen
 
 
 def _home(root: Path, monkeypatch: pytest.MonkeyPatch, secrets: bool) -> Path:
@@ -244,10 +231,9 @@ def _home(root: Path, monkeypatch: pytest.MonkeyPatch, secrets: bool) -> Path:
 def test_C1_a_home_scan_opens_none_of_the_newly_named_keys(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: list[str]
 ) -> None:
-    plain = scan_here(_home(tmp_path / "plain", monkeypatch, secrets=False))
-    home = _home(tmp_path / "full", monkeypatch, secrets=True)
-    opened.clear()
-    full = scan_here(home)
+    plain, full, home = scans_of_homes(
+        lambda root, secrets: _home(root, monkeypatch, secrets), tmp_path, opened
+    )
     assert touched(opened, SECRETS) == []
     # Neither opened nor counted: the YAML blocks, config.ts and config.js were skipped files.
     assert (full.skipped, len(full.keys)) == (plain.skipped, len(plain.keys))
@@ -264,13 +250,7 @@ def test_C7_one_named_to_scan_is_said_and_never_opened(
 ) -> None:
     home = _home(tmp_path, monkeypatch, secrets=True)
     opened.clear()
-    keeper = SECRETS[place][1]
-    said = (
-        rf"^{re.escape(str(home / place))}: {keeper}'s credentials \(keys, tokens\), never opened$"
-    )
-    with pytest.warns(UserWarning, match=said):
-        corpus = scan_here(home / place)
-    assert (len(corpus), corpus.skipped) == (0, 0)
+    said_unopened(home / place, SECRETS[place][1])
     assert touched(opened, SECRETS) == []
 
 
@@ -280,13 +260,7 @@ def test_L4_one_named_to_load_is_refused_unopened(
 ) -> None:
     home = _home(tmp_path, monkeypatch, secrets=True)
     opened.clear()
-    keeper = SECRETS[place][1]
-    for format in (None, keeper):
-        with pytest.raises(TranscriptFormatError) as raised:
-            turnfold.load(home / place, format=format)
-        assert str(home / place) in str(raised.value)
-        assert f"{keeper}'s credentials (keys, tokens), never opened" in str(raised.value)
-        assert TOKEN not in str(raised.value)
+    refused_unopened(home / place, SECRETS[place][1], TOKEN)
     assert touched(opened, SECRETS) == []
 
 

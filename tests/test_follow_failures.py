@@ -15,7 +15,7 @@ when its generator is closed early, cancels the invocation and joins that thread
 
 Every run is the real framework's on an offline scripted model: smolagents on the ``Model``
 subclass of ``tests/formats/smolagents_runs.py``, the ADK on the ``BaseLlm`` subclass of
-``tests/test_follow_leftovers3.py``.
+``tests/adk_followed_runs.py``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,20 @@ from typing import Any
 import pytest
 
 import turnfold
+from tests.adk_followed_runs import (
+    APP,
+    USER,
+    add,
+    async_runs,
+    calc_runner,
+    failing_after_the_run,
+    iso,
+    message,
+    scripted,
+    stored_session,
+)
 from tests.formats.loops import on_thread, run_async
+from tests.smolagents_helper_runs import smolagents_runs
 from turnfold.model import AbortMarker, AssistantError, AssistantText, Transcript
 from turnfold.process import project
 from turnfold.render.viewmodel import Turn
@@ -42,17 +55,10 @@ def _statuses(transcript: Transcript) -> list[str]:
 _TASK = "Add 1 and 2, then answer."
 
 
-def _runs() -> Any:
-    pytest.importorskip("smolagents")
-    from tests.formats import smolagents_runs
-
-    return smolagents_runs
-
-
 def _agent(replies: list[Any], *, code: bool = False, **options: Any) -> Any:
     """A streaming agent whose scripted model returns ``replies`` in order, and raises a reply
     that is an exception (an API error, a Ctrl-C) instead of answering."""
-    runs = _runs()
+    runs = smolagents_runs()
     from smolagents import CodeAgent, ToolCallingAgent
 
     class RaisingModel(runs._model_class()):  # type: ignore[misc]
@@ -89,7 +95,7 @@ def _followed_then_loaded(
 
 
 def _message(text: str | None, *calls: tuple[str, Any, str]) -> Any:
-    return _runs()._message(text, *calls)
+    return smolagents_runs()._message(text, *calls)
 
 
 _FAILURE = "rate limited: 429 Too Many Requests"
@@ -207,13 +213,6 @@ def test_A2_followed_runs_whose_steps_fail_equal_their_load(case: str) -> None:
 # --- Google ADK ------------------------------------------------------------------------------
 
 
-def _leftovers3() -> Any:
-    pytest.importorskip("google.adk")
-    from tests import test_follow_leftovers3
-
-    return test_follow_leftovers3
-
-
 def test_A2_an_async_adk_run_whose_frames_hold_no_session_reads_it_from_the_service(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -224,8 +223,7 @@ def test_A2_an_async_adk_run_whose_frames_hold_no_session_reads_it_from_the_serv
     from turnfold.formats.frameworks import adk
 
     monkeypatch.setattr(adk, "session_of_run", lambda events: None)
-    helpers = _leftovers3()
-    (live,), session = helpers._async_runs(helpers._adk_runner(compaction=True), ["0+2?"])
+    (live,), session = async_runs(calc_runner(compaction=True), ["0+2?"])
     loaded = turnfold.load(session)
     assert [type(e).__name__ for e in loaded.entries][-1] == "CompactionBoundary"
     assert live.entries[0].timestamp is not None
@@ -239,32 +237,15 @@ def test_A2_an_async_adk_run_whose_service_fails_at_the_end_is_shown_with_a_warn
 ) -> None:
     """The service read at the end fails: the run is shown as followed, and a warning names
     the session and the error; the stream itself ends normally."""
-    from google.adk.sessions import InMemorySessionService
-
     from turnfold.formats.frameworks import adk
 
     monkeypatch.setattr(adk, "session_of_run", lambda events: None)
-    helpers = _leftovers3()
-
-    class FailingAfterTheRun(InMemorySessionService):
-        calls = 0
-
-        async def get_session(self, **names: Any) -> Any:
-            self.calls += 1
-            if self.calls > 1:
-                raise ConnectionError("the store went away")
-            return await super().get_session(**names)
-
-    runner = helpers._adk_runner()
-    runner.session_service = FailingAfterTheRun()
+    runner = calc_runner()
+    runner.session_service = failing_after_the_run()
 
     async def go() -> tuple[Transcript, str]:
-        session = await runner.session_service.create_session(
-            app_name=helpers._APP, user_id=helpers._USER
-        )
-        events = runner.run_async(
-            user_id=helpers._USER, session_id=session.id, new_message=helpers._message("0+2?")
-        )
+        session = await runner.session_service.create_session(app_name=APP, user_id=USER)
+        events = runner.run_async(user_id=USER, session_id=session.id, new_message=message("0+2?"))
         followed = turnfold.follow(events, display=False)
         async for _ in followed:
             pass
@@ -283,11 +264,11 @@ def test_A2_an_async_adk_run_whose_service_fails_at_the_end_is_shown_with_a_warn
 def _slow_runner() -> Any:
     """``calc`` calls ``_add``; the model's second answer never comes (it waits until
     cancelled), so the run is still going when the user's loop leaves it."""
-    helpers = _leftovers3()
+    pytest.importorskip("google.adk")
     from google.adk.agents import LlmAgent
     from google.adk.runners import InMemoryRunner
 
-    model = helpers._scripted([[("_add", {"a": 0, "b": 2}, "call_0")], ["0+2=2."]])
+    model = scripted([[("add", {"a": 0, "b": 2}, "call_0")], ["0+2=2."]])
     first = type(model).generate_content_async
 
     class Waiting(type(model)):  # type: ignore[misc]
@@ -299,8 +280,8 @@ def _slow_runner() -> Any:
             async for response in first(self, llm_request, stream):
                 yield response
 
-    calc = LlmAgent(name="calc", model=Waiting(replies=model.replies), tools=[helpers._add])
-    return InMemoryRunner(agent=calc, app_name=helpers._APP)
+    calc = LlmAgent(name="calc", model=Waiting(replies=model.replies), tools=[add])
+    return InMemoryRunner(agent=calc, app_name=APP)
 
 
 def test_A2_leaving_a_followed_sync_adk_run_early_stops_it_and_shows_it_stopped() -> None:
@@ -308,15 +289,12 @@ def test_A2_leaving_a_followed_sync_adk_run_early_stops_it_and_shows_it_stopped(
     the ADK stops a run its caller leaves (its generator closed: the invocation cancelled,
     its thread joined), and the followed run shows what was followed, the open call
     cancelled, then the user's stop; the turn reads stopped."""
-    helpers = _leftovers3()
     runner = _slow_runner()
     service = runner.session_service
 
     def go() -> tuple[Any, Transcript, str]:
-        session = run_async(service.create_session(app_name=helpers._APP, user_id=helpers._USER))
-        events = runner.run(
-            user_id=helpers._USER, session_id=session.id, new_message=helpers._message("0+2?")
-        )
+        session = run_async(service.create_session(app_name=APP, user_id=USER))
+        events = runner.run(user_id=USER, session_id=session.id, new_message=message("0+2?"))
         followed = turnfold.follow(events, display=False)
         try:
             for _ in followed:
@@ -327,12 +305,12 @@ def test_A2_leaving_a_followed_sync_adk_run_early_stops_it_and_shows_it_stopped(
 
     events, live, session_id = on_thread(go)
     assert events.gi_frame is None  # the runner's generator is closed, its thread joined
-    assert [(c.name, c.status) for c in live.tool_calls()] == [("_add", "cancelled")]
+    assert [(c.name, c.status) for c in live.tool_calls()] == [("add", "cancelled")]
     marker = live.entries[-1]
     assert isinstance(marker, AbortMarker)
     assert marker.reason == "Stopped by the user"
     assert _statuses(live) == ["stopped"]
     assert live.warnings == []
-    session = helpers._session(runner, session_id)
+    session = stored_session(runner, session_id)
     (recorded,) = [e for e in session.events if e.author == "user" and e.content]
-    assert live.entries[0].timestamp == helpers._iso(recorded.timestamp)
+    assert live.entries[0].timestamp == iso(recorded.timestamp)

@@ -10,46 +10,32 @@ and still wins when given. The shared helper ``generator_arguments`` matches a p
 runs its streams from several modules of ``agno``).
 
 Every run is the real framework's on an offline model: smolagents on the scripted ``Model``
-subclass of ``tests/formats/smolagents_runs.py``; the ADK on a scripted ``BaseLlm`` subclass
-(built here after ``tests/formats/adk_runs.py``'s, whose module imports ``loops`` by a path
-these top-level tests do not have).
+subclass of ``tests/formats/smolagents_runs.py``; the ADK on the scripted ``BaseLlm`` of
+``tests/adk_followed_runs.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
 
 import turnfold
+from tests.adk_followed_runs import APP, USER, add, message, scripted
+from tests.followed_runs import followed
 from tests.formats.loops import run_async
+from tests.smolagents_helper_runs import smolagents_runs
 from turnfold.formats.frameworks import generator_arguments
 from turnfold.model import Thinking, ToolCall, Transcript, UserMessage
 
-
-def _followed(events: Any, **options: Any) -> Transcript:
-    followed = turnfold.follow(events, display=False, **options)
-    for _ in followed:
-        pass
-    return followed.transcript
-
-
 # --- smolagents: a plan's time ---------------------------------------------------------------
-
-
-def _smolagents_runs() -> Any:
-    pytest.importorskip("smolagents")
-    from tests.formats import smolagents_runs
-
-    return smolagents_runs
 
 
 def _replanning_agent(*, stream_outputs: bool) -> Any:
     """A ``ToolCallingAgent`` that plans at step 1 and plans again at step 3
     (``planning_interval=2``): an initial plan and an updated one, each yielded before
     smolagents sets its time."""
-    runs = _smolagents_runs()
+    runs = smolagents_runs()
     from smolagents import ToolCallingAgent
 
     add, _ = runs._tools()
@@ -71,7 +57,7 @@ def _replanning_agent(*, stream_outputs: bool) -> Any:
 
 
 def _planning_agent(which: str, *, stream_outputs: bool) -> tuple[Any, str]:
-    runs = _smolagents_runs()
+    runs = smolagents_runs()
     if which == "plan":
         return runs.make_agent(stream_outputs=stream_outputs), runs.TASK
     return _replanning_agent(stream_outputs=stream_outputs), "Add 1 and 2, then 3 and 4."
@@ -96,7 +82,7 @@ def test_A2_a_followed_planning_agent_equals_the_load_of_the_agent(which: str, g
     load of the agent, entry for entry: each plan at the time smolagents sets after yielding
     it."""
     agent, task = _planning_agent(which, stream_outputs=True)
-    live = _followed(agent.run(task, stream=True), **({"agent": agent} if given else {}))
+    live = followed(agent.run(task, stream=True), **({"agent": agent} if given else {}))
     loaded = turnfold.load(agent)
     assert isinstance(live.entries[0], UserMessage)
     assert len(_plans(live, agent)) == (1 if which == "plan" else 2)
@@ -110,50 +96,11 @@ def test_A2_a_followed_plan_takes_its_load_s_time_without_streamed_text(which: s
     """Without streaming a step's text arrives after its calls (so the entries' order is the
     stream's), but each plan still takes the time the load gives it."""
     agent, task = _planning_agent(which, stream_outputs=False)
-    live = _followed(agent.run(task, stream=True))
+    live = followed(agent.run(task, stream=True))
     assert _plans(live, agent) == _plans(turnfold.load(agent), agent)
 
 
 # --- Google ADK: the runner's agent tree -----------------------------------------------------
-
-_APP, _USER = "leftovers", "u"
-
-
-def _scripted(replies: list[list[Any]]) -> Any:
-    """A ``BaseLlm`` answering each request with the next reply: text, or ``(name, args, call
-    id)`` calls (``tests/formats/adk_runs.py``'s ``ScriptedLlm``, unstreamed)."""
-    from google.adk.models.base_llm import BaseLlm
-    from google.adk.models.llm_response import LlmResponse
-    from google.genai import types
-
-    def part(piece: Any) -> Any:
-        if isinstance(piece, tuple):
-            name, args, call_id = piece
-            return types.Part(function_call=types.FunctionCall(name=name, args=args, id=call_id))
-        return types.Part(text=piece)
-
-    class ScriptedLlm(BaseLlm):
-        model: str = "scripted-1"
-        replies: list[list[Any]]
-
-        async def generate_content_async(
-            self, llm_request: Any, stream: bool = False
-        ) -> AsyncGenerator[LlmResponse, None]:
-            reply = self.replies.pop(0)
-            yield LlmResponse(
-                content=types.Content(role="model", parts=[part(p) for p in reply]),
-                model_version="scripted-1",
-                usage_metadata=types.GenerateContentResponseUsageMetadata(
-                    prompt_token_count=10, candidates_token_count=5, total_token_count=15
-                ),
-            )
-
-    return ScriptedLlm(replies=replies)
-
-
-def _add(a: int, b: int) -> int:
-    """Add two numbers."""
-    return a + b
 
 
 def _researching_runner() -> Any:
@@ -166,42 +113,40 @@ def _researching_runner() -> Any:
     researcher = LlmAgent(
         name="researcher",
         description="Explains things.",
-        model=_scripted([["Because sums are sums."]]),
+        model=scripted([["Because sums are sums."]]),
     )
     calc = LlmAgent(
         name="calc",
-        model=_scripted(
+        model=scripted(
             [
-                [("_add", {"a": 1, "b": 2}, "call_1")],
+                [("add", {"a": 1, "b": 2}, "call_1")],
                 [("researcher", {"request": "why 3?"}, "call_2")],
                 ["3, because sums are sums."],
             ]
         ),
-        tools=[_add, AgentTool(agent=researcher)],
+        tools=[add, AgentTool(agent=researcher)],
     )
-    return InMemoryRunner(agent=calc, app_name=_APP)
+    return InMemoryRunner(agent=calc, app_name=APP)
 
 
 def _adk_followed(
     runner: Any, *, yield_user_message: bool = False, **options: Any
 ) -> tuple[Transcript, Any]:
     """``runner.run_async(...)`` followed to its end: the transcript and the final session."""
-    from google.genai import types
 
     async def go() -> tuple[Transcript, Any]:
         service = runner.session_service
-        session = await service.create_session(app_name=_APP, user_id=_USER)
-        message = types.Content(role="user", parts=[types.Part(text="What is 1+2, and why?")])
+        session = await service.create_session(app_name=APP, user_id=USER)
         events = runner.run_async(
-            user_id=_USER,
+            user_id=USER,
             session_id=session.id,
-            new_message=message,
+            new_message=message("What is 1+2, and why?"),
             yield_user_message=yield_user_message,
         )
         followed = turnfold.follow(events, display=False, **options)
         async for _ in followed:
             pass
-        final = await service.get_session(app_name=_APP, user_id=_USER, session_id=session.id)
+        final = await service.get_session(app_name=APP, user_id=USER, session_id=session.id)
         return followed.transcript, final
 
     return run_async(go())
@@ -244,7 +189,7 @@ def _as_loaded(live: Transcript, loaded: Transcript) -> None:
 
 
 _RESEARCHED = [
-    ("call_1", "_add", "success", None),
+    ("call_1", "add", "success", None),
     ("call_2", "researcher", "success", ("researcher", True)),
 ]
 

@@ -23,41 +23,22 @@ from typing import Any
 import pytest
 
 import turnfold
+from tests.followed_runs import followed
 from tests.formats.loops import on_thread
+from tests.smolagents_helper_runs import adding_helper, smolagents_runs
 from turnfold.model import PendingAction, Transcript, UserMessage
 
 # --- smolagents ---------------------------------------------------------------------------------
-
-
-def _smolagents_runs() -> Any:
-    pytest.importorskip("smolagents")
-    from tests.formats import smolagents_runs
-
-    return smolagents_runs
-
-
-def _followed(events: Any, **options: Any) -> Transcript:
-    followed = turnfold.follow(events, display=False, **options)
-    for _ in followed:
-        pass
-    return followed.transcript
 
 
 def _streaming_agent() -> Any:
     """A ``ToolCallingAgent`` that streams its text (so a followed run's entries come in the
     order a load gives them) and plans nothing: it adds, calls ``explode`` (which fails), asks
     its managed agent ``helper``, then answers."""
-    runs = _smolagents_runs()
+    runs = smolagents_runs()
     from smolagents import ToolCallingAgent
 
     add, explode = runs._tools()
-    helper = runs._managed(
-        "helper",
-        [
-            runs._message(None, ("add", {"a": 5, "b": 6}, "h_1"), tokens=3),
-            runs._message(None, ("final_answer", {"answer": "11"}, "h_2"), tokens=2),
-        ],
-    )
     replies = [
         runs._message("Let me add first.", ("add", {"a": 1, "b": 2}, "call_1")),
         runs._message(None, ("explode", {"x": "y"}, "call_2")),
@@ -66,7 +47,7 @@ def _streaming_agent() -> Any:
     ]
     return ToolCallingAgent(
         tools=[add, explode],
-        managed_agents=[helper],
+        managed_agents=[adding_helper()],
         verbosity_level=0,
         logger=runs._quiet(),
         stream_outputs=True,
@@ -85,7 +66,7 @@ def test_A2_a_followed_smolagents_stream_equals_the_load_of_its_agent_prompt_inc
     agent's run under its call: the followed run is the load of the agent, entry for entry."""
     agent = _streaming_agent()
     task = "Add 1 and 2, try explode, ask the helper."
-    live = _followed(agent.run(task, stream=True, additional_args=additional_args))
+    live = followed(agent.run(task, stream=True, additional_args=additional_args))
     loaded = turnfold.load(agent)
     (prompt,) = [e for e in live.entries if isinstance(e, UserMessage)]
     assert live.entries[0] is prompt
@@ -141,12 +122,12 @@ def test_A2_a_followed_smolagents_stream_needs_no_agent_keyword(make: str, task:
     """Followed without ``agent=``, a run shows what it shows with it: the task, the agent's
     identity, and every managed run nested as its step ends (the code manager's first helper
     run too, which the helper's memory no longer holds when the run is over)."""
-    runs = _smolagents_runs()
+    runs = smolagents_runs()
     text = getattr(runs, task)
     given = getattr(runs, make)()
-    with_agent = _followed(given.run(text, stream=True), agent=given)
+    with_agent = followed(given.run(text, stream=True), agent=given)
     bare = getattr(runs, make)()
-    without = _followed(bare.run(text, stream=True))
+    without = followed(bare.run(text, stream=True))
     assert _shown(without) == _shown(with_agent)
     assert _shown(without)[0] == [text]
     assert isinstance(without.entries[0], UserMessage)

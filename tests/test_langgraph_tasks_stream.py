@@ -12,7 +12,6 @@ The runs are real: ``create_agent`` and hand-built ``StateGraph`` / ``ToolNode``
 
 from __future__ import annotations
 
-import contextlib
 import json
 from typing import Any
 
@@ -29,6 +28,7 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
 import turnfold
+from tests import followed_runs
 from tests.formats import langchain_runs as runs
 from turnfold.model import AssistantError, PendingAction, ToolCall, Transcript, UserMessage
 
@@ -48,11 +48,9 @@ def _shown(transcript: Transcript) -> list[tuple[Any, ...]]:
 
 
 def _followed(events: Any) -> Transcript:
-    """``turnfold.follow(graph.stream(...))`` consumed to its end, or to what it raised."""
-    run = turnfold.follow(events, display=False)
-    with contextlib.suppress(ValueError, RuntimeError):  # the run's own: Follow says it
-        list(run)
-    return run.transcript
+    """``turnfold.follow(graph.stream(...))`` consumed to its end, or to the error the run
+    raised (its node's own: the follow says it)."""
+    return followed_runs.followed(events, ValueError, RuntimeError)
 
 
 def _model_dump(value: Any) -> Any:

@@ -18,15 +18,14 @@ import random
 import re
 import subprocess
 import sys
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import turnfold
+from tests.held_memory import lowered_memory, refusal, with_peak
 from turnfold.formats import compressed, tables
-from turnfold.formats.errors import TranscriptFormatError
 from turnfold.model import UserMessage
 
 pa = pytest.importorskip("pyarrow")
@@ -52,36 +51,15 @@ def _lines_under_both_ratios(lines: int) -> bytes:
     return part * whole + (gzip.compress(tail) if rest else b"")
 
 
-def _memory(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
-    """Loads in the test see a process that may use ``size`` bytes."""
-    monkeypatch.setattr(compressed, "memory_limit", lambda: size)
-
-
-def _peak(read: Any) -> tuple[Any, int]:
-    """``read()`` and the peak of the memory Python allocated meanwhile (bytes)."""
-    tracemalloc.start()
-    try:
-        return read(), tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
-def _error(read: Any) -> TranscriptFormatError:
-    """The error ``read()`` raises."""
-    with pytest.raises(TranscriptFormatError) as raised:
-        read()
-    return raised.value
-
-
 def test_X1_a_file_under_both_ratios_stops_at_the_memory_cap_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """120,000 lines under both ratios (read whole before: 75 MB of objects) in a process
     that may use 80 MB: read up to a quarter of it, with the warning."""
-    _memory(monkeypatch, 80 << 20)
+    lowered_memory(monkeypatch, 80 << 20)
     hostile = tmp_path / "rollouts.jsonl.gz"
     hostile.write_bytes(_lines_under_both_ratios(120_000))
-    loaded, peak = _peak(lambda: turnfold.load(hostile))
+    loaded, peak = with_peak(lambda: turnfold.load(hostile))
     [warning] = loaded.warnings
     held = (80 << 20) // compressed.HELD_SHARE
     said = re.fullmatch(
@@ -210,7 +188,7 @@ def test_X1_a_cell_of_many_tiny_messages_small_on_disk_is_never_decoded(tmp_path
     values, stored = _stored(path)
     assert values > max(tables.VALUE_FLOOR, tables.MAX_VALUES_PER_BYTE * stored)
     assert path.stat().st_size < 4096
-    raised, peak = _peak(lambda: _error(lambda: turnfold.load(path, sample=1)))
+    raised, peak = with_peak(lambda: refusal(lambda: turnfold.load(path, sample=1)))
     assert str(raised).startswith(f"{path}, row 1: ")
     assert (
         f"its messages in row group 0: {values:,} values stored in {stored:,} bytes, more "
@@ -244,7 +222,7 @@ def test_X1_a_cell_over_the_values_a_load_converts_is_not_converted(
 ) -> None:
     """A cell of 60,000 messages of random letters (under the floor, so not refused by its
     footer) in a process that may use 40 MB: it is not converted, its neighbours are."""
-    _memory(monkeypatch, 40 << 20)
+    lowered_memory(monkeypatch, 40 << 20)
     most = tables.held_values()
     assert most == (40 << 20) // 4 // tables.VALUE_BYTES
     rows = [
@@ -262,7 +240,7 @@ def test_X1_a_cell_over_the_values_a_load_converts_is_not_converted(
         f"more than the {most:,} a load converts at once ({tables.VALUE_BYTES} bytes of "
         "objects each, in the part of this process's memory one load may take); not read"
     ) in errors[f"{path}#1"]
-    raised, peak = _peak(lambda: _error(lambda: turnfold.load(path, sample=1)))
+    raised, peak = with_peak(lambda: refusal(lambda: turnfold.load(path, sample=1)))
     assert re.match(
         rf"{re.escape(str(path))}, row 1: .*its messages hold 180,001 values", str(raised)
     )
@@ -274,7 +252,7 @@ def test_X1_rows_are_converted_no_more_values_at_once_than_the_cap(
 ) -> None:
     """Twenty rows of 1,000 messages each, one batch of Arrow's, in a process that may use 20
     MB: converted a few rows at a time, every row read."""
-    _memory(monkeypatch, 20 << 20)
+    lowered_memory(monkeypatch, 20 << 20)
     most = tables.held_values()
     path = _parquet(tmp_path / "runs.parquet", [_tiny_messages(1000, "abcd")] * 20)
     converted: list[int] = []

@@ -27,6 +27,8 @@ import pytest
 
 import turnfold
 from tests.formats.loops import run_async
+from tests.formats.pydantic_ai_runs import stopped_run
+from tests.kernel_cells import kernel_cells
 from turnfold.following import follow
 from turnfold.model import AssistantError, Transcript
 from turnfold.process import Turn, project
@@ -111,25 +113,6 @@ def _explode_then_add() -> list[Any]:
     return [_call("explode", "call_1", x="y"), _call("add", "call_2", a=1, b=2)]
 
 
-def _followed_iter(agent: Any, **kwargs: Any) -> tuple[Any, Any, BaseException, list[Any]]:
-    """``follow(agent_run)`` of ``agent.iter("go")`` to the exception that stops it, inside
-    ``capture_run_messages``: the ``AgentRun``, the follow, the exception, the messages."""
-    from pydantic_ai import capture_run_messages
-
-    async def main() -> tuple[Any, Any, BaseException, list[Any]]:
-        with capture_run_messages() as captured:
-            async with agent.iter("go", **kwargs) as agent_run:
-                followed = follow(agent_run, display=False)
-                try:
-                    async for _ in followed:
-                        pass
-                except Exception as exc:
-                    return agent_run, followed, exc, captured
-        raise AssertionError("the run did not raise")
-
-    return run_async(main())
-
-
 def _followed_events(
     agent: Any, *, handle: bool = True, mode: Any = "parallel", **kwargs: Any
 ) -> tuple[Any, BaseException, list[Any]]:
@@ -187,7 +170,7 @@ def test_A1_A2_an_agent_run_stopped_by_its_tool_loads_that_call_failed_as_follow
     """``agent.iter()``: ``add`` returned, ``explode`` raised ``ValueError``. Followed and
     loaded, ``explode`` is an error with the exception's text, ``add`` a success (its return is
     in the interrupted request no node carries), and the turn failed, naming the tool."""
-    agent_run, followed, exc, _ = _followed_iter(_agent(_add_then_explode))
+    agent_run, followed, exc, _ = stopped_run(_agent(_add_then_explode))
     assert type(exc) is ValueError
     loaded = turnfold.load(agent_run)
     expected = [
@@ -223,7 +206,7 @@ def test_A1_A2_captured_messages_with_the_exception_load_as_the_followed_events_
 def test_A1_A2_of_two_calls_of_one_tool_running_at_once_the_one_that_raised_failed() -> None:
     """Both ``explode`` calls run at once; the second raises, the first is torn down without a
     return. One tool, two open calls: the exception's traceback tells which one raised."""
-    agent_run, followed, exc, captured = _followed_iter(_agent(_explode_twice))
+    agent_run, followed, exc, captured = stopped_run(_agent(_explode_twice))
     expected = [
         ("call_1", "explode", "unknown", None),
         ("call_2", "explode", "error", "ValueError: boom: a"),
@@ -254,9 +237,7 @@ def test_A1_a_test_model_run_whose_tool_raised_loads_as_followed() -> None:
     from pydantic_ai.models.test import TestModel
 
     agent = _agent(_add_then_explode)
-    agent_run, followed, exc, captured = _followed_iter(
-        agent, model=TestModel(call_tools=["explode"])
-    )
+    agent_run, followed, exc, captured = stopped_run(agent, model=TestModel(call_tools=["explode"]))
     assert str(exc).startswith("boom: ")
     loaded = turnfold.load(agent_run)
     assert loaded.entries == followed.transcript.entries
@@ -321,9 +302,7 @@ def test_L3_a_tool_call_limit_is_no_tool_s_exception() -> None:
     from pydantic_ai.usage import UsageLimits
 
     limits = UsageLimits(tool_calls_limit=1)
-    agent_run, followed, exc, captured = _followed_iter(
-        _agent(_add_then_explode), usage_limits=limits
-    )
+    agent_run, followed, exc, captured = stopped_run(_agent(_add_then_explode), usage_limits=limits)
     assert type(exc).__name__ == "UsageLimitExceeded"
     for transcript in (
         followed.transcript,
@@ -358,7 +337,7 @@ def test_L3_retries_running_out_beside_a_running_call_blame_only_the_retried_one
 
         return agent
 
-    agent_run, followed, exc, _ = _followed_iter(retrying())
+    agent_run, followed, exc, _ = stopped_run(retrying())
     assert type(exc).__name__ == "UnexpectedModelBehavior"
     loaded = turnfold.load(agent_run)
     assert loaded.entries == followed.transcript.entries
@@ -383,37 +362,6 @@ def _task_snippet() -> str:
     found = [textwrap.dedent(code) for _, code in blocks if "asyncio.ensure_future(" in code]
     assert len(found) == 1, "docs/frameworks.md shows one task snippet"
     return found[0]
-
-
-def _kernel_cells(cells: list[str]) -> list[list[dict[str, Any]]]:
-    """``cells`` run one after another in a real IPython kernel: each cell's outputs (the
-    ``data`` of its results and displays, and its printed text as ``{"text": ...}``)."""
-    manager_module = pytest.importorskip("jupyter_client.manager")
-    pytest.importorskip("ipykernel")
-    manager, client = manager_module.start_new_kernel(kernel_name="python3")
-    outputs: list[list[dict[str, Any]]] = []
-    try:
-        for code in cells:
-            msg_id = client.execute(code)
-            got: list[dict[str, Any]] = []
-            while True:
-                msg = client.get_iopub_msg(timeout=120)
-                if msg["parent_header"].get("msg_id") != msg_id:
-                    continue
-                kind = msg["msg_type"]
-                if kind in ("execute_result", "display_data"):
-                    got.append(msg["content"]["data"])
-                elif kind == "stream":
-                    got.append({"text": msg["content"]["text"]})
-                elif kind == "error":
-                    pytest.fail("\n".join(msg["content"]["traceback"]))
-                elif kind == "status" and msg["content"]["execution_state"] == "idle":
-                    break
-            outputs.append(got)
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
-    return outputs
 
 
 _SCRIPTED_AGENT = '''
@@ -457,7 +405,7 @@ def test_A2_docs_the_task_snippet_follows_a_run_in_a_kernel() -> None:
     it."""
     pytest.importorskip("agents")
     snippet = _task_snippet()
-    _, shown, after = _kernel_cells([_SCRIPTED_AGENT, snippet, _AFTER_THE_TASK])
+    _, shown, after = kernel_cells([_SCRIPTED_AGENT, snippet, _AFTER_THE_TASK])
     assert any("application/vnd.jupyter.widget-view+json" in data for data in shown), shown
     printed = "".join(data.get("text", "") for data in after)
     # The Agents SDK records no success flag: a tool's output leaves its call unknown (L-3).

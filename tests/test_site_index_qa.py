@@ -108,15 +108,21 @@ def heading(page: Path) -> str:
 # --- one title per run ----------------------------------------------------------------------------
 
 
-def test_B2_a_run_s_recorded_title_names_its_index_link_as_it_heads_its_page(
-    tmp_path: Path,
-) -> None:
+def _titled_site(tmp_path: Path) -> tuple[Path, Path]:
+    """The site of a folder of the :data:`TITLED` sessions: that folder, and the site's."""
     runs = tmp_path / "runs"
     runs.mkdir()
     for name in TITLED:
         shutil.copyfile(FIXTURES / name, runs / name)
     out = tmp_path / "site"
     build_site(runs, out, workers=1, progress=False)
+    return runs, out
+
+
+def test_B2_a_run_s_recorded_title_names_its_index_link_as_it_heads_its_page(
+    tmp_path: Path,
+) -> None:
+    runs, out = _titled_site(tmp_path)
     index = index_of(out)
     title_at = index.heads.index("Title")
     by_link = {row["link"]: row for row in index.rows}
@@ -154,12 +160,7 @@ def test_B2_X1_a_recorded_title_is_text_on_one_line_in_the_index_and_cut_as_a_ro
 
 
 def test_B2_the_index_sorts_titles_by_the_title_each_row_shows(tmp_path: Path) -> None:
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    for name in TITLED:
-        shutil.copyfile(FIXTURES / name, runs / name)
-    out = tmp_path / "site"
-    build_site(runs, out, workers=1, progress=False)
+    _, out = _titled_site(tmp_path)
     index = index_of(out)
     titles = [
         cells[index.heads.index("Title")] for cells in sorted_as_the_script_sorts(index, "Title")

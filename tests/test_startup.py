@@ -12,11 +12,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import turnfold
+from tests.kernel_cells import kernel_cells
 from turnfold.formats import FORMATS
 
 SAMPLE = Path(turnfold.__file__).parent / "samples" / "claude-code-session.jsonl"
@@ -199,29 +199,7 @@ def test_W1_outside_ipython_register_display_imports_no_ipython() -> None:
 
 def test_W1_in_a_kernel_a_transcript_still_shows_as_the_widget() -> None:
     """The kernel has imported IPython before ``import turnfold``, so the display registers."""
-    manager_module = pytest.importorskip("jupyter_client.manager")
-    pytest.importorskip("ipykernel")
-    manager, client = manager_module.start_new_kernel(kernel_name="python3")
-    try:
-        code = f"import turnfold\nturnfold.load({str(SAMPLE)!r})"
-        msg_id = client.execute(code)
-        results: list[dict[str, Any]] = []
-        streams: list[str] = []
-        while True:
-            msg = client.get_iopub_msg(timeout=120)
-            if msg["parent_header"].get("msg_id") != msg_id:
-                continue
-            kind = msg["msg_type"]
-            if kind in ("execute_result", "display_data"):
-                results.append(msg["content"]["data"])
-            elif kind == "stream":
-                streams.append(msg["content"]["text"])
-            elif kind == "error":
-                pytest.fail("\n".join(msg["content"]["traceback"]))
-            elif kind == "status" and msg["content"]["execution_state"] == "idle":
-                break
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
-    assert results, streams
+    (outputs,) = kernel_cells([f"import turnfold\nturnfold.load({str(SAMPLE)!r})"])
+    results = [output for output in outputs if "text" not in output]
+    assert results, outputs
     assert "application/vnd.jupyter.widget-view+json" in results[-1]

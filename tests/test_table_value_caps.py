@@ -16,17 +16,16 @@ import gzip
 import json
 import random
 import re
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import turnfold
+from tests.held_memory import lowered_memory, refusal, with_peak
 from turnfold.corpus.columns import cell as shown_cell
 from turnfold.corpus.columns import column
 from turnfold.formats import compressed, tables
-from turnfold.formats.errors import TranscriptFormatError
 from turnfold.model import AssistantText, UserMessage
 
 pa = pytest.importorskip("pyarrow")
@@ -37,35 +36,7 @@ _MESSAGE = pa.struct([("role", pa.string()), ("content", pa.string())])
 _SMALL = 40 << 20
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(folder))
-    return folder
-
-
-def _memory(monkeypatch: pytest.MonkeyPatch, size: int) -> int:
-    """Reads in the test see a process that may use ``size`` bytes; the values converted at
-    once then."""
-    monkeypatch.setattr(compressed, "memory_limit", lambda: size)
-    most = tables.held_values()
-    assert most == size // compressed.HELD_SHARE // tables.VALUE_BYTES
-    return most
-
-
-def _peak(read: Any) -> tuple[Any, int]:
-    """``read()`` and the peak of the memory Python allocated meanwhile (bytes)."""
-    tracemalloc.start()
-    try:
-        return read(), tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
-def _raised(read: Any) -> TranscriptFormatError:
-    with pytest.raises(TranscriptFormatError) as raised:
-        read()
-    return raised.value
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _too_many(values: int, most: int) -> str:
@@ -96,7 +67,7 @@ def test_X1_a_json_text_cell_of_more_values_than_a_load_converts_is_refused(
     """A column of JSON text, 60,000 messages in row 1 (1.1 MB of text, far under the record
     limit, 54 MB of objects once parsed): refused in the scan's row and by a load, naming the
     file, the row and the limit; rows 0 and 2 read."""
-    most = _memory(monkeypatch, _SMALL)
+    most = lowered_memory(monkeypatch, _SMALL)
     texts = [json.dumps(_tiny(1)), json.dumps(_tiny(60_000)), json.dumps(_tiny(2))]
     path = tmp_path / "runs.parquet"
     pq.write_table(pa.table({"messages": texts}), path)
@@ -105,7 +76,7 @@ def test_X1_a_json_text_cell_of_more_values_than_a_load_converts_is_refused(
     assert errors[f"{path}#2"] is None
     said = _too_many(1 + 3 * 60_000, most)
     assert errors[f"{path}#1"].startswith(f"{path}, row 1: {said}")
-    raised, peak = _peak(lambda: _raised(lambda: turnfold.load(path, sample=1)))
+    raised, peak = with_peak(lambda: refusal(lambda: turnfold.load(path, sample=1)))
     assert str(raised) == errors[f"{path}#1"]
     assert peak < most * tables.VALUE_BYTES // 2  # its 60,000 messages are never parsed
     assert [type(e) for e in turnfold.load(path, sample=2).entries] == [UserMessage, AssistantText]
@@ -117,7 +88,7 @@ def test_X1_values_typed_json_that_hold_more_than_a_load_converts_are_refused(
     """A run's messages typed ``Json`` (Arrow's ``arrow.json``, as ``datasets`` 5 stores
     them): two messages to Arrow, one of them a content of 20,000 parts once decoded. The
     count takes what the JSON holds, not the two texts."""
-    most = _memory(monkeypatch, _SMALL)
+    most = lowered_memory(monkeypatch, _SMALL)
     parts = [{"type": "text", "text": "x"} for _ in range(20_000)]
     big = [json.dumps({"role": "user", "content": parts}), json.dumps(_tiny(2)[1])]
     small = [json.dumps(message) for message in _tiny(2)]
@@ -154,7 +125,7 @@ def test_X1_another_column_s_cell_of_too_many_values_is_left_out_with_a_warning(
     before as the run's metadata, converted with the corpus's rows and by a load. Now null
     there, warned of with the file, the row, the column and the limit; the run and its other
     columns read."""
-    most = _memory(monkeypatch, _SMALL)
+    most = lowered_memory(monkeypatch, _SMALL)
     path = tmp_path / "runs.parquet"
     pq.write_table(_with_big_metadata(100_000), path)
     warned = rf"{re.escape(str(path))}: the column 'steps' in row 1 holds 100,001 values"
@@ -175,7 +146,7 @@ def test_X1_another_column_s_cell_of_too_many_values_is_left_out_with_a_warning(
 def test_X1_an_in_memory_table_s_other_column_is_capped_as_a_file_s(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    most = _memory(monkeypatch, _SMALL)
+    most = lowered_memory(monkeypatch, _SMALL)
     table = _with_big_metadata(100_000)
     warned = rf"<table>: the column 'steps' in row 1 holds 100,001 values.*{most:,}"
     with pytest.warns(UserWarning, match=warned):
@@ -198,14 +169,14 @@ def _runs_table(count: int) -> Any:
 def test_X1_an_in_memory_table_s_cell_of_too_many_values_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    most = _memory(monkeypatch, _SMALL)
+    most = lowered_memory(monkeypatch, _SMALL)
     table = _runs_table(60_000)
     said = f"<table>, row 1: {_too_many(1 + 3 * 60_000, most)}"
     errors = _errors(turnfold.scan(table, workers=1))
     assert errors["#0"] is None
     assert errors["#2"] is None
     assert errors["#1"].startswith(said)
-    raised, peak = _peak(lambda: _raised(lambda: turnfold.load(table, sample=1)))
+    raised, peak = with_peak(lambda: refusal(lambda: turnfold.load(table, sample=1)))
     assert str(raised).startswith(said)
     assert peak < most * tables.VALUE_BYTES // 2
     assert len(turnfold.load(table, sample=2).entries) == 2
@@ -217,21 +188,21 @@ def test_X1_a_dataframe_of_arrow_types_is_capped_as_its_table(
     """A DataFrame backed by Arrow (``dtype_backend="pyarrow"``, ``types_mapper=ArrowDtype``):
     its column was converted whole, every row at once."""
     pd = pytest.importorskip("pandas")
-    most = _memory(monkeypatch, _SMALL)
+    most = lowered_memory(monkeypatch, _SMALL)
     frame = _runs_table(60_000).to_pandas(types_mapper=pd.ArrowDtype)
     said = f"<table>, row 1: {_too_many(1 + 3 * 60_000, most)}"
     errors = _errors(turnfold.scan(frame, workers=1))
     assert errors["#1"].startswith(said)
     assert errors["#0"] is None
     assert errors["#2"] is None
-    raised = _raised(lambda: turnfold.load(frame, sample=1))
+    raised = refusal(lambda: turnfold.load(frame, sample=1))
     assert str(raised).startswith(said)
 
 
 def test_X1_list_views_are_counted_by_what_they_view(monkeypatch: pytest.MonkeyPatch) -> None:
     """A ``list_view`` column counted one value a row before. Its views may overlap: 400 rows
     that each view the same 100 messages make 40,000 once converted, from 100 stored."""
-    most = _memory(monkeypatch, _SMALL)
+    most = lowered_memory(monkeypatch, _SMALL)
     messages = pa.array(_tiny(60_000), _MESSAGE)
     offsets = pa.array([0, 0, 2], pa.int32())
     sizes = pa.array([1, 60_000, 2], pa.int32())
@@ -308,8 +279,8 @@ def test_C7_a_row_s_error_is_the_raised_text_word_for_word(tmp_path: Path) -> No
     pq.write_table(pa.table({"messages": pa.array([_tiny(2), None], pa.list_(_MESSAGE))}), path)
     corpus = turnfold.scan(path, workers=1)
     error = _errors(corpus)[f"{path}#1"]
-    opened = _raised(lambda: corpus[f"{path}#1"])
-    loaded = _raised(lambda: turnfold.load(path, sample=1))
+    opened = refusal(lambda: corpus[f"{path}#1"])
+    loaded = refusal(lambda: turnfold.load(path, sample=1))
     assert error == str(opened) == str(loaded)
     assert error.startswith(f"{path}, row 1: ")
     assert "runs  of\nmay" in error

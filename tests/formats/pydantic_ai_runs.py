@@ -391,6 +391,32 @@ def retries_followed(follow: Callable[[Any], Any]) -> tuple[Any, BaseException, 
     return ended
 
 
+async def _stopped_run(agent: Any, kwargs: dict[str, Any]) -> tuple[Any, Any, BaseException, Any]:
+    from pydantic_ai import capture_run_messages
+
+    from turnfold.following import follow
+
+    with capture_run_messages() as captured:
+        async with agent.iter("go", **kwargs) as agent_run:
+            followed = follow(agent_run, display=False)
+            try:
+                async for _ in followed:
+                    pass
+            except Exception as exc:
+                return agent_run, followed, exc, captured
+    raise AssertionError("the run was not stopped")
+
+
+def stopped_run(agent: Any, **kwargs: Any) -> tuple[Any, Any, BaseException, list[Any]]:
+    """``turnfold.follow`` of ``agent.iter("go", **kwargs)``, consumed to the exception that
+    stops the run, inside ``capture_run_messages``: the ``AgentRun`` a notebook is left holding,
+    the follow, the exception, and the messages pydantic-ai kept."""
+    stopped: tuple[Any, Any, BaseException, list[Any]] = on_thread(
+        lambda: asyncio.run(_stopped_run(agent, kwargs))
+    )
+    return stopped
+
+
 def documents() -> dict[str, Any]:
     """File name → the JSON value saved under it (pydantic-ai's own serialisation)."""
     from importlib.metadata import version

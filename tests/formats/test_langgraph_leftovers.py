@@ -33,6 +33,7 @@ from langgraph.errors import NodeError
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.types import Command
+from tests import followed_runs
 from tests.formats import langchain_runs as runs
 
 import turnfold
@@ -61,11 +62,9 @@ def _shown(transcript: Transcript) -> list[tuple[Any, ...]]:
 
 
 def _followed(events: Any) -> Transcript:
-    """``turnfold.follow(graph.stream(...))`` consumed to its end, or to what it raised."""
-    run = turnfold.follow(events, display=False)
-    with contextlib.suppress(ConnectionError):  # the run's own: Follow says it
-        list(run)
-    return run.transcript
+    """``turnfold.follow(graph.stream(...))`` consumed to its end, or to the error the run
+    raised (its own ``ConnectionError``: the follow says it)."""
+    return followed_runs.followed(events, ConnectionError)
 
 
 async def _followed_async(events: Any) -> tuple[Transcript, list[Any]]:

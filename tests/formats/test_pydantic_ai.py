@@ -659,27 +659,6 @@ def test_A2_a_followed_run_whose_retries_run_out_ends_its_last_call_in_error() -
     assert _calls(turnfold.load(captured))["r3"].status == "unknown"
 
 
-def _stopped_run(agent: Any, **kwargs: Any) -> tuple[Any, Any, BaseException]:
-    """``agent.iter("go", **kwargs)`` followed until the exception that stops it: the
-    ``AgentRun`` a notebook is left holding, the follow, and the exception."""
-    import asyncio
-
-    from turnfold.following import follow
-
-    async def main() -> tuple[Any, Any, BaseException]:
-        async with agent.iter("go", **kwargs) as agent_run:
-            followed = follow(agent_run, display=False)
-            try:
-                async for _ in followed:
-                    pass
-            except Exception as exc:
-                return agent_run, followed, exc
-        raise AssertionError("the run was not stopped")
-
-    stopped: tuple[Any, Any, BaseException] = runs.on_thread(lambda: asyncio.run(main()))
-    return stopped
-
-
 def test_A1_an_agent_run_a_usage_limit_stopped_loads_with_its_error_as_followed() -> None:
     """``agent.iter()`` stopped by ``UsageLimitExceeded``: the ``AgentRun`` has no result, but
     its messages so far; it loads as the follow of it ended (the calls, and the error that
@@ -700,7 +679,9 @@ def test_A1_an_agent_run_a_usage_limit_stopped_loads_with_its_error_as_followed(
         """Add two numbers."""
         return a + b
 
-    agent_run, followed, exc = _stopped_run(looping, usage_limits=UsageLimits(request_limit=2))
+    agent_run, followed, exc, _ = runs.stopped_run(
+        looping, usage_limits=UsageLimits(request_limit=2)
+    )
     assert type(exc).__name__ == "UsageLimitExceeded"
     assert agent_run.result is None
     loaded = turnfold.load(agent_run)
@@ -716,7 +697,7 @@ def test_A1_an_agent_run_a_usage_limit_stopped_loads_with_its_error_as_followed(
 
 
 def test_A1_an_agent_run_whose_retries_ran_out_loads_its_last_call_failed_as_followed() -> None:
-    agent_run, followed, exc = _stopped_run(runs.retries_agent())
+    agent_run, followed, exc, _ = runs.stopped_run(runs.retries_agent())
     assert type(exc).__name__ == "UnexpectedModelBehavior"
     loaded = turnfold.load(agent_run)
     assert loaded.entries == followed.transcript.entries
