@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import turnfold
+from tests.changed_copies import document_copy, lines_copy
 from tests.formats.oversized import shown
 from turnfold.model import ToolCall
 
@@ -35,24 +36,6 @@ MINI_SWE_AGENT = (
     / "mini-swe-agent"
     / "mini-swe-agent_v2.4.6_textbased_submitted.traj.json"
 )
-
-
-def _lines(source: Path, tmp_path: Path, change: Callable[[list[Any]], None]) -> Path:
-    """A copy of the JSON-lines file ``source``, its parsed lines changed by ``change``."""
-    records = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
-    change(records)
-    path = tmp_path / source.name
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
-
-
-def _document(source: Path, tmp_path: Path, change: Callable[[Any], None]) -> Path:
-    """A copy of the JSON document ``source``, changed by ``change``."""
-    document = json.loads(source.read_text(encoding="utf-8"))
-    change(document)
-    path = tmp_path / source.name
-    path.write_text(json.dumps(document), encoding="utf-8")
-    return path
 
 
 def _reasons(transcript: turnfold.Transcript) -> list[str]:
@@ -101,7 +84,7 @@ def test_L4_otlp_span_times_that_are_no_time_are_said(tmp_path: Path) -> None:
         spans["62b84db4f90867dd"]["endTimeUnixNano"] = "9" * 40
         spans["5c45e31ba8112a5f"]["startTimeUnixNano"] = "0"
 
-    whole, transcript = turnfold.load(source), turnfold.load(_lines(source, tmp_path, change))
+    whole, transcript = turnfold.load(source), turnfold.load(lines_copy(source, tmp_path, change))
     unit = "(ns since the epoch); left out"
     assert _said(transcript) == [
         (1, f"span 62b84db4f90867dd: its endTimeUnixNano '{'9' * 40}' is no time {unit}"),
@@ -122,7 +105,7 @@ def test_L4_console_span_times_that_are_no_time_are_said(tmp_path: Path) -> None
         records[10]["start_time"] = "2026-13-45T07:33:08Z"
         records[3]["end_time"] = 1796455988
 
-    whole, transcript = turnfold.load(source), turnfold.load(_lines(source, tmp_path, change))
+    whole, transcript = turnfold.load(source), turnfold.load(lines_copy(source, tmp_path, change))
     unit = "(ISO 8601); left out"
     assert _said(transcript) == [
         (4, f"span 62b4ae27d7379cf6: its end_time 1796455988 is no time {unit}"),
@@ -143,7 +126,7 @@ def test_L4_jaeger_span_times_that_are_no_time_are_said(tmp_path: Path) -> None:
         spans["8c7cedce9613157e"]["duration"] = "long"
 
     whole = turnfold.load(source)
-    transcript = turnfold.load(_document(source, tmp_path, change))
+    transcript = turnfold.load(document_copy(source, tmp_path, change))
     assert _said(transcript) == [
         (1, "span b33911a87194bf22: its startTime 'soon' is no time (µs since the epoch); "
             "left out"),
@@ -165,7 +148,7 @@ def test_L4_mlflow_span_and_trace_times_that_are_no_time_are_said(tmp_path: Path
         spans["gaJIbYIzGoA="]["end_time_unix_nano"] = "later"
 
     whole = turnfold.load(source)
-    transcript = turnfold.load(_document(source, tmp_path, change))
+    transcript = turnfold.load(document_copy(source, tmp_path, change))
     assert _said(transcript) == [
         (1, f"span {base64.b64decode('gaJIbYIzGoA=').hex()}: its end_time_unix_nano 'later' is "
             "no time (ns since the epoch); left out"),
@@ -178,7 +161,7 @@ def test_L4_mlflow_span_and_trace_times_that_are_no_time_are_said(tmp_path: Path
         document["info"]["request_time"] = "2026-12-06T25:22:22.973Z"
 
     whole = turnfold.load(spanless)
-    transcript = turnfold.load(_document(spanless, tmp_path, unstamped))
+    transcript = turnfold.load(document_copy(spanless, tmp_path, unstamped))
     trace = whole.metadata["session_id"]
     assert _reasons(transcript) == [
         f"trace {trace}: its request_time '2026-12-06T25:22:22.973Z' is no time (ISO 8601); "
@@ -205,7 +188,7 @@ def test_L4_adk_session_and_event_times_that_are_no_time_are_said(tmp_path: Path
         document["events"][2]["timestamp"] = 0.0
 
     whole = turnfold.load(source)
-    transcript = turnfold.load(_document(source, tmp_path, change))
+    transcript = turnfold.load(document_copy(source, tmp_path, change))
     unit = "(seconds since the epoch); left out"
     assert _reasons(transcript) == [
         f"session {session}: its last_update_time 'not a time' is no time {unit}",
@@ -229,7 +212,7 @@ def test_L4_openai_chat_and_responses_times_that_are_no_time_are_said(tmp_path: 
         return changed
 
     whole = turnfold.load(chat)
-    transcript = turnfold.load(_document(chat, tmp_path, change("yesterday")))
+    transcript = turnfold.load(document_copy(chat, tmp_path, change("yesterday")))
     completion = json.loads(chat.read_text(encoding="utf-8"))["response"]["id"]
     assert _reasons(transcript) == [
         f"chat completion {completion}: its created 'yesterday' is no time (seconds since the "
@@ -238,7 +221,7 @@ def test_L4_openai_chat_and_responses_times_that_are_no_time_are_said(tmp_path: 
     assert _redated(whole, transcript) == ["AssistantText"]
 
     whole = turnfold.load(responses)
-    transcript = turnfold.load(_document(responses, tmp_path, change(-1.5)))
+    transcript = turnfold.load(document_copy(responses, tmp_path, change(-1.5)))
     response = json.loads(responses.read_text(encoding="utf-8"))["response"]["id"]
     assert _reasons(transcript) == [
         f"response {response}: its created_at -1.5 is no time (seconds since the epoch); left out"
@@ -264,7 +247,7 @@ def test_L4_pydantic_ai_message_and_part_times_that_are_no_time_are_said(
         messages[2]["parts"][0]["timestamp"] = "2026-02-30T03:32:17.936408Z"
 
     whole = turnfold.load(source)
-    transcript = turnfold.load(_document(source, tmp_path, change))
+    transcript = turnfold.load(document_copy(source, tmp_path, change))
     assert _reasons(transcript) == [
         "response 1: its timestamp 'yesterday' is no time; left out",
         "the return of call call_1: its timestamp '2026-02-30T03:32:17.936408Z' is no time; "
@@ -289,7 +272,7 @@ def test_L4_openhands_sdk_event_times_that_are_no_time_are_said(tmp_path: Path) 
         records[3]["timestamp"] = "2026-12-05T25:04:52.872743"
         records[4]["timestamp"] = ""
 
-    whole, transcript = turnfold.load(source), turnfold.load(_lines(source, tmp_path, change))
+    whole, transcript = turnfold.load(source), turnfold.load(lines_copy(source, tmp_path, change))
     assert _said(transcript) == [
         (2, f"event {events[1]['id']}: its timestamp 'yesterday' is no time; left out"),
         (4, f"event {events[3]['id']}: its timestamp '2026-12-05T25:04:52.872743' is no time; "
@@ -316,7 +299,7 @@ def test_L4_smolagents_step_and_run_times_that_are_no_time_are_said(tmp_path: Pa
         document["timing"]["end_time"] = float("inf")
 
     whole = turnfold.load(source)
-    transcript = turnfold.load(_document(source, tmp_path, change))
+    transcript = turnfold.load(document_copy(source, tmp_path, change))
     unit = "(seconds since the epoch); left out"
     assert _reasons(transcript) == [
         f"the run: its timing.end_time inf is no time {unit}",
@@ -338,7 +321,7 @@ def test_L4_mini_swe_agent_message_times_that_are_no_time_are_said(tmp_path: Pat
         document["messages"][5]["extra"]["timestamp"] = [1796163015, 3729756]
 
     whole = turnfold.load(source)
-    transcript = turnfold.load(_document(source, tmp_path, change))
+    transcript = turnfold.load(document_copy(source, tmp_path, change))
     unit = "(seconds since the epoch); left out"
     assert [(w.line, w.reason) for w in transcript.warnings] == [
         (3, f"step 1: its extra.timestamp 'soon' is no time {unit}"),
@@ -380,7 +363,7 @@ def test_X1_a_builders_warnings_are_listed_to_a_thousand_then_counted(tmp_path: 
         last = messages.pop()
         messages += [{**last, "timestamp": f"later {n}"} for n in range(1200)]
 
-    transcript = turnfold.load(_document(source, tmp_path, change))
+    transcript = turnfold.load(document_copy(source, tmp_path, change))
     assert len(transcript.warnings) == 1001
     assert transcript.warnings[999].reason == (
         "response 1003: its timestamp 'later 999' is no time; left out"

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 import turnfold
+from tests.changed_copies import document_copy, lines_copy
 from tests.formats.oversized import shown
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -31,24 +32,6 @@ SEMANTIC_KERNEL = (
 GEMINI = FIXTURES / "gemini" / "subagent"
 GEMINI_SESSION = "session-2026-12-01T21-33-66666666.jsonl"
 OTLP = FIXTURES / "traces" / "otlp" / "genai_openai_weather-agent.jsonl"
-
-
-def _lines(source: Path, tmp_path: Path, change: Callable[[list[Any]], None]) -> Path:
-    """A copy of the JSON-lines file ``source``, its parsed lines changed by ``change``."""
-    records = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
-    change(records)
-    path = tmp_path / source.name
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
-
-
-def _document(source: Path, tmp_path: Path, change: Callable[[Any], None]) -> Path:
-    """A copy of the JSON document ``source``, changed by ``change``."""
-    document = json.loads(source.read_text(encoding="utf-8"))
-    change(document)
-    path = tmp_path / source.name
-    path.write_text(json.dumps(document), encoding="utf-8")
-    return path
 
 
 def _said(transcript: turnfold.Transcript) -> list[tuple[int | None, str]]:
@@ -79,7 +62,7 @@ def _autogen_orphans(tmp_path: Path) -> tuple[Path, str]:
             orphan["id"], orphan["content"][0]["call_id"] = f"orphan-{n}", f"nowhere-{n}"
             messages.append(orphan)
 
-    return _document(AUTOGEN, tmp_path, change), "ToolCallExecutionEvent"
+    return document_copy(AUTOGEN, tmp_path, change), "ToolCallExecutionEvent"
 
 
 def _semantic_kernel_orphans(tmp_path: Path) -> tuple[Path, str]:
@@ -92,7 +75,7 @@ def _semantic_kernel_orphans(tmp_path: Path) -> tuple[Path, str]:
             orphan["items"][0]["id"] = f"nowhere-{n}"
             chunks.append(orphan)
 
-    return _lines(SEMANTIC_KERNEL, tmp_path, change), "chunk/tool"
+    return lines_copy(SEMANTIC_KERNEL, tmp_path, change), "chunk/tool"
 
 
 @pytest.mark.parametrize(
@@ -133,7 +116,7 @@ def test_L4_gemini_message_thought_and_call_times_that_are_no_time_are_said(
         records[5]["thoughts"][0]["timestamp"] = 12
         records[5]["toolCalls"][0]["timestamp"] = "soon"
 
-    transcript = turnfold.load(_lines(source, folder, change))
+    transcript = turnfold.load(lines_copy(source, folder, change))
     assert _said(transcript) == [
         (3, f"message {prompt}: its timestamp 'yesterday' is no time; left out"),
         (6, f"a thought of message {model}: its timestamp 12 is no time; left out"),
@@ -153,7 +136,7 @@ def test_L4_qwen_record_time_that_is_no_time_is_said(tmp_path: Path) -> None:
     def change(records: list[Any]) -> None:
         records[0]["timestamp"] = "2026-12-05T25:25:07.793Z"
 
-    whole, transcript = turnfold.load(source), turnfold.load(_lines(source, tmp_path, change))
+    whole, transcript = turnfold.load(source), turnfold.load(lines_copy(source, tmp_path, change))
     assert _said(transcript) == [
         (1, f"record {uuid}: its timestamp '2026-12-05T25:25:07.793Z' is no time; left out")
     ]
@@ -173,7 +156,7 @@ def test_L4_openhands_event_times_that_are_no_time_are_said(tmp_path: Path) -> N
         events[9]["timestamp"] = ""
 
     whole = turnfold.load(source)
-    transcript = turnfold.load(_document(source, tmp_path, change))
+    transcript = turnfold.load(document_copy(source, tmp_path, change))
     assert _said(transcript) == [
         (1, "event 4: its timestamp 'yesterday' is no time; left out"),
         (1, "event 8: its timestamp '2025-01-20T25:29:35' is no time; left out"),
@@ -199,7 +182,7 @@ def test_L4_inspect_event_times_that_are_no_time_are_said_once(tmp_path: Path) -
 
     sample = document["samples"][0]["id"]
     whole = turnfold.load(source, sample=sample)
-    transcript = turnfold.load(_document(source, tmp_path, change), sample=sample)
+    transcript = turnfold.load(document_copy(source, tmp_path, change), sample=sample)
     assert _said(transcript) == [
         (None, f"model event {model}: its timestamp 'yesterday' is no time; left out"),
         (None, f"tool event {tool}: its completed '2026-12-06T25:13:29' is no time; left out"),
@@ -242,7 +225,7 @@ def test_L4_copilot_event_time_that_is_no_time_is_said(tmp_path: Path) -> None:
         events[6]["timestamp"] = "soon"
 
     whole = turnfold.load(source)
-    transcript = turnfold.load(_lines(source, folder, change))
+    transcript = turnfold.load(lines_copy(source, folder, change))
     assert _said(transcript) == [(7, f"event {event}: its timestamp 'soon' is no time; left out")]
     assert _redated(whole, transcript)
     assert transcript.accounting.counts == whole.accounting.counts
@@ -261,7 +244,7 @@ def test_L4_cline_panel_times_that_are_no_time_are_said_once(tmp_path: Path) -> 
         messages[1]["ts"] = 1e300
         messages[4]["ts"] = -3
 
-    whole, transcript = turnfold.load(source), turnfold.load(_lines(source, tmp_path, change))
+    whole, transcript = turnfold.load(source), turnfold.load(lines_copy(source, tmp_path, change))
     unit = "(ms since the epoch); left out"
     assert _said(transcript)[1:] == [
         (2, f"message 2: its ts 1e+300 is no time {unit}"),
@@ -314,7 +297,10 @@ def test_L4_autogen_message_times_that_are_no_time_are_said(tmp_path: Path) -> N
         messages[0]["created_at"] = "yesterday"
         messages[3]["created_at"] = "9999-99-99"
 
-    whole, transcript = turnfold.load(AUTOGEN), turnfold.load(_document(AUTOGEN, tmp_path, change))
+    whole, transcript = (
+        turnfold.load(AUTOGEN),
+        turnfold.load(document_copy(AUTOGEN, tmp_path, change)),
+    )
     assert [w.reason for w in transcript.warnings] == [
         f"message {prompt}: its created_at 'yesterday' is no time; left out",
         f"message {result}: its created_at '9999-99-99' is no time; left out",
@@ -366,7 +352,7 @@ def test_L4_an_otlp_span_whose_start_is_no_time_keeps_its_place(tmp_path: Path, 
         spans = {s["spanId"]: s for s in _otlp_spans(records)}
         spans[span]["startTimeUnixNano"] = "yesterday"
 
-    whole, transcript = turnfold.load(OTLP), turnfold.load(_lines(OTLP, tmp_path, change))
+    whole, transcript = turnfold.load(OTLP), turnfold.load(lines_copy(OTLP, tmp_path, change))
     assert [w.reason for w in transcript.warnings] == [
         f"span {span}: its startTimeUnixNano 'yesterday' is no time (ns since the epoch); left out"
     ]

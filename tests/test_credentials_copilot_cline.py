@@ -42,7 +42,6 @@ beside them are the committed fixtures of the real tools (tests/fixtures/SOURCES
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -51,7 +50,15 @@ from typing import Any
 import pytest
 
 import turnfold
-from tests.credential_homes import Maker, plant, scan_here, touched, written
+from tests.credential_homes import (
+    Maker,
+    plant,
+    refused_unopened,
+    said_unopened,
+    scan_here,
+    touched,
+    written,
+)
 from turnfold.formats.credentials import keeper_of
 from turnfold.formats.errors import TranscriptFormatError
 
@@ -216,13 +223,7 @@ def test_C7_one_named_to_scan_is_said_and_never_opened(
 ) -> None:
     home = _home(tmp_path, monkeypatch, secrets=True)
     opened.clear()
-    keeper = SECRETS[place][1]
-    said = (
-        rf"^{re.escape(str(home / place))}: {keeper}'s credentials \(keys, tokens\), never opened$"
-    )
-    with pytest.warns(UserWarning, match=said):
-        corpus = scan_here(home / place)
-    assert (len(corpus), corpus.skipped) == (0, 0)
+    said_unopened(home / place, SECRETS[place][1])
     assert touched(opened, SECRETS) == []
 
 
@@ -232,13 +233,7 @@ def test_L4_one_named_to_load_is_refused_unopened(
 ) -> None:
     home = _home(tmp_path, monkeypatch, secrets=True)
     opened.clear()
-    keeper = SECRETS[place][1]
-    for format in (None, keeper):
-        with pytest.raises(TranscriptFormatError) as raised:
-            turnfold.load(home / place, format=format)
-        assert str(home / place) in str(raised.value)
-        assert f"{keeper}'s credentials (keys, tokens), never opened" in str(raised.value)
-        assert TOKEN not in str(raised.value)
+    refused_unopened(home / place, SECRETS[place][1], TOKEN)
     assert touched(opened, SECRETS) == []
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,9 +24,10 @@ from typing import Any
 import pytest
 
 import turnfold
+from tests.held_memory import lowered_memory, with_peak
 from turnfold.browser import SessionBrowser
 from turnfold.corpus.paging import Paging
-from turnfold.formats import compressed, tables
+from turnfold.formats import tables
 from turnfold.render import site
 from turnfold.render.site import INDEX, MANIFEST, RUNS, build_site
 from turnfold.settings import DisplaySettings
@@ -42,29 +42,7 @@ _RUNS = 48
 TREE = Path(__file__).parent / "fixtures" / "corpus"
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(folder))
-    return folder
-
-
-def _memory(monkeypatch: pytest.MonkeyPatch, size: int) -> int:
-    """Reads in the test see a process that may use ``size`` bytes; the values converted at
-    once then."""
-    monkeypatch.setattr(compressed, "memory_limit", lambda: size)
-    most = tables.held_values()
-    assert most == size // compressed.HELD_SHARE // tables.VALUE_BYTES
-    return most
-
-
-def _peak(read: Any) -> tuple[Any, int]:
-    """``read()`` and the peak of the memory Python allocated meanwhile (bytes)."""
-    tracemalloc.start()
-    try:
-        return read(), tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 def _wide_corpus(steps: int) -> Any:
@@ -93,18 +71,18 @@ def test_B1_a_browser_of_wide_rows_holds_no_more_than_the_page_it_shows(
     rows of a page at once. Now a page of rows that hold no more than the limit together is
     converted at a time: made, shown, sorted and filtered by ``steps``, the browser holds the
     page's own text and at most the limit's worth beside it; the cells say what they said."""
-    most = _memory(monkeypatch, _TINY)
+    most = lowered_memory(monkeypatch, _TINY)
     steps = most - 64  # the row's own columns (C-2) bring it to about the limit
     corpus = _wide_corpus(steps)
     table = corpus.to_arrow()  # built once, in Arrow: not what is measured
     worth = most * tables.VALUE_BYTES  # 1 MB; the steps of every row are 11 MB of objects
 
-    paging, peak = _peak(lambda: Paging(table))
+    paging, peak = with_peak(lambda: Paging(table))
     assert peak < worth
 
     expected = [str(row["steps"]) for row in table.select(["steps"]).slice(0, 4).to_pylist()]
     query, problems = paging.query({"columns": ["title", "steps", "task"]})
-    page, peak = _peak(lambda: paging.page(query, problems))
+    page, peak = with_peak(lambda: paging.page(query, problems))
     shown = _texts(page, 1)
     assert len(shown) == _RUNS
     assert shown[:4] == expected
@@ -114,14 +92,14 @@ def test_B1_a_browser_of_wide_rows_holds_no_more_than_the_page_it_shows(
 
     # Sorted by the shortest list first: its text, ``[..., 'step03383']``, sorts first.
     query, problems = paging.query({"sort": "steps", "columns": ["steps"], "offset": 0})
-    page, peak = _peak(lambda: paging.page(query, problems))
+    page, peak = with_peak(lambda: paging.page(query, problems))
     assert problems == []
     assert _texts(page, 0) == sorted(_texts(page, 0), key=str.lower)
     assert peak < sum(len(text) for text in _texts(page, 0)) + worth
     filters = [{"column": "steps", "op": "contains", "value": f"step{steps - 3:05}'"},
                {"column": "task", "op": "contains", "value": "'split': 'c'"}]  # fmt: skip
     query, problems = paging.query({"filters": filters, "columns": ["title"]})
-    page, peak = _peak(lambda: paging.page(query, problems))
+    page, peak = with_peak(lambda: paging.page(query, problems))
     assert (page["total"], problems) == (1, [])  # rows 0 to 2 hold that step; row 2 is 'c'
     assert peak < worth
 
@@ -132,12 +110,12 @@ def test_B1_a_session_browser_and_a_corpus_s_html_of_wide_rows_are_bounded(
     """What a notebook makes of such a corpus, a ``SessionBrowser`` and the ``text/html`` a
     ``Corpus`` shows without a kernel, converted every row's ``steps`` to text; now neither
     converts a column it does not show (their default columns)."""
-    most = _memory(monkeypatch, _TINY)
+    most = lowered_memory(monkeypatch, _TINY)
     corpus = _wide_corpus(most - 64)
     corpus.to_arrow()
     SessionBrowser(corpus).close()  # the widget's first code and style: not what is measured
     worth = most * tables.VALUE_BYTES
-    html, peak = _peak(corpus._repr_html_)
+    html, peak = with_peak(corpus._repr_html_)
     assert html.count("<tr>") == _RUNS + 1  # and the heads
     assert peak < worth
 
@@ -148,7 +126,7 @@ def test_B1_a_session_browser_and_a_corpus_s_html_of_wide_rows_are_bounded(
         finally:
             browser.close()
 
-    page, peak = _peak(browse)
+    page, peak = with_peak(browse)
     assert page["total"] == _RUNS
     assert peak < worth
 
