@@ -31,7 +31,8 @@ from typing import Any
 import pytest
 
 import turnfold
-from tests.test_follow_failures import _followed_then_loaded, _message, _runs, _statuses
+from tests.smolagents_helper_runs import smolagents_runs
+from tests.test_follow_failures import _followed_then_loaded, _message, _statuses
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -52,7 +53,7 @@ def _agent(
 ) -> Any:
     """A streaming agent on the scripted model, whose reply that is an exception is raised
     instead of answering (a model error, a Ctrl-C), with ``tools`` (default: ``add``)."""
-    runs = _runs()
+    runs = smolagents_runs()
     from smolagents import CodeAgent, ToolCallingAgent
 
     class RaisingModel(runs._model_class()):  # type: ignore[misc]
@@ -172,7 +173,7 @@ def test_A2_a_call_that_returned_before_the_refused_answer_keeps_its_output_foll
             ),
             _message(None, ("final_answer", {"answer": "3"}, "c3")),
         ],
-        [_runs()._tools()[0], LateFinalAnswer()],
+        [smolagents_runs()._tools()[0], LateFinalAnswer()],
     )
 
     def on_event(event: Any) -> None:
