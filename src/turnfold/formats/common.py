@@ -18,6 +18,7 @@ from turnfold.formats.source import (
     keep_warning,
     plain_value,
     type_of_record,
+    warning_count,
 )
 from turnfold.formats.wording import stop
 from turnfold.model import (
@@ -533,8 +534,6 @@ class TranscriptBuilder:
         self.source_name = source_name
         self.live = live
         self._warned: set[str] = set()
-        #: How many warnings :meth:`warn` was given, listed or only counted.
-        self.warned = 0
 
     @property
     def open_status(self) -> ToolStatus:
@@ -545,7 +544,6 @@ class TranscriptBuilder:
         """Record a problem with the input as a load warning of the transcript (spec L-4);
         past :data:`~turnfold.formats.source.MAX_LISTED_WARNINGS` only counted, as a
         source's are (a hostile file of a million bad messages would hold a warning each)."""
-        self.warned += 1
         warnings = self.transcript.warnings
         if counted_unlisted(warnings) is None:
             keep_warning(warnings, LoadWarning(reason=reason, line=line, source=self.source_name))
@@ -653,11 +651,10 @@ class MessageBuilder(TranscriptBuilder):
         """Feed one message and account for it in ``source`` (issue 11): ``warned`` when
         feeding it warned (not a message, an unknown role or block, a result without its call),
         ``ignored`` for a type the format leaves out by design, else ``mapped``."""
-        # Counted (past the listed ones a warning adds nothing to the list), and listed (a
-        # builder may add a warning of its own to the transcript).
-        before = (self.warned, len(self.transcript.warnings))
+        # Counted, not measured: past the listed ones a warning adds nothing to the list.
+        before = warning_count(self.transcript.warnings)
         self.feed(message, line)
-        if self.warned > before[0] or len(self.transcript.warnings) > before[1]:
+        if warning_count(self.transcript.warnings) > before:
             source.note(record_type, "warned")
         else:
             source.note(record_type, "ignored" if record_type in ignored else "mapped")

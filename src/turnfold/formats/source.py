@@ -435,8 +435,10 @@ def warning_count(warnings: list[LoadWarning]) -> int:
     >>> len(kept), warning_count(kept)
     (1001, 1003)
     """
-    last = warnings[-1] if warnings else None
-    return len(warnings) + (last.count - 1 if type(last) is UnlistedWarnings else 0)
+    # Past the listed ones the list holds only counts, and what a reader appended itself after
+    # one: a few entries, whatever the file.
+    past = warnings[MAX_LISTED_WARNINGS:]
+    return len(warnings) + sum(w.count - 1 for w in past if type(w) is UnlistedWarnings)
 
 
 #: Keys under which formats keep a record's own id, most specific first.
