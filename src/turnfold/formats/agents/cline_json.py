@@ -44,7 +44,7 @@ format): these are the runtime's live events, written by ``apps/cli/src/utils/ev
   ``False``; ``aborted`` → ``cancelled``, another reason than ``completed`` →
   ``error``). The run's span is ``metadata["started_at"]``, the first line's ``ts`` (the CLI
   prints it as the run starts), to ``metadata["ended_at"]``, the ``ts`` of its ``run_result``
-  or ``run_aborted``;
+  or ``run_aborted``. A ``ts`` that is no time is left out, said on its line;
 - ``team_event`` and ``team_restored``: agent teams' progress, left out (the teammates' own
   output is not printed: ``subscribeToAgentEvents`` drops it).
 
@@ -70,7 +70,7 @@ from turnfold.formats.agents.cline_messages import (
     subagent_of,
 )
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import checked_timestamp, counted_usage, stringify
+from turnfold.formats.common import checked_timestamp, counted_usage, stringify, warned_timestamp
 from turnfold.formats.common import text_result as make_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.protocol import read_events
@@ -150,6 +150,20 @@ def detect(source: Source) -> Evidence:
     return Evidence.of_events(source, _classify, _LACKS)
 
 
+def _event_named(record: Mapping[str, Any]) -> str:
+    """An event as a warning names it: its type (an agent event's with its own) and its call."""
+    kind, event = record.get("type"), record.get("event")
+    name = kind[:80] if isinstance(kind, str) and kind else "(object)"
+    event = event if isinstance(event, Mapping) else {}
+    sub = event.get("type")
+    if kind == "agent_event" and isinstance(sub, str):
+        name = f"agent_event/{sub[:80]}"
+    call_id = event.get("toolCallId")
+    if isinstance(call_id, str) and call_id:
+        return f"the {name} event of call {call_id[:80]!r}"
+    return f"the {name} event"
+
+
 # --- reading --------------------------------------------------------------------------------
 
 
@@ -193,8 +207,17 @@ class _Reader:
         self.lead_id: str | None = None
 
     def event(self, record: Mapping[str, Any], line: int) -> None:
+        """One event, read without a ``ts`` that is no time, which is said on its line once
+        the event is counted (so it is counted once)."""
+        told: list[str] = []
+        stamp = warned_timestamp(record.get("ts"), checked_timestamp, told.append,
+                                 _event_named(record), name="ts")  # fmt: skip
+        self._event(record, stamp, line)
+        for reason in told:
+            self.source.warn(reason, line)
+
+    def _event(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
         kind = record.get("type")
-        stamp = checked_timestamp(record.get("ts"))
         if stamp is not None:
             # The run's own span: its first line is printed as it starts (before the model's
             # first answer, which a slow or retried request may hold back for seconds), and

@@ -39,7 +39,8 @@ They are read with :class:`~turnfold.formats.anthropic.AnthropicBuilder`'s block
   cached tokens included (``normalizeUsage``, ``sdk/packages/llms/src/providers/ai-sdk.ts``,
   whose pricing takes the cache reads and writes back out of it), which is turnfold's
   convention as it is. ``cost`` is the entry's ``meta["cost_usd"]``; the costs add up to
-  ``metadata["cost_usd"]``. ``ts`` (ms since the epoch) is each entry's time;
+  ``metadata["cost_usd"]``. ``ts`` (ms since the epoch) is each entry's time (one that is no
+  time, as the manifest's ``started_at`` or ``ended_at`` that is none, is left out and said);
 - an ``image`` block is ``{data, mediaType}`` (not Anthropic's ``source``); a ``file`` block
   ``{path, content}`` is a file the user attached (an attachment line); a ``media`` block is
   what the model generated (an image on its text, or a line naming it);
@@ -81,7 +82,7 @@ Detection: a JSON object with Cline's envelope (``version``, ``sessionId``, ``ag
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -95,11 +96,13 @@ from turnfold.formats.common import (
     MAPPINGS,
     as_int,
     as_text,
+    checked_timestamp,
     counted_usage,
     describe_args,
     relative,
     stringify,
     text_result,
+    warned_timestamp,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
@@ -602,15 +605,22 @@ def manifest_beside(path: Path | None) -> dict[str, Any]:
 _OUTCOMES = {"failed": "error", "cancelled": "cancelled"}
 
 
-def _manifest_metadata(manifest: Mapping[str, Any]) -> dict[str, Any]:
-    """What the manifest says of the session (``SessionManifestSchema``)."""
+def _manifest_metadata(
+    manifest: Mapping[str, Any], warn: Callable[[str], object]
+) -> dict[str, Any]:
+    """What the manifest says of the session (``SessionManifestSchema``); a time of it that
+    is no time is left out, said to ``warn``."""
     found: dict[str, Any] = {}
     for key, name in (("cwd", "cwd"), ("workspace_root", "workspace_root"),
-                      ("status", "status"), ("started_at", "started_at"),
-                      ("ended_at", "ended_at"), ("source", "source"), ("model", "model"),
+                      ("status", "status"), ("source", "source"), ("model", "model"),
                       ("provider", "model_provider")):  # fmt: skip
         if as_text(manifest.get(key)) is not None:
             found[name] = manifest[key]
+    for key in ("started_at", "ended_at"):  # ISO 8601 (``new Date().toISOString()``)
+        stamp = warned_timestamp(manifest.get(key), checked_timestamp, warn,
+                                 "the session's manifest", name=key)  # fmt: skip
+        if stamp is not None:
+            found[key] = stamp
     if isinstance(manifest.get("exit_code"), int):
         found["exit_code"] = manifest["exit_code"]
     # The session's end as H-6's outcome, as the CLI's --json output says it (cline_json):
@@ -652,7 +662,7 @@ def _read(source: Source, *, nest: bool, skip: int = 0, cwd: str | None = None) 
     # The agent as Cline 3's task folders name it (``cline``), whatever app wrote the session.
     transcript = Transcript(metadata={"source_format": NAME, "agent": "cline"})
     manifest = manifest_beside(source.path)
-    facts = _manifest_metadata(manifest)
+    facts = _manifest_metadata(manifest, source.warn)
     cwd = as_text(facts.get("cwd")) or cwd
     builder = ClineMessagesBuilder(transcript, source.name, cwd=cwd)
     numbered, rest = _messages(source)
@@ -662,7 +672,12 @@ def _read(source: Source, *, nest: bool, skip: int = 0, cwd: str | None = None) 
         if line <= skip:  # an earlier run of a teammate's conversation, shown with that run
             source.note(role_of(message), "mapped")
             continue
-        stamp = ms_to_iso(message.get("ts")) if isinstance(message, Mapping) else None
+        told: list[str] = []
+        stamp = None
+        if isinstance(message, Mapping):
+            stamp = warned_timestamp(message.get("ts"), ms_to_iso, told.append,
+                                     f"message {line}", name="ts",
+                                     unit="ms since the epoch")  # fmt: skip
         builder.stamp = stamp
         before = len(transcript.entries)
         try:
@@ -672,6 +687,8 @@ def _read(source: Source, *, nest: bool, skip: int = 0, cwd: str | None = None) 
             if source.is_document:  # a line of JSON lines is noted by its warning
                 source.note(role_of(message), "warned")
             continue
+        for reason in told:  # said once the message is counted: counted once
+            source.warn(reason, line)
         added = transcript.entries[before:]
         if isinstance(message, Mapping) and message.get("role") == "assistant":
             info = message.get("modelInfo")

@@ -40,9 +40,10 @@ accounting):
   ``metadata["session_usage"]`` (its input and output; its cached count is not what the
   responses record) and ``totalCost`` ``metadata["cost_usd"]``.
 
-Items carry no timestamps (only ``reasoning.startAt`` / ``endAt``, epoch ms). Detection: a
-``sessionId`` string and a ``history`` list whose items have a ``message`` object with a
-``role`` and a ``contextItems`` list.
+Items carry no timestamps (only ``reasoning.startAt`` / ``endAt``, epoch ms: a ``startAt`` that
+is no time is left out, said naming its item). Detection: a ``sessionId`` string and a
+``history`` list whose items have a ``message`` object with a ``role`` and a ``contextItems``
+list.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ from turnfold.formats.common import (
     parse_arguments,
     stringify,
     text_result,
+    warned_timestamp,
 )
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
@@ -283,6 +285,9 @@ class _Reader:
         self.model: str | None = None
         self.line = 1
         self.unknown: set[str] = set()
+        #: What reading the current item found wrong in it that did not cost it its place (a
+        #: time that is no time), said once the item is counted: counted once.
+        self.told: list[str] = []
 
     def add(self, entry: Entry) -> Entry:
         return self.transcript.append(entry)
@@ -310,6 +315,7 @@ class _Reader:
         message = item["message"]
         role = message.get("role")
         kind = f"item/{role}"
+        self.told = []
         try:
             handler = getattr(self, f"_{role}") if role in _ROLES else None
             if handler is None:
@@ -320,6 +326,8 @@ class _Reader:
             self.warn(f"history[{index}]: not read: {type(exc).__name__}: {exc}", kind)
             return
         self.source.mapped(kind)
+        for reason in self.told:
+            self.source.warn(reason, self.line)
         for key in item:
             if key in _IGNORED_FIELDS:
                 self.source.ignored(f"item/{key}")
@@ -373,9 +381,12 @@ class _Reader:
         response: list[Entry] = []
         reasoning = item.get("reasoning")
         if isinstance(reasoning, MAPPINGS) and as_text(reasoning.get("text")):
+            started = warned_timestamp(reasoning.get("startAt"), _epoch_ms, self.told.append,
+                                       f"history[{index}]", name="reasoning.startAt",
+                                       unit="ms since the epoch")  # fmt: skip
             thinking = Thinking(
                 text=reasoning["text"],
-                timestamp=_epoch_ms(reasoning.get("startAt")),
+                timestamp=started,
                 streaming=bool(reasoning.get("active")),
             )
             response.append(self.add(thinking))

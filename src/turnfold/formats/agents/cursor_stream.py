@@ -10,7 +10,7 @@
   ``--stream-partial-output`` each event is a piece of it, and some versions end the pieces with
   the whole text once more, which is then the text), timed by its first event's
   ``timestamp_ms``; a ``tool_call`` event's ``timestamp_ms`` is its call's start (and moment) or
-  end;
+  end; one that is no time is left out, said on its line;
 - ``thinking/delta`` → consecutive deltas are one :class:`Thinking`; ``thinking/completed``
   only marks its end;
 - ``tool_call/started`` → a :class:`ToolCall` (``call_id`` as written, a newline in it too), its
@@ -60,6 +60,7 @@ from turnfold.formats.common import (
     stringify,
     text_result,
     usage_from,
+    warned_timestamp,
 )
 from turnfold.formats.cursor import prompt_of
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
@@ -230,15 +231,17 @@ class _Reader:
             self._close_thought()
             message = record.get("message")
             content = message.get("content") if isinstance(message, Mapping) else None
+            stamp = self._stamp(record, line)
             if not self._pieces:
-                self._text_at = ms_to_iso(record.get("timestamp_ms"))
+                self._text_at = stamp
             self._pieces.append(_text_of_blocks(content))
             return
         if kind == "thinking/delta":
             self._close_text()
             text = record.get("text")
+            stamp = self._stamp(record, line)
             if not self._thoughts:
-                self._thought_at = ms_to_iso(record.get("timestamp_ms"))
+                self._thought_at = stamp
             self._thoughts.append(text if isinstance(text, str) else "")
             return
         self._close_text()
@@ -254,14 +257,14 @@ class _Reader:
             else:
                 self._warn("user event without a message", line)
         elif kind == "tool_call/started":
-            self._started(record)
+            self._started(record, line)
         elif kind == "tool_call/completed":
             self._completed(record, line)
         elif kind == "result":
             self.open_run = None
             self._result(record)
         elif kind in _NOTICES:
-            self._append(_NOTICES[kind](record))
+            self._append(_NOTICES[kind](record, self._stamp(record, line)))
         elif RECORDS.disposition(kind) != "ignored":
             self._warn(f"unknown cursor-agent stream-json event {kind!r} skipped", line)
 
@@ -301,13 +304,24 @@ class _Reader:
             if isinstance(value, str) and value:
                 meta.setdefault(key, value)
 
-    def _started(self, record: Mapping[str, Any]) -> None:
+    def _stamp(self, record: Mapping[str, Any], line: int) -> str | None:
+        """The event's ``timestamp_ms``; one that is no time is left out and said on its line,
+        naming the event (and its call), which is still read (``common.warned_timestamp``)."""
+        what = f"the {self._kind} event"
+        call_id = record.get("call_id")
+        if self._kind.startswith("tool_call/") and isinstance(call_id, str) and call_id:
+            what = f"the {self._kind} event of call {call_id[:80]!r}"
+        return warned_timestamp(record.get("timestamp_ms"), ms_to_iso,
+                                lambda reason: self._warn(reason, line), what,
+                                name="timestamp_ms", unit="ms since the epoch")  # fmt: skip
+
+    def _started(self, record: Mapping[str, Any], line: int) -> None:
         call_id = record.get("call_id")
         call_id = call_id if isinstance(call_id, str) and call_id else f"cursor-{len(self.calls)}"
         key, body = _tool_of(record.get("tool_call"))
         name, args = _name_and_args(key, body)
         batch = record.get("model_call_id")
-        started = ms_to_iso(record.get("timestamp_ms"))
+        started = self._stamp(record, line)
         call = ToolCall(
             call_id=call_id,
             name=name,
@@ -330,7 +344,7 @@ class _Reader:
             return
         _, body = _tool_of(record.get("tool_call"))
         status, text = _outcome(body.get("result"))
-        ended = ms_to_iso(record.get("timestamp_ms"))
+        ended = self._stamp(record, line)
         changes: dict[str, Any] = {"status": status, "ended_at": ended}
         if text:
             changes["result"] = text if isinstance(text, ToolResult) else text_result(text)
@@ -364,44 +378,46 @@ class _Reader:
         self._run = []
 
 
-def _attempted(key: str, record: Mapping[str, Any], subtype: str) -> SystemNotice:
+def _attempted(
+    key: str, record: Mapping[str, Any], subtype: str, stamp: str | None
+) -> SystemNotice:
     """The notice ``key``, with ``.attempt`` where the record numbers its attempt."""
     attempt = as_int(record.get("attempt"))
     return worded_notice(key + (".attempt" if attempt is not None else ""),
                          {"attempt": attempt}, level="warning", subtype=subtype,
-                         timestamp=ms_to_iso(record.get("timestamp_ms")))  # fmt: skip
+                         timestamp=stamp)  # fmt: skip
 
 
-def _retrying(record: Mapping[str, Any]) -> SystemNotice:
+def _retrying(record: Mapping[str, Any], stamp: str | None) -> SystemNotice:
     resumed = record.get("subtype") == "resuming"
-    return _attempted("reader.resuming" if resumed else "reader.retrying_request", record, "retry")
+    key = "reader.resuming" if resumed else "reader.retrying_request"
+    return _attempted(key, record, "retry", stamp)
 
 
-def _reconnecting(record: Mapping[str, Any]) -> SystemNotice:
-    return _attempted("reader.reconnecting", record, "connection")
+def _reconnecting(record: Mapping[str, Any], stamp: str | None) -> SystemNotice:
+    return _attempted("reader.reconnecting", record, "connection", stamp)
 
 
-def _task_notification(record: Mapping[str, Any]) -> SystemNotice:
+def _task_notification(record: Mapping[str, Any], stamp: str | None) -> SystemNotice:
     said = [record.get(k) for k in ("title", "detail")]
     text = "\n".join(t for t in said if isinstance(t, str) and t.strip())
-    stamp = ms_to_iso(record.get("timestamp_ms"))
     if not text:
         return worded_notice("reader.task_reported", subtype="task_notification", timestamp=stamp)
     return SystemNotice(text=text, subtype="task_notification", timestamp=stamp)
 
 
-def _shell_timeout(record: Mapping[str, Any]) -> SystemNotice:
+def _shell_timeout(record: Mapping[str, Any], stamp: str | None) -> SystemNotice:
     count, limit = as_int(record.get("aborted_count")), as_int(record.get("timeout_ms"))
     key = "reader.background_aborted" + (".count" if count is not None else "")
     key += ".timeout" if limit is not None else ""
     seconds = f"{limit / 1000:g}" if limit is not None else None
     return worded_notice(key, {"count": count, "seconds": seconds}, level="warning",
-                         subtype="background_shell_timeout",
-                         timestamp=ms_to_iso(record.get("timestamp_ms")))  # fmt: skip
+                         subtype="background_shell_timeout", timestamp=stamp)  # fmt: skip
 
 
-#: The runtime's events shown as notices (the run was not the model's to say).
-_NOTICES: dict[str, Callable[[Mapping[str, Any]], SystemNotice]] = {
+#: The runtime's events shown as notices (the run was not the model's to say), each given its
+#: event and its time.
+_NOTICES: dict[str, Callable[[Mapping[str, Any], str | None], SystemNotice]] = {
     "retry/starting": _retrying,
     "retry/resuming": _retrying,
     "connection/reconnecting": _reconnecting,

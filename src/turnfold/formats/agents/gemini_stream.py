@@ -2,7 +2,8 @@
 prints, one event a line (``packages/core/src/output/types.ts``, ``JsonStreamEventType``).
 
 Not the chat recordings Gemini CLI keeps in ``~/.gemini/tmp`` (the ``gemini`` format): these are
-the events of ``packages/cli/src/nonInteractiveCli.ts``, each with a ``timestamp``:
+the events of ``packages/cli/src/nonInteractiveCli.ts``, each with a ``timestamp`` (one that is
+no time is left out, said on its line):
 
 - ``init {session_id, model}`` → metadata ``session_id``, ``model`` (the model asked for: an
   alias such as ``auto`` may answer with others, named in ``result.stats.models``), ``agent``
@@ -63,6 +64,7 @@ from turnfold.formats.common import (
     stream_cut_off,
     stringify,
     text_result,
+    warned_timestamp,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.gemini_parts import (
@@ -221,8 +223,17 @@ class _Reader:
             self.text_at = None
 
     def event(self, record: Mapping[str, Any], line: int) -> None:
+        """One event, read without a ``timestamp`` that is no time, which is said on its line
+        once the event is counted (so it is counted once)."""
+        told: list[str] = []
+        stamp = warned_timestamp(record.get("timestamp"), checked_timestamp, told.append,
+                                 _event_named(record), name="timestamp")  # fmt: skip
+        self._event(record, stamp, line)
+        for reason in told:
+            self.source.warn(reason, line)
+
+    def _event(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
         kind = record.get("type")
-        stamp = checked_timestamp(record.get("timestamp"))
         if kind == "message":
             role = record.get("role")
             kind = f"message/{role}" if isinstance(role, str) else "message"
@@ -391,6 +402,18 @@ class _Reader:
         if self.open_run is not None:
             stream_cut_off(self.source, self.transcript, self.open_run, "result")
         return self.transcript
+
+
+def _event_named(record: Mapping[str, Any]) -> str:
+    """An event as a warning names it: its type (a message's with its role) and its call."""
+    kind, role = record.get("type"), record.get("role")
+    name = kind[:80] if isinstance(kind, str) and kind else "(object)"
+    if kind == "message" and isinstance(role, str):
+        name = f"message/{role[:80]}"
+    tool_id = record.get("tool_id")
+    if isinstance(tool_id, str) and tool_id:
+        return f"the {name} event of call {tool_id[:80]!r}"
+    return f"the {name} event"
 
 
 def _text_of(content: Any) -> str:

@@ -4,8 +4,9 @@
 The CLI writes a session as a folder: ``state.json`` (id, working folder, title) and one
 ``wire.jsonl`` per agent, ``agents/main/`` the lead agent's and ``agents/agent-<n>/`` each
 sub-agent's. A journal opens with ``{"type": "metadata", "protocol_version"}``; every other line
-is ``{type, agentId, …, time}`` (``time`` in ms since the epoch; the CLI's own list of durable
-types is ``packages/agent-core-v2/docs/wire-manifest.d.ts``), and some are UI events
+is ``{type, agentId, …, time}`` (``time`` in ms since the epoch, one that is no time left out
+and said on its line; the CLI's own list of durable types is
+``packages/agent-core-v2/docs/wire-manifest.d.ts``), and some are UI events
 ``{…, "kind": "event"}``. A resumed session (``-S <id>``) appends to the same journals. Read here:
 
 - ``turn.prompt`` / ``turn.steer`` → :class:`~turnfold.model.UserMessage` (its ``input`` text
@@ -70,6 +71,7 @@ from turnfold.formats.common import (
     parted_usage,
     stringify,
     text_result,
+    warned_timestamp,
 )
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
@@ -249,6 +251,9 @@ class _Reader:
         self.mode: str | None = None
         self.recognised = False
         self.first_other: int | None = None
+        #: What reading the current record found wrong in it that did not cost it its place (a
+        #: time that is no time), said once the record is counted: counted once.
+        self.told: list[str] = []
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -270,15 +275,22 @@ class _Reader:
         if kind in RECORDS.ignored:
             self.source.ignored(kind)
             return
-        stamp = ms_to_iso(record.get("time"))
+        self.told = []
+        stamp = warned_timestamp(record.get("time"), ms_to_iso, self.told.append,
+                                 f"the {kind} record", name="time",
+                                 unit="ms since the epoch")  # fmt: skip
         getattr(self, "_" + kind.replace(".", "_"))(record, stamp, line)
+        for reason in self.told:
+            self.source.warn(reason, line)
 
     # --- the session ------------------------------------------------------------------------
 
     def _metadata(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
         if as_text(record.get("protocol_version")):
             self.meta.setdefault("protocol_version", record["protocol_version"])
-        started = ms_to_iso(record.get("created_at"))
+        started = warned_timestamp(record.get("created_at"), ms_to_iso, self.told.append,
+                                   "the metadata record", name="created_at",
+                                   unit="ms since the epoch")  # fmt: skip
         if started is not None:
             self.meta.setdefault("started_at", started)
         self.source.mapped("metadata")

@@ -6,9 +6,9 @@ kosong ``Message`` lines ``{role, content, tool_calls, tool_call_id}`` (OpenAI-s
 string or ``think`` / ``text`` parts) and the CLI's own records, ``{"role": "_system_prompt"}``,
 ``{"role": "_checkpoint", "id"}`` and ``{"role": "_usage", "token_count"}``; and ``wire.jsonl``,
 the UI's events as they happened (``kimi_cli/wire/``): a ``{"type": "metadata",
-"protocol_version"}`` line, then ``{"timestamp": <s>, "message": {"type", "payload"}}``. A
-sub-agent's pair is under ``subagents/<agent id>/``; ``-S <id>`` resumes a session, appending to
-both files.
+"protocol_version"}`` line, then ``{"timestamp": <s>, "message": {"type", "payload"}}`` (a
+``timestamp`` that is no time is left out, said on its line). A sub-agent's pair is under
+``subagents/<agent id>/``; ``-S <id>`` resumes a session, appending to both files.
 
 The session is read from the wire where it has one: the context holds no result's error flag,
 no token counts (``_usage`` is the context's size) and no time, loses a step that was
@@ -68,7 +68,14 @@ from typing import Any
 
 from turnfold.formats.agents.cline import ms_to_iso
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import MAPPINGS, as_text, parted_usage, stringify, text_result
+from turnfold.formats.common import (
+    MAPPINGS,
+    as_text,
+    parted_usage,
+    stringify,
+    text_result,
+    warned_timestamp,
+)
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
@@ -289,7 +296,13 @@ class _Reader:
                              record_type="(object)")  # fmt: skip
             return
         self.recognised = True
-        self.event(message, _stamp(record.get("timestamp")), line)
+        told: list[str] = []
+        stamp = warned_timestamp(record.get("timestamp"), _stamp, told.append,
+                                 f"the {message['type'][:80]} wire event", name="timestamp",
+                                 unit="seconds since the epoch")  # fmt: skip
+        self.event(message, stamp, line)
+        for reason in told:  # said once the record is counted: counted once
+            self.source.warn(reason, line)
 
     def event(self, message: Mapping[str, Any], stamp: str | None, line: int) -> None:
         kind = message["type"]
