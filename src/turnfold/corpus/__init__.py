@@ -233,7 +233,8 @@ class Corpus:
         prompts, answers, thinking, tool arguments and outputs, in row order, at most ``limit``.
 
         Items are read again, in the scan's workers (a large file in the parts a scan reads it
-        in, by all of them at once), and reading stops once ``limit`` is met.
+        in, by all of them at once), and reading stops once ``limit`` is met. A file that can
+        no longer be read (it went or broke since the scan) is named in a warning.
         """
         if not isinstance(query, str):
             raise TypeError(f"search() looks for a str, not {type(query).__name__}")
@@ -266,15 +267,25 @@ class Corpus:
             SearchMany(query, regex, limit), items, workers=self._workers,
             client=self._client, parallel=parallel,
         )  # fmt: skip
+        # The parts of one file that went each say so: the file is said once.
+        unread: dict[str, str] = {}
         try:
             for item, found in zip(items, results, strict=False):
                 hits.extend(in_order(item, found)[: limit - len(hits)])
+                if found.unread is not None:
+                    unread.setdefault(item.path or item.key, found.unread)
                 if len(hits) >= limit:
                     break
         finally:
             close = getattr(results, "close", None)
             if close is not None:
                 close()  # stops the workers still reading (C-6: stops at the limit)
+        if unread:  # no hit there is no "no match": its rows read when scanned, not now
+            why = "; ".join(unread.values())
+            warn_at_caller(
+                f"search(): could not read {len(unread)} file(s) again since the scan, so their "
+                f"runs were not searched (scan again to update the rows): {why}"
+            )
         return hits
 
     def _search_item(self, position: int, row: dict[str, Any]) -> Item:

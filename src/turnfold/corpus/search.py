@@ -114,11 +114,15 @@ class Found:
     """What searching one item of the work gave: its ``hits``; of a part of a file of runs in
     JSON lines, how many ``records`` it holds (it numbers them from 0, as a scan's part does:
     :class:`InOrder` renumbers its hits after the parts before it); of a part of an eval
-    output, the ``instances`` it met (one met again in a later part is no row)."""
+    output, the ``instances`` it met (one met again in a later part is no row); ``unread``,
+    why the file could not be read again."""
 
     hits: list[SearchHit]
     records: int = 0
     instances: tuple[str, ...] = ()
+    #: Why the item's file could not be read again, though its scan read it: the file went or
+    #: broke since. Said by the search (its rows hold no error to say it), never a silent miss.
+    unread: str | None = None
 
 
 def search_item(item: Item, query: str, regex: bool, limit: int) -> Found:
@@ -132,22 +136,28 @@ def search_item(item: Item, query: str, regex: bool, limit: int) -> Found:
     if item.part is not None:
         return _search_part(item, pattern, limit)
     if item.path is not None and item.sample is None and item.format == inspect_log.NAME:
-        return Found(_search_log(item, pattern, limit))
+        return _search_log(item, pattern, limit)
     if item.path is not None and item.sample is None and item.format == openhands.NAME:
         if is_archive(item.path):  # its sessions, each keyed as the scan keys its row
-            return Found(_search_archive(item, pattern, limit))
+            return _search_archive(item, pattern, limit)
         found = _search_instances(item, pattern, limit)
         if found is not None:
             return found
     if item.path is not None and item.sample is None and item.format == runs.FILE:
         return _search_runs(item, pattern, limit)
     if item.path is not None and item.sample is None and reads_each(item.format):
-        return Found(_search_conversations(item, pattern, limit))
+        return _search_conversations(item, pattern, limit)
     try:
         transcript = load_item(item, item.format)
-    except Exception:  # the row already says why it cannot be read (C-7)
-        return Found([])
+    except Exception as exc:  # a row with an error is not searched: this one broke since
+        return Found([], unread=_unread(item, exc))
     return Found(_hits(item.key, transcript, pattern, limit))
+
+
+def _unread(item: Item, exc: Exception) -> str:
+    """Why ``item`` could not be read again, naming its file."""
+    reason = str(exc) or type(exc).__name__
+    return reason if item.path is None or item.path in reason else f"{item.path}: {reason}"
 
 
 def search_parts(item: Item, share: int) -> list[Item] | None:
@@ -201,13 +211,13 @@ def _place(item: Item, hit: SearchHit) -> str:
 
 def _search_part(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
     if isinstance(item.part, inspect_log.Samples):  # keyed by their samples
-        return Found(_search_log(item, pattern, limit))
+        return _search_log(item, pattern, limit)
     if is_instances_part(item):
         return _search_instances(item, pattern, limit) or Found([])
     return _search_runs(item, pattern, limit)
 
 
-def _search_log(item: Item, pattern: re.Pattern[str], limit: int) -> list[SearchHit]:
+def _search_log(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
     hits: list[SearchHit] = []
     try:
         for each, transcript in log_transcripts(item):
@@ -215,12 +225,12 @@ def _search_log(item: Item, pattern: re.Pattern[str], limit: int) -> list[Search
                 hits += _hits(each.key, transcript, pattern, limit - len(hits))
             if len(hits) >= limit:
                 break
-    except Exception:  # the log cannot be read: its rows say so (C-7)
-        pass
-    return hits
+    except Exception as exc:  # the log cannot be read now, though its scan read it
+        return Found(hits, unread=_unread(item, exc))
+    return Found(hits)
 
 
-def _search_archive(item: Item, pattern: re.Pattern[str], limit: int) -> list[SearchHit]:
+def _search_archive(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
     """The hits of every OpenHands session of an archive, the archive read once, keyed as the
     scan keys them (``path#<session>``; the path alone for an archive of one session)."""
     hits: list[SearchHit] = []
@@ -230,9 +240,9 @@ def _search_archive(item: Item, pattern: re.Pattern[str], limit: int) -> list[Se
                 hits += _hits(each.key, transcript, pattern, limit - len(hits))
             if len(hits) >= limit:
                 break
-    except Exception:  # the archive's row already says why it cannot be read (C-7)
-        pass
-    return hits
+    except Exception as exc:  # the archive cannot be read now, though its scan read it
+        return Found(hits, unread=_unread(item, exc))
+    return Found(hits)
 
 
 def _search_instances(item: Item, pattern: re.Pattern[str], limit: int) -> Found | None:
@@ -249,8 +259,8 @@ def _search_instances(item: Item, pattern: re.Pattern[str], limit: int) -> Found
             source, stream = runs.part_source(item.path, item.part)
         else:
             source, stream = open_source(item.path)
-    except Exception:  # the row already says why it cannot be read (C-7)
-        return Found([])
+    except Exception as exc:  # the file went or broke since the scan
+        return Found([], unread=_unread(item, exc))
     try:
         if source.is_document:
             return None
@@ -279,7 +289,7 @@ def reads_each(format: str | None) -> bool:
     return format in FORMATS and hasattr(_format_module(format), "read_each")
 
 
-def _search_conversations(item: Item, pattern: re.Pattern[str], limit: int) -> list[SearchHit]:
+def _search_conversations(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
     """The hits of every conversation of a file of several, the file read once, keyed as the
     scan keys them (``path#<conversation id>``; the path alone for a file of one)."""
     assert item.path is not None
@@ -287,20 +297,20 @@ def _search_conversations(item: Item, pattern: re.Pattern[str], limit: int) -> l
     hits: list[SearchHit] = []
     try:
         source, stream = open_source(item.path)
-    except Exception:  # the row already says why it cannot be read (C-7)
-        return hits
+    except Exception as exc:  # the file went or broke since the scan
+        return Found(hits, unread=_unread(item, exc))
     try:
         for conversation, transcript in _format_module(item.format).read_each(source):
             key = item.key if conversation is None else f"{item.key}#{conversation}"
             hits += _hits(key, transcript, pattern, limit - len(hits))
             if len(hits) >= limit:
                 break
-    except Exception:  # the file cannot be read: its rows say so (C-7)
-        pass
+    except Exception as exc:  # the file cannot be read now, though its scan read it
+        return Found(hits, unread=_unread(item, exc))
     finally:
         if stream is not None:
             stream.close()
-    return hits
+    return Found(hits)
 
 
 def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
@@ -332,8 +342,8 @@ def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
             hits += _hits(f"{item.key}#{place}", transcript, pattern, limit - len(hits))
             if len(hits) >= limit:
                 break
-    except Exception:  # the file cannot be read: its rows say so (C-7)
-        pass
+    except Exception as exc:  # the file cannot be read now, though its scan read it
+        return Found(hits, records=records, unread=_unread(item, exc))
     return Found(hits, records=records)
 
 
