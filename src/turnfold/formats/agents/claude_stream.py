@@ -129,8 +129,9 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
+from functools import partial
 from typing import Any, TypeVar
 
 from turnfold.formats.anthropic import AnthropicBuilder
@@ -155,11 +156,12 @@ from turnfold.formats.common import (
     prompt_not_recorded,
     stream_cut_off,
     usage_from,
+    warned_timestamp,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.protocol import not_read
-from turnfold.formats.source import Source
+from turnfold.formats.source import Source, warning_count
 from turnfold.formats.wording import failure, stop
 from turnfold.formats.wording import notice as worded_notice
 from turnfold.model import (
@@ -689,20 +691,22 @@ class StreamReader:
             for item in listed if isinstance(listed, list) else ():
                 task = self._task(item)
                 if task is not None and task.start is None:
-                    task.start = epoch_iso(item.get("start_time"), per_second=1000)
+                    task.start = self._stamp(item.get("start_time"), "start_time", kind, item,
+                                             line)  # fmt: skip
             return
         task = self._task(record)
         if task is None:
             return
-        written = checked_timestamp(record.get("written_at"))
         if kind == "system/task_started":
-            task.start = task.start or written
+            task.start = task.start or self._stamp(record.get("written_at"), "written_at", kind,
+                                                   record, line)  # fmt: skip
         elif kind == "system/task_updated":
             patch = record.get("patch")
             end = patch.get("end_time") if isinstance(patch, Mapping) else None
-            task.end = epoch_iso(end, per_second=1000) or task.end
+            task.end = self._stamp(end, "patch.end_time", kind, record, line) or task.end
         elif kind == "system/task_notification":
-            task.end = task.end or written
+            task.end = task.end or self._stamp(record.get("written_at"), "written_at", kind,
+                                               record, line)  # fmt: skip
             usage = record.get("usage")
             # An agent's duration is in its usage; a command's (``local_bash``, which has no
             # usage) is the event's own.
@@ -721,6 +725,21 @@ class StreamReader:
         if self.live and kind in ("system/task_updated", "system/task_notification"):
             self._time(task)
             self._settle(task)
+
+    def _stamp(
+        self, value: Any, name: str, kind: str, task: Mapping[str, Any], line: int
+    ) -> str | None:
+        """A task event's time: its ``written_at`` (ISO 8601), or a task's ``start_time`` or
+        ``end_time`` (ms since the epoch); one that is no time is left out, said on the
+        event's line, naming the event and its task (``common.warned_timestamp``)."""
+        what = f"{kind.removeprefix('system/')} of task {task.get('task_id')}"
+        if name == "written_at":
+            read: Callable[[Any], str | None] = checked_timestamp
+            unit = None
+        else:
+            read, unit = partial(epoch_iso, per_second=1000), "ms since the epoch"
+        return warned_timestamp(value, read, lambda reason: self.source.warn(reason, line),
+                                what, name=name, unit=unit)  # fmt: skip
 
     def _notified(self, task: _Task, record: Mapping[str, Any], line: int) -> None:
         """How the task ended, as the session file's ``<task-notification>`` says it
@@ -877,7 +896,9 @@ def _message(
         source.warn(f"{kind} event without a message", line)
         return
     warnings = thread.transcript.warnings
-    before = len(warnings)
+    # Counted, not measured: past the listed ones a warning adds nothing to the list (a
+    # follower's transcript holds its source's warnings).
+    listed, before = len(warnings), warning_count(warnings)
     thread.builder.fed = []
     if kind == "assistant":
         thread.assistant(record, message, line, qwen=qwen)
@@ -890,15 +911,22 @@ def _message(
             thread.builder.synthetic = False
         if not qwen:
             _outcome(thread, record, message)
-    stamp = checked_timestamp(record.get("timestamp"))
+    uuid = record.get("uuid")
+    what = f"{kind} event {uuid}" if isinstance(uuid, str) else f"{kind} event"
+    stamp = warned_timestamp(record.get("timestamp"), checked_timestamp,
+                             partial(thread.builder.warn, line=line), what,
+                             name="timestamp")  # fmt: skip
     if stamp is not None:
         for entry in thread.builder.fed:
             if entry.timestamp is None:
                 thread.transcript.update(entry, timestamp=stamp)
-    said = warnings[before:]
-    del warnings[before:]
-    if not said:
+    warned = warning_count(warnings) > before
+    said = warnings[listed:]
+    del warnings[listed:]
+    if not warned:
         source.mapped(kind)
+    elif not said:  # counted past the listed ones, in the source's own list: the record alone
+        source.note(kind, "warned")
     for index, warning in enumerate(said):  # the record is counted once, as warned about
         source.warn(warning.reason, line, record_type=kind if index == 0 else None)
 

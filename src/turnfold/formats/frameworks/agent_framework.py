@@ -138,6 +138,7 @@ from turnfold.formats.common import (
     parse_arguments,
     stringify,
     text_result,
+    warned_timestamp,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
@@ -741,6 +742,7 @@ class AgentFrameworkBuilder(MessageBuilder):
             created_at=record.get("created_at"),
             response_id=record.get("response_id"),
             finish_reason=record.get("finish_reason"),
+            line=line,
         )
 
     def finish(
@@ -752,8 +754,11 @@ class AgentFrameworkBuilder(MessageBuilder):
         created_at: Any,
         response_id: Any,
         finish_reason: Any,
+        line: int | None = None,
     ) -> None:
-        """What a response says of all its messages, loaded or at a stream's end."""
+        """What a response says of all its messages, loaded (on ``line``) or at a stream's
+        end; a ``created_at`` that is no time is left out, said of the response
+        (``common.warned_timestamp``)."""
         metadata = self.transcript.metadata
         if model is not None:
             metadata["model"] = model
@@ -761,7 +766,10 @@ class AgentFrameworkBuilder(MessageBuilder):
             metadata["response_id"] = response_id
         entries = [entry for entries in messages for entry in entries]
         attach_usage(entries, usage_of(usage), self.transcript, model=model)
-        timestamp = checked_timestamp(created_at)
+        named = f"response {response_id}" if isinstance(response_id, str) and response_id else None
+        timestamp = warned_timestamp(created_at, checked_timestamp,
+                                     lambda reason: self.warn(reason, line),
+                                     named or "the response", name="created_at")  # fmt: skip
         if timestamp is not None and messages:
             for entry in messages[-1]:
                 self.update(entry, timestamp=timestamp)

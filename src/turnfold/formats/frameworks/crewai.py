@@ -150,6 +150,7 @@ from turnfold.formats.common import (
     plain_output,
     stringify,
     usage_from,
+    warned_timestamp,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
@@ -533,12 +534,18 @@ class _Run:
 
     # --- the log ---
 
-    def logged(self, entry: Mapping[str, Any], kind: str) -> None:
-        """One ``output_log_file`` entry."""
+    def logged(self, entry: Mapping[str, Any], kind: str, line: int) -> None:
+        """One ``output_log_file`` entry (on ``line``); a time that is no time is left out,
+        said of the entry (``common.warned_timestamp``)."""
         meta = self._agent(entry.get("agent"))
-        if isinstance(entry.get("timestamp"), str):
-            meta["logged_at"] = entry["timestamp"]
         task = as_text(entry.get("task")) or ""
+        named = as_text(entry.get("task_name")) or task[:60]
+        logged = warned_timestamp(entry.get("timestamp"), checked_timestamp,
+                                  lambda reason: self.source.warn(reason, line),
+                                  f"the log's {entry.get('status')} entry of task {named!r}",
+                                  name="timestamp")  # fmt: skip
+        if logged is not None:
+            meta["logged_at"] = logged
         key = (as_text(entry.get("task_name")), task, meta.get("agent"))
         turn = object()  # each start a turn (a log appended to run after run repeats tasks)
         if kind == _STARTED:
@@ -751,10 +758,10 @@ def read(source: Source) -> Transcript:
             # A frame type no one here has seen is shown as ignored: the accounting lists it.
             mapped = RECORDS.disposition(record_type) == "mapped"
             source.note(record_type, "mapped" if mapped else "ignored")
-            frames.feed(record)
+            frames.feed(record, line)
         else:
             source.mapped(kind)
-            run.logged(record, kind)
+            run.logged(record, kind, line)
     if recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first, _LACKS)
     if frames is not None:
@@ -830,7 +837,7 @@ def _read_text_log(path: Path, source: Source) -> Transcript:
             continue
         kind = _STARTED if entry["status"] == "started" else _COMPLETED
         source.mapped(kind)
-        run.logged(entry, kind)
+        run.logged(entry, kind, line)
     return run.finish()
 
 
@@ -990,14 +997,11 @@ class _TaskTurns:
         self._open = None
 
 
-def _frame_time(event: Any) -> str | None:
-    """A frame's ``timestamp`` (its event's, in UTC): a ``datetime``, or its text saved."""
-    stamp = (
-        event.get("timestamp") if isinstance(event, Mapping) else getattr(event, "timestamp", None)
-    )
-    if isinstance(stamp, datetime):
-        return stamp.isoformat()
-    return checked_timestamp(stamp)
+def _time(value: Any) -> str | None:
+    """A CrewAI time: a ``datetime``, or its text saved (ISO 8601); None for no time."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return checked_timestamp(value)
 
 
 def _frame(event: Any) -> tuple[Any, Mapping[str, Any], Any]:
@@ -1095,6 +1099,10 @@ class Follower:
         self._task_texts: dict[Any, AssistantText] = {}
         #: The time of the frame being read (a ``StreamFrame``'s own, in UTC): its entries'.
         self._stamp: str | None = None
+        #: The follower the frames are fed to (a coworker's is its parent's, at any depth),
+        #: and the line of the saved frame it reads: where a time that is no time is said.
+        self._root = self
+        self._line: int | None = None
         #: The coworkers running inside calls (delegations), in the order they started:
         #: several at once when tasks side by side delegate, their frames interleaved.
         self._coworkers: list[_Coworker] = []
@@ -1104,10 +1112,31 @@ class Follower:
     def begin(self, session: Any) -> None:
         self._session = session
 
-    def feed(self, event: Any) -> None:
-        """One frame, as it arrives."""
+    def feed(self, event: Any, line: int | None = None) -> None:
+        """One frame, as it arrives (a saved one on its ``line``)."""
+        self._line = line
         kind, data, frame_id = _frame(event)
-        self._stamp = _frame_time(event)
+        if isinstance(event, Mapping):
+            stamp = event.get("timestamp")
+        else:
+            stamp = getattr(event, "timestamp", None)
+        self._read(event, (kind, data, frame_id), self._time_of(kind, frame_id, stamp, "timestamp"))
+
+    def _time_of(self, kind: Any, frame_id: Any, value: Any, name: str) -> str | None:
+        """A frame's time ``name`` (``timestamp``, its event's in UTC; a tool's
+        ``data.started_at`` …); one that is no time is left out, said of the frame where the
+        frames are fed (``common.warned_timestamp``)."""
+        root = self._root
+        return warned_timestamp(value, _time, lambda reason: root._builder.warn(reason, root._line),
+                                f"{kind} frame {frame_id}", name=name)  # fmt: skip
+
+    def _read(
+        self, event: Any, frame: tuple[Any, Mapping[str, Any], Any], stamp: str | None
+    ) -> None:
+        """One frame (its type, data and id) of time ``stamp``: a coworker's frames are read
+        by its parent's follower first, which says once of a time that is no time."""
+        kind, data, frame_id = frame
+        self._stamp = stamp
         self._task = self._task_of(kind, data)
         if self._coworkers and self._to_coworker(event, kind, data):
             return
@@ -1125,7 +1154,7 @@ class Follower:
         elif kind == _TOOL_STARTED:
             self._calls[frame_id] = self._tool(data, frame_id)
         elif kind in (_TOOL_FINISHED, _TOOL_ERROR):
-            self._settle(kind, data)
+            self._settle(kind, data, frame_id)
         elif kind in (_LLM_CHUNK, _LLM_THINKING):
             self._chunk(kind, data)
         elif kind == _LLM_STARTED:
@@ -1193,7 +1222,7 @@ class Follower:
         if len(claimed) != 1:
             return False
         coworker = claimed[0]
-        coworker.follower.feed(event)
+        coworker.follower._read(event, _frame(event), self._stamp)
         # Tell the parent's observers the coworker's run grew.
         self._update(coworker.call, subagent=coworker.call.subagent)
         return True
@@ -1255,6 +1284,7 @@ class Follower:
         self, call: ToolCall, role: str | None, data: Mapping[str, Any], frame_id: Any
     ) -> None:
         child = Follower(Transcript(), source=self._source)
+        child._root = self._root
         task = as_text(_mapping(data.get("task")).get("description"))
         meta = {"agent": role} if role else {}
         child._prompt = UserMessage(text=task or "", timestamp=self._stamp, meta=dict(meta))
@@ -1404,7 +1434,7 @@ class Follower:
         self._add(call)
         return call
 
-    def _settle(self, kind: str, data: Mapping[str, Any]) -> None:
+    def _settle(self, kind: str, data: Mapping[str, Any], frame_id: Any) -> None:
         call = self._calls.pop(_key(data.get("started_event_id")), None)
         if call is None:  # its start was not streamed (a frame dropped): shown all the same
             call = self._tool(data, data.get("started_event_id"))
@@ -1416,7 +1446,9 @@ class Follower:
             status = "error" if failure else "success"
             text = output if isinstance(output, str) else stringify(output)
         # CrewAI's times are local with no zone: their span is the call's, not their hour.
-        duration = span_ms(data.get("started_at"), data.get("finished_at"))
+        started = self._time_of(kind, frame_id, data.get("started_at"), "data.started_at")
+        finished = self._time_of(kind, frame_id, data.get("finished_at"), "data.finished_at")
+        duration = span_ms(started, finished)
         self._update(call, status=status, result=ToolResult(text=text), duration_ms=duration)
 
     def close(self) -> None:

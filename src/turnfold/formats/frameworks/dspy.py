@@ -84,6 +84,7 @@ from turnfold.formats.common import (
     stringify,
     text_result,
     usage_from,
+    warned_timestamp,
 )
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
@@ -181,7 +182,9 @@ class _Call:
 
     usage: Usage | None
     model: str | None
-    timestamp: str | None
+    #: Its ``timestamp`` as the history holds it: read where a step's entries take it
+    #: (:meth:`DspyBuilder._settle_call`), which says of one that is no time.
+    timestamp: Any
     cost: float | None
 
 
@@ -223,11 +226,12 @@ def _mentions(text: str, value: Any) -> bool:
     return codec.dumps(value)[1:-1] in text
 
 
-def _local_time(stamp: str | None) -> str | None:
+def _local_time(value: Any) -> str | None:
     """An LM call's ``timestamp``: ``BaseLM`` writes ``datetime.now().isoformat()``, the
     local time without its offset (read as UTC, it is hours off wherever local time is not
     UTC). The history is only read from the LM object itself (``agent=lm``), in the process
-    that ran it, so its local offset is this machine's: given here."""
+    that ran it, so its local offset is this machine's: given here. None for no time."""
+    stamp = checked_timestamp(value)
     if stamp is None:
         return None
     try:
@@ -250,7 +254,7 @@ def _call_of(entry: Mapping[str, Any]) -> _Call:
     return _Call(
         usage=usage,
         model=model if isinstance(model, str) and model else None,
-        timestamp=_local_time(checked_timestamp(entry.get("timestamp"))),
+        timestamp=entry.get("timestamp"),
         cost=float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
     )
 
@@ -533,7 +537,7 @@ class DspyBuilder(TranscriptBuilder):
             self._step(position, step, made, calls.during.get(position - first, []))
             found = calls.steps[position - first]
             if found is not None:
-                self._settle_call(made[start:], found)
+                self._settle_call(made[start:], found, f"the LM call of step {position}")
         if steps and steps[-1].get("tool_name") != FINISH and "code" not in steps[-1]:
             made.append(notice("reader.trajectory_unfinished", level="warning",
                                subtype="no_finish"))  # fmt: skip
@@ -542,7 +546,7 @@ class DspyBuilder(TranscriptBuilder):
             made.append(_new_thinking(reasoning))
         if outputs:
             made.append(AssistantText(text=fields_text(outputs)))
-        self._settle_call(made[start:], calls.answer)
+        self._settle_call(made[start:], calls.answer, "the answer's LM call")
         self.transcript.extend(made)
         self._count_unshown([*calls.steps, calls.answer])
         if self.cost is not None:
@@ -564,13 +568,17 @@ class DspyBuilder(TranscriptBuilder):
         if cost is not None:
             self.cost = (self.cost or 0.0) + cost
 
-    def _settle_call(self, entries: list[Entry], call: _Call | None) -> None:
+    def _settle_call(self, entries: list[Entry], call: _Call | None, what: str) -> None:
         """The LM call's usage, model and time on the entries its response wrote (not yet in
-        the transcript: set, not updated)."""
+        the transcript: set, not updated); a time that is no time left out, said of ``what``
+        (``common.warned_timestamp``)."""
         if call is None or not entries:
             return
-        if call.timestamp is not None:
-            entries[0].timestamp = call.timestamp
+        stamp = warned_timestamp(call.timestamp, _local_time,
+                                 lambda reason: self.warn(reason, 1), what,
+                                 name="timestamp")  # fmt: skip
+        if stamp is not None:
+            entries[0].timestamp = stamp
         if call.model is not None:
             self.transcript.metadata.setdefault("model", call.model)
             for entry in entries:

@@ -81,6 +81,7 @@ from turnfold.formats.common import (
     describe_args,
     parse_arguments,
     text_result,
+    warned_timestamp,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
@@ -345,7 +346,9 @@ class HaystackBuilder(MessageBuilder):
     ) -> None:
         model = meta.get("model")
         model = model if isinstance(model, str) and model else None
-        stamp = checked_timestamp(meta.get("completion_start_time"))
+        stamp = warned_timestamp(meta.get("completion_start_time"), checked_timestamp,
+                                 lambda reason: self.warn(reason, line), f"message {line}",
+                                 name="meta.completion_start_time")  # fmt: skip
         batch = f"msg-{line}"
         entries: list[Entry] = []
         for part in content:

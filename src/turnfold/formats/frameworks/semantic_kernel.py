@@ -81,6 +81,7 @@ from turnfold.formats.common import (
     parse_arguments,
     prompt_not_recorded,
     stringify,
+    warned_timestamp,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
@@ -305,7 +306,7 @@ class _Builder(TranscriptBuilder):
         metadata = metadata if isinstance(metadata, Mapping) else {}
         boundary = CompactionBoundary(
             summary=_text_of(items) or None,
-            timestamp=epoch_iso(metadata.get("created")),
+            timestamp=self._created(metadata, line),
             meta=dict(meta),
         )
         model = as_text(message.get("ai_model_id"))
@@ -351,7 +352,7 @@ class _Builder(TranscriptBuilder):
         metadata = message.get("metadata")
         metadata = metadata if isinstance(metadata, Mapping) else {}
         model = as_text(message.get("ai_model_id"))
-        timestamp = epoch_iso(metadata.get("created"))
+        timestamp = self._created(metadata, line)
         self._responses += 1
         batch = f"response-{self._responses}"
         written: list[Entry] = []
@@ -383,6 +384,16 @@ class _Builder(TranscriptBuilder):
             calls[0].batch_id = None  # a call alone is a batch of its own
         self._usage_of(_usage(metadata), written)
         self._finish(message.get("finish_reason"), meta)
+
+    def _created(self, metadata: Mapping[str, Any], line: Any) -> str | None:
+        """A response's time, its ``metadata["created"]`` (epoch seconds); one that is no time
+        is left out, said of its response (``common.warned_timestamp``)."""
+        response = as_text(metadata.get("id"))
+        return warned_timestamp(metadata.get("created"), epoch_iso,
+                                lambda reason: self.warn(reason, line),
+                                f"response {response}" if response else "a message",
+                                name="metadata.created",
+                                unit="seconds since the epoch")  # fmt: skip
 
     def _usage_of(self, usage: Usage | None, written: list[Entry]) -> None:
         if usage is None or not written or usage.response_id in self._counted:
@@ -471,7 +482,7 @@ class _Builder(TranscriptBuilder):
                 streamed = self._streamed = AssistantText(
                     text=text,
                     model=as_text(chunk.get("ai_model_id")),
-                    timestamp=epoch_iso(metadata.get("created")),
+                    timestamp=self._created(metadata, line),
                     meta=meta,
                 )
                 self.transcript.append(streamed)

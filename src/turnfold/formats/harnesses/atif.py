@@ -68,7 +68,13 @@ from pathlib import Path
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import MAPPINGS, checked_timestamp, counted_usage, stringify
+from turnfold.formats.common import (
+    MAPPINGS,
+    checked_timestamp,
+    counted_usage,
+    stringify,
+    warned_timestamp,
+)
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.harnesses.inspect_log import score_outcome
@@ -331,7 +337,9 @@ class _Reader:
     def step(self, step: Mapping[str, Any], position: int, transcript: Transcript,
              runs: list[Any]) -> None:  # fmt: skip
         kind = step["source"]
-        when = checked_timestamp(step.get("timestamp"))
+        told: list[str] = []  # said once the step is known to be shown
+        when = warned_timestamp(step.get("timestamp"), checked_timestamp, told.append,
+                                f"step {position}", name="timestamp")  # fmt: skip
         text = _text(step.get("message"))
         made: list[Entry] = []
         if kind == "system":
@@ -373,7 +381,9 @@ class _Reader:
             ):
                 carrier.meta = {**carrier.meta, "cost_usd": cost}  # the response's, as Cline's
         transcript.extend(made)
-        self.source.mapped(kind)
+        for reason in told:
+            self.source.warn(reason)
+        self.source.note(kind, "warned" if told else "mapped")
 
     def calls(self, step: Mapping[str, Any], position: int) -> list[ToolCall]:
         listed = step.get("tool_calls")
