@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import logging
 
+from turnfold.atomic import write_whole
 from turnfold.caches import cache_dir
 
 __all__ = ["FILE_NAME", "MISSING", "Kept", "Line", "PriceBook", "Span", "price_book", "utc_today"]
@@ -133,12 +134,12 @@ class PriceBook:
         spans.append([*days, list(kept) if kept is not None else None])
         prices[_key(model, provider)] = {"timed": timed, "spans": spans}
         self._file = {"stamp": self.stamp, "version": version, "prices": prices}
-        # A writer's own temporary file (process and thread), renamed over the file when whole.
-        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.{get_ident()}.tmp")
+        # A writer's own part file (process and thread): two writers never share one.
+        part = self.path.with_name(f"{self.path.name}.{os.getpid()}.{get_ident()}.tmp")
+        content = json.dumps(self._file).encode()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_text(json.dumps(self._file), encoding="utf-8")
-            os.replace(temporary, self.path)  # whole or not at all, for a reader at the same time
+            write_whole(self.path, lambda stream: stream.write(content), part)
         except OSError as error:
             _logger().debug("prices not kept (%s)", error)
 

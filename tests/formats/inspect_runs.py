@@ -33,9 +33,7 @@ from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import match
 from inspect_ai.solver import generate, use_tools
 from inspect_ai.tool import Tool, ToolError, tool
-
-sys.path.insert(0, str(Path(__file__).parent))
-from inspect_logs import _offline_tokens, add
+from tests.formats.inspect_logs import _offline_tokens, add
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "compare"
 MODEL = "mockllm/model"

@@ -19,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.formats.adk_runs import PROMPT
+from tests.formats.counters_adk import adk as count_calls
+from tests.formats.counters_adk import adk_by_agent as count_by_agent
 
 import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
@@ -37,11 +40,6 @@ from turnfold.model import (
     UserMessage,
 )
 from turnfold.usage import counts_of
-
-sys.path.insert(0, str(Path(__file__).parent))
-from adk_runs import PROMPT
-from counters_adk import adk as count_calls
-from counters_adk import adk_by_agent as count_by_agent
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "adk"
 SESSION = FIXTURES / "adk_v2.13.0_session_subagents.json"
@@ -327,7 +325,7 @@ def _agent_tool_calls(session: Any, agent: Any) -> list[tuple[str, str]]:
 
 def test_L1_given_the_agent_an_agent_tool_s_call_is_a_sub_agent_without_its_steps() -> None:
     pytest.importorskip("google.adk")
-    import adk_runs
+    from tests.formats import adk_runs
 
     agent = adk_runs.root_agent()
     session, _ = adk_runs.run()
@@ -562,7 +560,7 @@ def _objects_calls(session: Any) -> int:
 
 def test_A1_a_session_its_events_and_one_event_load_as_objects() -> None:
     pytest.importorskip("google.adk")
-    import adk_runs
+    from tests.formats import adk_runs
 
     session, _ = adk_runs.run()
     before = session.model_dump_json()
@@ -580,7 +578,7 @@ def test_A1_a_session_its_events_and_one_event_load_as_objects() -> None:
 @pytest.mark.parametrize("stream", [False, True], ids=["unary", "sse"])
 def test_A2_following_a_handoff_chain_gives_what_a_load_gives(stream: bool) -> None:
     pytest.importorskip("google.adk")
-    import adk_runs
+    from tests.formats import adk_runs
 
     followed: list[Any] = []
 
@@ -604,7 +602,7 @@ def test_A2_following_a_handoff_chain_gives_what_a_load_gives(stream: bool) -> N
 @pytest.mark.parametrize("stream", [False, True], ids=["unary", "sse"])
 def test_A2_following_run_async_gives_what_a_load_of_the_session_gives(stream: bool) -> None:
     pytest.importorskip("google.adk")
-    import adk_runs
+    from tests.formats import adk_runs
 
     followed: list[Any] = []
 
@@ -631,7 +629,7 @@ def test_A2_following_run_async_gives_what_a_load_of_the_session_gives(stream: b
 
 def test_A2_following_with_the_agent_shows_its_agent_tool_as_a_load_with_it_does() -> None:
     pytest.importorskip("google.adk")
-    import adk_runs
+    from tests.formats import adk_runs
 
     agent = adk_runs.root_agent()
     followed: list[Any] = []
@@ -651,7 +649,7 @@ def test_A2_following_with_the_agent_shows_its_agent_tool_as_a_load_with_it_does
 
 def test_A2_a_followed_run_whose_tool_raises_shows_the_error() -> None:
     pytest.importorskip("google.adk")
-    import adk_runs
+    from tests.formats import adk_runs
 
     (session, _, failure), live = adk_runs.followed(adk_runs.raising_run)
     assert isinstance(failure, ValueError)
@@ -670,7 +668,7 @@ def test_L3_a_long_running_call_runs_on_with_its_interim_response_until_the_clie
     ticket) and its result comes later from the client. The call was ``success`` while it
     waited, and the client's answer replaced the interim response without a trace."""
     pytest.importorskip("google.adk")
-    import adk_runs
+    from tests.formats import adk_runs
 
     waiting, done = adk_runs.long_running_run()
     for saved in (waiting, waiting.model_dump_json(by_alias=True, exclude_none=True)):
@@ -699,7 +697,7 @@ def test_A2_a_followed_long_running_call_runs_on_as_a_load_shows_it() -> None:
     """Followed, the call waiting on the client ended ``success`` (its interim response taken
     for the result); at the stream's end it runs on, as a load of the session shows it."""
     pytest.importorskip("google.adk")
-    import adk_runs
+    from tests.formats import adk_runs
 
     (waiting, _), live = adk_runs.followed(adk_runs.long_running_run)
     assert live.warnings == []
@@ -713,7 +711,7 @@ def test_L1_a_confirmation_the_run_waits_on_is_confirming_with_its_pending_actio
     nothing said the run waits on the user; loaded or followed, it is ``confirming`` with a
     pending action, and answered it is settled."""
     pytest.importorskip("google.adk")
-    import adk_runs
+    from tests.formats import adk_runs
 
     (session, _), live = adk_runs.followed(adk_runs.confirming_run)
     loaded = turnfold.load(session)

@@ -17,9 +17,9 @@ import pytest
 
 pytest.importorskip("agno")
 
-import agno_runs
-from counters_agno import agno as count_calls
-from loops import run_async
+from tests.formats import agno_runs
+from tests.formats.counters_agno import agno as count_calls
+from tests.formats.loops import run_async
 
 import turnfold
 from turnfold.formats.frameworks import adapter_of, agno
@@ -303,11 +303,21 @@ def test_A2_the_stream_shows_the_run_as_it_happens() -> None:
     assert statuses == {"add": ["executing", "success"], "explode": ["executing", "error"]}
 
 
-def test_A2_a_response_is_shown_with_the_timestamp_and_usage_the_run_ends_with() -> None:
+@pytest.mark.parametrize("second_turns", [False, True], ids=["same-second", "second-turns"])
+def test_A2_a_response_is_shown_with_the_timestamp_and_usage_the_run_ends_with(
+    second_turns: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The events give a response's second (its request's start, when Agno makes its message)
     # and its usage, zeros read as not counted as a load reads the message's metrics: the run's
     # end has only what no event carries to tell the view (the prompt's time, the calls'
     # batches and timings, the reasoning done, the run's duration on its last entry).
+    if second_turns:
+        # Agno's messages stamped a second after its events, as when a second turns between
+        # the two stamps: what a run does by chance, rarely, made certain.
+        import agno.models.message
+
+        clock = agno.models.message.time
+        monkeypatch.setattr(agno.models.message, "time", lambda: clock() + 1)
     runner = agno_runs.runner("solo")
     followed = turnfold.follow(
         runner.run("What is 1+2?", stream=True, stream_events=True), display=False
@@ -315,8 +325,10 @@ def test_A2_a_response_is_shown_with_the_timestamp_and_usage_the_run_ends_with()
     changes: list[Any] = []
     followed.transcript.observe(changes.append)
     live: dict[str, tuple[Any, Any]] = {}
+    shown: dict[str, str | None] = {}  # each entry's time as the last event left it
     for event in followed:
         changes.clear()  # what the run's end changes is what is left after the last event
+        shown = {e.id: e.timestamp for e in followed.transcript.entries}
         if event.event == "ModelRequestCompleted":
             for entry in followed.transcript.entries:
                 if isinstance(entry, (Thinking, AssistantText)):
@@ -327,11 +339,19 @@ def test_A2_a_response_is_shown_with_the_timestamp_and_usage_the_run_ends_with()
     assert [e.usage.reasoning_tokens for e in responses if e.usage] == [None, None]
     # Agno stamps the event and the message in whole seconds, microseconds apart: a run whose two
     # stamps fall on either side of a second's turn has its message's second, one later, settled
-    # at the end (as a load reads it), and nothing else differs.
-    late = {e.id for e in responses if live[e.id][0] != e.timestamp}
-    for entry in responses:
+    # at the end (as a load reads it) on the response and the calls it made, and nothing else
+    # differs.
+    late = {
+        e.id
+        for e in followed.transcript.entries
+        if shown.get(e.id) is not None and shown[e.id] != e.timestamp
+    }
+    for entry in followed.transcript.entries:
         if entry.id in late:
-            assert utc(entry.timestamp) - utc(live[entry.id][0]) == timedelta(seconds=1)
+            assert utc(entry.timestamp) - utc(shown[entry.id]) == timedelta(seconds=1)
+    if second_turns:  # the turn made certain: every response's second, and its calls'
+        kinds = {type(e).__name__ for e in followed.transcript.entries if e.id in late}
+        assert kinds == {"Thinking", "AssistantText", "ToolCall"}
     settled = {
         (type(c.entry).__name__, tuple(f for f in c.fields if c.entry.id not in late
                                        or f != "timestamp"))

@@ -13,11 +13,14 @@ steps in the handoff call's sub-agent, its last text (the run's answer) stays at
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.formats import autogen_runs as runs
+from tests.formats.counters_autogen import autogen as count_calls
+from tests.formats.counters_autogen import calls_by_agent
+from tests.formats.nesting import calls_by_id, calls_by_level
 
 import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
@@ -32,12 +35,6 @@ from turnfold.model import (
     UserMessage,
 )
 from turnfold.usage import counts_of
-
-sys.path.insert(0, str(Path(__file__).parent))
-import autogen_runs as runs
-from counters_autogen import autogen as count_calls
-from counters_autogen import calls_by_agent
-from nesting import calls_by_id, calls_by_level
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "autogen"
 RESULT = FIXTURES / "autogen_v0.7.5_task-result_agent-tool.json"

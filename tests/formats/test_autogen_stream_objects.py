@@ -11,20 +11,17 @@ give equal transcripts. The runs are real (``autogen-agentchat`` 0.7.5 on its of
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("autogen_agentchat")
 
+from tests.formats import autogen_runs as runs
+from tests.formats.test_autogen import _shape
+
 import turnfold
 from turnfold.model import Thinking, ToolCall, Transcript, UserMessage
-
-sys.path.insert(0, str(Path(__file__).parent))
-import autogen_runs as runs
-from test_autogen import _shape
 
 #: Each run_stream of autogen_runs, its prompt and the thoughts its TaskResult records (the
 #: model's streamed replies carry no ThoughtEvent for the last one).

@@ -17,9 +17,7 @@ outline) before each thought.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncGenerator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,12 +25,11 @@ import pytest
 pytest.importorskip("autogen_agentchat")
 pytest.importorskip("autogen_ext")
 
+from tests.formats import autogen_runs as runs
+
 import turnfold
 from turnfold.formats.frameworks import autogen
 from turnfold.model import AssistantText, Thinking, ToolCall, Transcript, UserMessage
-
-sys.path.insert(0, str(Path(__file__).parent))
-import autogen_runs as runs
 
 PROMPT = "Add 1 and 2, twice."
 

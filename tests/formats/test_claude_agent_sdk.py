@@ -44,10 +44,9 @@ from turnfold.usage import counts_of
 
 pytest.importorskip("claude_agent_sdk", reason="claude-agent-sdk is in the frameworks extra")
 
-sys.path.insert(0, str(Path(__file__).parent))
-import claude_agent_sdk_runs as runs
 from claude_agent_sdk import types as t
-from counters_claude_agent_sdk import claude_agent_sdk as count_saved_calls
+from tests.formats import claude_agent_sdk_runs as runs
+from tests.formats.counters_claude_agent_sdk import claude_agent_sdk as count_saved_calls
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "claude-agent-sdk"
 SAVED = FIXTURES / "claude-agent-sdk_v0.2.189_asdict_subagent.json"

@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import importlib
 import random
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,8 +21,6 @@ import pytest
 import turnfold
 from turnfold.display import transcript_mimebundle
 from turnfold.formats import TranscriptFormatError
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 #: Values of other shapes than a framework's fields hold, each made anew for each change, so
 #: that one change never puts a container that is already in the object inside itself.
@@ -91,7 +88,7 @@ _PACKAGES = {
 
 def _runs(name: str) -> Any:
     pytest.importorskip(_PACKAGES[name])
-    return importlib.import_module(f"{name}_runs")
+    return importlib.import_module(f"tests.formats.{name}_runs")
 
 
 def _whole(value: Any) -> Any:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import json
 import struct
-import sys
 import tracemalloc
 import zipfile
 import zlib
@@ -22,6 +21,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.formats.counters_harnesses import inspect as count_calls
+from tests.formats.counters_harnesses import inspect_sample as count_sample_calls
 
 import turnfold
 from turnfold.caches import CACHE_ENV
@@ -42,10 +43,6 @@ from turnfold.model import (
 )
 from turnfold.prices import price_of
 from turnfold.session import session_facts
-
-sys.path.insert(0, str(Path(__file__).parent))
-from counters_harnesses import inspect as count_calls
-from counters_harnesses import inspect_sample as count_sample_calls
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "harnesses" / "inspect"
 ONE = FIXTURES / "mockllm_one-sample.json"
@@ -681,7 +678,7 @@ def test_H1_a_damaged_member_is_an_error_naming_it(tmp_path: Path) -> None:
 def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Fresh logs from the installed ``inspect_ai``: both formats, a limit, an error."""
     pytest.importorskip("inspect_ai")
-    import inspect_logs
+    from tests.formats import inspect_logs
 
     root = tmp_path_factory.mktemp("inspect")
     return {
@@ -746,7 +743,7 @@ def test_H1_inspect_s_own_objects_load(written: dict[str, Path]) -> None:
 def sandbox_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh log of a tool that works in a sandbox (``inspect_logs``, the ``sandbox`` kind)."""
     pytest.importorskip("inspect_ai")
-    import inspect_logs
+    from tests.formats import inspect_logs
 
     path: Path = inspect_logs.write_log(
         tmp_path_factory.mktemp("inspect-sandbox"), format="json", kind="sandbox"
@@ -787,7 +784,7 @@ def test_U2_a_response_of_calls_alone_is_priced_by_the_model_that_wrote_it(
     """A response of calls and no text carries its usage on its first call, with the model
     that wrote it: only a text names its model, and the response would otherwise be priced as
     the eval's model (here ``mockllm/model``, which has no price: no cost at all)."""
-    import inspect_logs
+    from tests.formats import inspect_logs
 
     transcript = turnfold.load(sandbox_log)
     carriers = [c for c in transcript.tool_calls() if c.usage is not None]
@@ -804,7 +801,7 @@ def test_U2_a_response_of_calls_alone_is_priced_by_the_model_that_wrote_it(
 def provider_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Media and data parts in assistant output; native compaction (``inspect_logs``)."""
     pytest.importorskip("inspect_ai")
-    import inspect_logs
+    from tests.formats import inspect_logs
 
     root = tmp_path_factory.mktemp("inspect-parts")
     return {
@@ -902,7 +899,7 @@ def test_H1_anthropic_native_compaction_gives_the_boundary_its_summary(
 ) -> None:
     """Anthropic's compaction is an assistant message of the compacted input, its summary in a
     data part (kept as an attachment): the boundary's summary, never hidden as history."""
-    import inspect_logs
+    from tests.formats import inspect_logs
 
     transcript = _lossless(turnfold.load(provider_logs["compaction"], sample="anthropic", epoch=1))
     assert _shape(transcript)[3:5] == [
@@ -917,7 +914,7 @@ def test_H1_a_compaction_inside_a_response_is_a_boundary_in_its_place(
 ) -> None:
     """Anthropic's server compacts inside an ordinary response (no compaction event): the
     boundary stands where the block stood, before that response's text."""
-    import inspect_logs
+    from tests.formats import inspect_logs
 
     transcript = _lossless(turnfold.load(provider_logs["compaction"], sample="server", epoch=1))
     assert _shape(transcript)[2:5] == [
@@ -976,7 +973,7 @@ def test_H1_a_summary_compaction_is_a_boundary_with_its_summary_never_a_prompt(
     """``CompactionSummary`` puts a user message of its own in place of the conversation (its
     ``metadata`` says ``summary``), repeated in the input of every later call: one boundary
     with that summary, where the compaction event stood, and no prompt the user never typed."""
-    import inspect_logs
+    from tests.formats import inspect_logs
 
     transcript = _lossless(turnfold.load(provider_logs["compaction"], sample="summary", epoch=1))
     boundary = _summary_boundary(transcript)
@@ -1004,7 +1001,7 @@ def test_H1_the_model_call_that_wrote_a_summary_is_set_apart_not_a_turn(
     """Inspect asks the model for the summary in an ordinary model call (no span, no role of
     its own): neither its prompt nor its answer is a step of the conversation; it is counted as
     the compaction's."""
-    import inspect_logs
+    from tests.formats import inspect_logs
 
     transcript = _lossless(turnfold.load(provider_logs["compaction"], sample="summary", epoch=1))
     shown = " ".join(_shape(transcript))
@@ -1022,7 +1019,7 @@ def test_H1_a_sample_that_ended_at_its_summary_compaction_keeps_the_model_s_summ
 ) -> None:
     """No later call brings the summary message: the boundary keeps what the summarizing call
     answered, which would otherwise be lost with the call set apart."""
-    import inspect_logs
+    from tests.formats import inspect_logs
 
     sample = _sample(provider_logs["compaction"], "summary")
     end = next(i for i, e in enumerate(sample["events"]) if e["event"] == "compaction")

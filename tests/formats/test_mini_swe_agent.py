@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.formats.counters_harnesses import mini_swe_agent as count_calls
 
 import turnfold
 from turnfold.formats import which_format
@@ -38,9 +39,6 @@ from turnfold.model import (
     UserMessage,
 )
 from turnfold.usage import count_tokens
-
-sys.path.insert(0, str(Path(__file__).parent))
-from counters_harnesses import mini_swe_agent as count_calls
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "harnesses" / "mini-swe-agent"
 SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff"

@@ -7,11 +7,12 @@ import contextlib
 import json
 import shutil
 import sqlite3
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.fixtures.traces.mlflow import mlflow_recipe as recipe
+from tests.formats.oversized import PADDING, lower_limit, skipped
 
 import turnfold
 from turnfold.formats import path_format
@@ -27,9 +28,6 @@ from turnfold.model import (
 from turnfold.session import session_facts
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "traces" / "mlflow"
-sys.path.insert(0, str(FIXTURES))
-import mlflow_recipe as recipe  # noqa: E402
-from oversized import PADDING, lower_limit, skipped  # noqa: E402
 
 TRACE = FIXTURES / "weather-agent_trace.json"
 SESSION = FIXTURES / "weather-agent_session.jsonl"

@@ -5,19 +5,17 @@ real mlflow made (``tests/fixtures/traces/mlflow/autolog_recipe.py``), and a liv
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.fixtures.traces.mlflow import autolog_recipe as recipe
 from tests.formats import langchain_runs as lc
 
 import turnfold
 from turnfold.model import AssistantText, Thinking, Transcript, UserMessage
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "traces" / "mlflow"
-sys.path.insert(0, str(FIXTURES))
-import autolog_recipe as recipe  # noqa: E402
 
 LANGGRAPH = FIXTURES / "langgraph-agent_trace.json"
 ANTHROPIC = FIXTURES / "anthropic-weather_trace.json"

@@ -22,6 +22,11 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
+from tests.formats.counters_openai_agents import calls_by_agent
+from tests.formats.counters_openai_agents import openai_agents as count_calls
+from tests.formats.flat_reads import assert_read_alike, read_both
+from tests.formats.nesting import calls_by_id, calls_by_level
+from tests.formats.structured_answers import answer_of, structured_answers
 
 import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
@@ -36,13 +41,6 @@ from turnfold.model import (
     Transcript,
     UserMessage,
 )
-
-sys.path.insert(0, str(Path(__file__).parent))
-from counters_openai_agents import calls_by_agent
-from counters_openai_agents import openai_agents as count_calls
-from flat_reads import assert_read_alike, read_both
-from nesting import calls_by_id, calls_by_level
-from structured_answers import answer_of, structured_answers
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "openai-agents"
 STATE = FIXTURES / "openai-agents_v0.24.0_run-state_handoff.json"
@@ -152,7 +150,7 @@ def test_L4_each_call_keeps_a_tool_origin_of_its_own() -> None:
     it was read from nor another call's, whichever way the run was read (a state's records,
     a finished run read flat, a run read item by item)."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     state = json.loads(STATE.read_text(encoding="utf-8"))
     kept = json.loads(STATE.read_text(encoding="utf-8"))
@@ -498,7 +496,7 @@ def _summary(transcript: Transcript) -> list[Any]:
 
 def test_A1_a_fresh_run_of_the_installed_sdk_reads_like_the_fixtures() -> None:
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     fresh = openai_agents_runs.documents()
     for name, value in fresh.items():
@@ -512,7 +510,7 @@ def test_A1_a_fresh_run_of_the_installed_sdk_reads_like_the_fixtures() -> None:
 
 def test_A1_a_run_result_and_its_new_items_read_like_the_saved_state() -> None:
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     result = openai_agents_runs.run()
     state = turnfold.load(result.to_state().to_json())
@@ -536,7 +534,7 @@ def test_A1_a_run_whose_items_released_their_agents_reads_as_before() -> None:
     behind a weak reference: the items are read past the SDK's ``__getattribute__``, and
     the agent still names each item's writer."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     result = openai_agents_runs.run()
     before = turnfold.load(result)
@@ -552,7 +550,7 @@ def test_A1_a_chat_completions_model_s_placeholder_ids_name_no_batch_and_no_resp
     id ``__fake_id__`` and every response none: its responses are still told apart by order,
     so each response's calls are one batch of their own and its usage lands on its entries."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     result = openai_agents_runs.run(openai_agents_runs.chat_completions, "Add.")
     made = [item.raw_item for item in result.new_items if item.type != "tool_call_output_item"]
@@ -581,7 +579,7 @@ def _follow(
     """The run followed as it streams: the follow, the finished ``RunResultStreaming`` and
     the top transcript's nesting (:func:`_summary`) after each change its observers heard;
     ``events_only``: its events alone (:func:`_passed_on`)."""
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     followed: list[turnfold.Follow] = []
     seen: list[list[Any]] = []
@@ -612,7 +610,7 @@ def test_A2_following_the_streamed_run_gives_what_loading_the_result_gives() -> 
 
 def test_A2_following_a_handoff_chain_nests_live_as_the_load_does() -> None:
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     follow, result, seen = _follow(openai_agents_runs.chain, openai_agents_runs.CHAIN_PROMPT)
     live, loaded = follow.transcript, turnfold.load(result)
@@ -636,7 +634,7 @@ def test_A2_following_a_handoff_chain_nests_live_as_the_load_does() -> None:
 
 def test_A2_the_live_widget_ends_showing_what_a_widget_of_the_loaded_chain_shows() -> None:
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     from turnfold.widget import TranscriptWidget
 
@@ -712,7 +710,7 @@ def test_A1_a_run_result_read_in_place_reads_as_its_copied_records() -> None:
     one its copied records give: entries, statuses, usage, batches, nesting, warnings and
     accounting alike (the benchmark's run, the handoffs, placeholder ids, agents as tools)."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     runs = [
         _benchmark_run(40),
@@ -768,7 +766,7 @@ def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_item_by_item(
     accounting of every record). A run the flat read does not know (handoffs, calls in its
     input) is the builder's alone, and reads as before."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     from turnfold.formats.frameworks import openai_agents
 
@@ -809,7 +807,7 @@ def test_A1_random_runs_of_one_agent_read_flat_as_the_builder_reads_them(
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
     import random
 
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     from turnfold.formats.frameworks import openai_agents
 
@@ -847,7 +845,7 @@ def test_U1_a_text_id_the_run_reuses_takes_no_other_response_s_usage(
     response's usage was lost, the run's answer took an earlier one's). Read flat, item by
     item, from the saved state and from copied records alike."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     from turnfold.formats.frameworks import openai_agents
 
@@ -870,7 +868,7 @@ def test_U1_a_text_id_the_run_reuses_takes_no_other_response_s_usage(
 
 def test_A2_following_a_run_that_reuses_text_ids_puts_each_usage_where_a_load_does() -> None:
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     for handoff in (False, True):
         follow, result, _ = _follow(partial(openai_agents_runs.reused_ids, handoff), "Go.")
@@ -888,7 +886,7 @@ def test_U1_random_runs_that_reuse_ids_keep_every_response_s_usage_once(
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
     import random
 
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     from turnfold.formats.frameworks import openai_agents
 
@@ -928,7 +926,7 @@ def test_A2_following_a_run_that_stops_for_an_approval_ends_with_it_pending() ->
     left without an output is (it was, once confirming: the followed run and its load
     differed)."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     follow, result, _ = _follow(openai_agents_runs.approval, openai_agents_runs.APPROVAL_PROMPT)
     assert [item.raw_item.call_id for item in result.interruptions] == ["c2"]
@@ -950,7 +948,7 @@ def test_A2_following_only_the_events_of_a_run_stopped_for_approval_says_it_is_u
     says once, at its end, that approvals are not shown and to follow the run itself; not
     when the run raised (the follow ends it with the error), which stopped for none."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     from agents import UserError
     from turnfold.formats.frameworks.openai_agents import UNSHOWN_APPROVALS
@@ -985,7 +983,7 @@ def test_A1_a_call_awaiting_approval_is_confirming_in_the_run_and_its_state() ->
     """The stopped run, its state and the state's JSON all show the call the run stopped for
     ``confirming``, with the action that asks for it."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     stopped = openai_agents_runs.run(
         openai_agents_runs.approval, openai_agents_runs.APPROVAL_PROMPT
@@ -1019,7 +1017,7 @@ def _follow_resumed(
     events waiting): the followed transcript and the finished ``RunResultStreaming``."""
     import asyncio
 
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     from agents import Runner
 
@@ -1085,7 +1083,7 @@ def test_A2_a_run_followed_after_it_went_on_reads_each_response_once() -> None:
     import asyncio
     import threading
 
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     from agents import Runner
 
@@ -1115,7 +1113,7 @@ def test_A1_an_approval_the_user_decided_is_pending_no_longer() -> None:
     text its result). The run, its saved state and a state decided but not yet resumed
     read alike."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     for approve, status, answer in (
         (True, "unknown", "deleted /a"),
@@ -1222,7 +1220,7 @@ def test_A2_the_call_whose_exception_ends_a_followed_run_is_its_error() -> None:
     leaves unanswered is the failed one, ``error`` with the exception's text; with two such
     calls the error does not say which, and neither is guessed."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     from agents import UserError
 
@@ -1249,7 +1247,7 @@ def _raised_run(calls: int) -> tuple[turnfold.Follow, Any, Any]:
     """:func:`openai_agents_runs.strict`'s run (``calls`` calls of ``strict``) streamed and
     followed until its tool's exception ends it: the follow, the ``RunResultStreaming`` and
     the exception its stream raised."""
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     from agents import UserError
 
@@ -1332,7 +1330,7 @@ def test_A1_an_answer_an_output_guardrail_refused_is_rejected_not_the_answer() -
     followed, the text is a rejected reply (``meta["rejected"]``, labelled "Rejected")
     beside the run's error, not the answer of a turn that merely failed."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     from agents import OutputGuardrailTripwireTriggered
 
@@ -1369,7 +1367,7 @@ def test_A1_the_run_data_of_a_raised_run_shows_its_calls_and_that_it_raised() ->
     failed call and the exception, as following the streamed run ends; the turn is failed
     either way. An exception without run data is refused, saying why."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     from agents import UserError
     from turnfold.formats.frameworks.openai_agents import UNKNOWN_EXCEPTION
@@ -1433,7 +1431,7 @@ CITY = {"name": "Paris", "population": 3, "country": "FR"}
 
 def test_P2_a_structured_output_the_agent_wrote_as_its_message_is_its_only_answer() -> None:
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     result = openai_agents_runs.run(_city_agent, "Which city?")
     transcript = turnfold.load(result)
@@ -1445,7 +1443,7 @@ def test_P2_a_structured_output_the_agent_wrote_as_its_message_is_its_only_answe
 
 def test_P2_a_run_that_stops_at_a_tool_s_structured_output_shows_it_as_the_answer() -> None:
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
+    from tests.formats import openai_agents_runs
 
     agent = partial(_city_agent, "stop_on_first_tool")
     result = openai_agents_runs.run(agent, "Which city?")
@@ -1488,7 +1486,7 @@ def _turns_agent() -> Any:
     from agents import Agent, set_tracing_disabled
 
     set_tracing_disabled(True)
-    import openai_agents_runs as runs
+    from tests.formats import openai_agents_runs as runs
 
     add, explode = runs._tools()
     steps = [
@@ -1517,7 +1515,7 @@ def test_A1_calls_of_two_responses_are_two_batches_in_the_input_and_the_items() 
     SDK's scripted model gives every response one id: the calls of each response are a batch
     of their own all the same, as where the input list is loaded alone (``openai-responses``)."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs as runs
+    from tests.formats import openai_agents_runs as runs
 
     agent = _turns_agent()
     first = runs.run(lambda: agent, "Add, then explode.")
@@ -1536,7 +1534,7 @@ def test_A2_following_a_run_with_a_session_shows_its_history_as_the_load_does() 
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
     import asyncio
 
-    from loops import on_thread
+    from tests.formats.loops import on_thread
 
     from agents import Runner, SQLiteSession
 
@@ -1567,7 +1565,7 @@ def test_A1_a_streamed_run_past_its_max_turns_loads_with_its_error_as_followed()
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
     import asyncio
 
-    from loops import on_thread
+    from tests.formats.loops import on_thread
 
     from agents import MaxTurnsExceeded, Runner
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import gzip
 import json
-import sys
 import tarfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.formats.counters_harnesses import openhands as count_calls
 
 import turnfold
 from turnfold.cli import main
@@ -35,9 +35,6 @@ from turnfold.model import (
     UserMessage,
 )
 from turnfold.session import session_facts
-
-sys.path.insert(0, str(Path(__file__).parent))
-from counters_harnesses import openhands as count_calls
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "harnesses" / "openhands"
 GUI = FIXTURES / "openhands_trajectory_basic-gui-mode.json"

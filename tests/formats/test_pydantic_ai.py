@@ -16,6 +16,9 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
+from tests.formats import pydantic_ai_runs as runs
+from tests.formats.counters_pydantic_ai import pydantic_ai as count_saved_calls
+from tests.formats.structured_answers import answer_of, structured_answers
 
 import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
@@ -33,11 +36,6 @@ from turnfold.model import (
     UserMessage,
 )
 from turnfold.usage import counts_of
-
-sys.path.insert(0, str(Path(__file__).parent))
-import pydantic_ai_runs as runs
-from counters_pydantic_ai import pydantic_ai as count_saved_calls
-from structured_answers import answer_of, structured_answers
 
 pytest.importorskip("pydantic_ai")
 

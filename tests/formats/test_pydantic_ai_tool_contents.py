@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 from typing import Any
+
+from tests.formats import pydantic_ai_runs as runs
 
 import turnfold
 from turnfold.following import follow
 from turnfold.formats.frameworks import pydantic_ai as adapter
 from turnfold.model import AssistantText, Transcript, UserMessage
-
-sys.path.insert(0, str(Path(__file__).parent))
-import pydantic_ai_runs as runs
 
 PROMPT = "Check the three screens."
 

@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.formats import smolagents_runs as runs
+from tests.formats.counters_smolagents import smolagents as count_saved
+from tests.formats.structured_answers import answer_of
 
 import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
@@ -25,11 +28,6 @@ from turnfold.formats.source import open_source
 from turnfold.model import AssistantText, SystemNotice, Thinking, ToolCall, Transcript, UserMessage
 from turnfold.session import session_facts
 from turnfold.usage import counts_of
-
-sys.path.insert(0, str(Path(__file__).parent))
-import smolagents_runs as runs
-from counters_smolagents import smolagents as count_saved
-from structured_answers import answer_of
 
 pytest.importorskip("smolagents")
 

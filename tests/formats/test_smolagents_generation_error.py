@@ -11,20 +11,18 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("smolagents")
 
+from tests.formats import smolagents_runs as runs
+
 import turnfold
 from turnfold.model import AssistantError, AssistantText, ToolCall, Transcript, UserMessage
 from turnfold.process import project
 from turnfold.render.viewmodel import Turn
-
-sys.path.insert(0, str(Path(__file__).parent))
-import smolagents_runs as runs
 
 TASK = "add 1 and 2"
 FAILURE = "rate limited: 429 Too Many Requests"

@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.formats.counters_harnesses import swe_agent as count_calls
 
 import turnfold
 from turnfold.formats.harnesses import swe_agent
 from turnfold.model import AssistantError, AssistantText, SystemNotice, ToolCall, UserMessage
 from turnfold.session import session_facts
-
-sys.path.insert(0, str(Path(__file__).parent))
-from counters_harnesses import swe_agent as count_calls
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "harnesses" / "swe-agent"
 V0 = FIXTURES / "swe-agent_v0_test-repo-i1_demo-in-history.traj"

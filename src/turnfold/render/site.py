@@ -35,6 +35,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from turnfold.atomic import Part, write_whole
 from turnfold.corpus.columns import (
     CHOICE_COLUMNS,
     Row,
@@ -53,7 +54,6 @@ from turnfold.corpus.parts import Parts
 from turnfold.corpus.summarize import DATETIME_COLUMNS, TITLE_LIMIT, Summary, examine
 from turnfold.i18n import plural, translate
 from turnfold.model import Transcript, UserMessage
-from turnfold.render.atomic import Part, write_whole
 from turnfold.render.content import escape
 from turnfold.render.html import page_end, turnfold_css
 from turnfold.render.page import write_page

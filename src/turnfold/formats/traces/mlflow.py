@@ -97,6 +97,7 @@ from turnfold.formats.traces.spans import (
     _json,
     events_of,
     nano_time,
+    placed,
     plain_attributes,
     span_id,
     span_time,
@@ -617,10 +618,21 @@ def record_type(kind: str) -> str:
 
 
 def _span(
-    raw: Mapping[str, Any], line: int, session: str | None, replies: _Replies, warn: Warn
+    raw: Mapping[str, Any],
+    line: int,
+    session: str | None,
+    replies: _Replies,
+    warn: Warn,
+    after: int | None = None,
 ) -> Span | None:
     """An MLflow span (its ``to_dict()``) as the OTLP reader's span; a time that is no time
-    is left out and ``warn`` told."""
+    is left out and ``warn`` told.
+
+    A span sorts among its siblings by its start; one without a start takes the place of the
+    span written before it in its trace (``after``): MLflow writes a trace's spans in the order
+    they started (``_Trace.to_mlflow_trace`` lists them as ``register_span`` took them, at
+    each one's start), so it stays where it was written rather than first of all. The first
+    span written takes its end's place (:func:`~.spans.placed`)."""
     trace = span_id(raw.get("trace_id"), 16)
     own = span_id(raw.get("span_id"), 8)
     if trace is None or own is None:
@@ -634,20 +646,23 @@ def _span(
     events = events_of(raw, plain_attributes)
     status = status_of(raw)
     message = status.get("message")
-    start = _nanos(raw.get("start_time_unix_nano"))
+    started_at = span_time(
+        raw.get("start_time_unix_nano"), nano_time, warn, own, "start_time_unix_nano", _NANOS
+    )
+    ended_at = span_time(
+        raw.get("end_time_unix_nano"), nano_time, warn, own, "end_time_unix_nano", _NANOS
+    )
+    start = _nanos(raw.get("start_time_unix_nano")) if started_at is not None else None
+    end = _nanos(raw.get("end_time_unix_nano")) if ended_at is not None else None
     return Span(
         trace_id=trace,
         span_id=own,
         parent_id=span_id(raw.get("parent_span_id"), 8),
         name=str(name),
         op=op,
-        start=start,
-        started_at=span_time(
-            raw.get("start_time_unix_nano"), nano_time, warn, own, "start_time_unix_nano", _NANOS
-        ),
-        ended_at=span_time(
-            raw.get("end_time_unix_nano"), nano_time, warn, own, "end_time_unix_nano", _NANOS
-        ),
+        start=placed(start, after if after is not None else end),
+        started_at=started_at,
+        ended_at=ended_at,
         attributes=attributes,
         events=events,
         failed=status.get("code") in ("STATUS_CODE_ERROR", "ERROR")
@@ -820,13 +835,17 @@ def _read_traces(source: Source) -> _Traces:
             continue
         session = _conversation_id(info, raws)
         replies = _Replies(raws)
+        after: int | None = None  # the place of the span written before, in this trace
         for raw in raws:
             span = (
-                _span(raw, line, session, replies, told.append) if isinstance(raw, _MAPS) else None
+                _span(raw, line, session, replies, told.append, after)
+                if isinstance(raw, _MAPS)
+                else None
             )
             if span is None:
                 source.warn("span without a trace_id or span_id skipped", line, record_type="span")
                 continue
+            after = span.start
             read.infos.setdefault(span.trace_id, info)
             key = (span.trace_id, span.span_id)
             if key in at or key in left_out:
