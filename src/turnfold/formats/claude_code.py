@@ -707,8 +707,14 @@ class _Reader:
                 pass
         stamp = checked_timestamp(value)
         if stamp is None and value is not None:
-            self.bad_times.append(line)
+            self.bad_time(line)
         return stamp
+
+    def bad_time(self, line: int) -> None:
+        """A time on ``line`` that is no time, said with the others at the end; a line with
+        two (a queued command's own and its record's) is one line without a time."""
+        if not self.bad_times or self.bad_times[-1] != line:
+            self.bad_times.append(line)
 
     def session_fact(self, kind: str, record: dict[str, Any]) -> None:
         """``cost-state``: the cost Claude Code computed (spec H-6), each record the running
@@ -1231,7 +1237,13 @@ class _Reader:
         Typed by the user (``origin.kind: human``, or no origin in older builds): the user's
         message. A task notification: the outcome of its call. From another agent: a notice.
         """
-        stamp = checked_timestamp(attachment.get("timestamp")) or self.timestamp(record, line)
+        # Its own time (when it was queued), else its line's. One that is no time is said
+        # with the lines' own (summarise_warnings): one notice for a file of them.
+        own = attachment.get("timestamp")
+        stamp = checked_timestamp(own)
+        if stamp is None and own is not None:
+            self.bad_time(line)
+        stamp = stamp or self.timestamp(record, line)
         text, images = _prompt_content(attachment.get("prompt"))
         origin = attachment.get("origin")
         origin_kind = origin.get("kind") if isinstance(origin, dict) else None

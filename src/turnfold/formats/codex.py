@@ -115,9 +115,10 @@ beyond the API (:class:`CodexBuilder`):
   earlier items and is not shown again) and ``event_msg/context_compacted`` → one
   :class:`CompactionBoundary` when nothing lies between them, as does a remote ``compaction``
   or server-side ``context_compaction`` item.
-- **Session.** The first ``session_meta`` gives ``metadata``: ``session_id``, ``started_at``,
-  ``cwd``, ``version`` (and ``cli_version``), ``originator``, ``source``, ``model_provider``,
-  ``git``, ``forked_from_id``; for a sub-agent's own rollout (``source.subagent``) also
+- **Session.** The first ``session_meta`` gives ``metadata``: ``session_id``, ``started_at``
+  (a ``timestamp`` that is no time is warned of on its line), ``cwd``, ``version`` (and
+  ``cli_version``), ``originator``, ``source``, ``model_provider``, ``git``,
+  ``forked_from_id``; for a sub-agent's own rollout (``source.subagent``) also
   ``subagent``, ``parent_session_id``, ``agent_name``, ``agent_role``. Later ``session_meta``
   lines mark a resume or fork and are skipped. ``turn_context.model`` is ``metadata["model"]``
   (the first) and each AssistantText's ``model``; ``thread_name_updated`` is the ``title``.
@@ -177,6 +178,7 @@ from turnfold.formats.common import (
     stringify,
     text_result,
     usage_from,
+    warned_timestamp,
 )
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
@@ -192,7 +194,13 @@ from turnfold.formats.openai_responses import (
     tool_result,
 )
 from turnfold.formats.protocol import read_through
-from turnfold.formats.source import Source, open_source, sibling_files, type_of_record
+from turnfold.formats.source import (
+    Source,
+    open_source,
+    sibling_files,
+    type_of_record,
+    warning_count,
+)
 from turnfold.formats.wording import failure, worded
 from turnfold.model import (
     AbortMarker,
@@ -1104,7 +1112,7 @@ class CodexBuilder(ResponsesBuilder):
             self.warn(f"{kind} record without a payload object", line)
         elif is_legacy_header(item):
             self.recognized += 1
-            self._legacy_meta(item)
+            self._legacy_meta(item, line)
         elif "record_type" in item:
             self.recognized += 1  # legacy {"record_type": "state"} bookkeeping
         elif not self.feed_item(item, line, self._time(item, line)):
@@ -1164,7 +1172,7 @@ class CodexBuilder(ResponsesBuilder):
         self._session_seen = True
         meta = self.transcript.metadata
         _put(meta, "session_id", payload.get("id") or payload.get("session_id"))
-        _put(meta, "started_at", checked_timestamp(payload.get("timestamp")))
+        _put(meta, "started_at", self._started_at(payload.get("timestamp"), "session_meta", line))
         for key in ("cwd", "originator", "model_provider", "forked_from_id"):
             _put(meta, key, payload.get(key))
         _put(meta, "version", payload.get("cli_version"))
@@ -1192,12 +1200,18 @@ class CodexBuilder(ResponsesBuilder):
         _put(meta, "agent_name", spawn.get("agent_nickname") or payload.get("agent_nickname"))
         _put(meta, "agent_role", spawn.get("agent_role") or payload.get("agent_role"))
 
-    def _legacy_meta(self, header: Mapping[str, Any]) -> None:
+    def _legacy_meta(self, header: Mapping[str, Any], line: int) -> None:
         meta = self.transcript.metadata
         _put(meta, "session_id", header.get("id"))
-        _put(meta, "started_at", checked_timestamp(header.get("timestamp")))
+        _put(meta, "started_at", self._started_at(header.get("timestamp"), "the header", line))
         if isinstance(header.get("git"), Mapping):
             meta["git"] = {k: v for k, v in header["git"].items() if isinstance(v, str)}
+
+    def _started_at(self, value: Any, what: str, line: int) -> str | None:
+        """The session's start: one line holds it, so an unreadable one is said on that line
+        rather than counted with the records' own times (L-4)."""
+        return warned_timestamp(value, checked_timestamp, lambda reason: self.warn(reason, line),
+                                what, name="timestamp")  # fmt: skip
 
     def _turn_context(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         model, cwd = payload.get("model"), payload.get("cwd")
@@ -2675,7 +2689,8 @@ class _Pass:
         """Read one record (the source's current one)."""
         warnings, builder = self.transcript.warnings, self.builder
         self.first_line = line if self.first_line is None else self.first_line
-        before = len(warnings)
+        # Counted, not measured: past the listed ones a warning adds nothing to the list.
+        before = warning_count(warnings)
         if isinstance(record, MalformedLine):
             builder.warn(record.reason, line)
         else:
@@ -2684,7 +2699,8 @@ class _Pass:
         # a type RECORDS does not know was warned about on its first line.
         kind = record_type(record)
         self.source.note(
-            kind, "warned" if len(warnings) > before else RECORDS.disposition(kind) or "warned"
+            kind,
+            "warned" if warning_count(warnings) > before else RECORDS.disposition(kind) or "warned",
         )
 
     def finish(self) -> Transcript:

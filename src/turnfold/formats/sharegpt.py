@@ -55,7 +55,7 @@ from turnfold.formats.common import mark_rejected
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_chat import MediaFiles, OpenAIChatBuilder
-from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.source import Source, type_of_record, warning_count
 from turnfold.formats.wrappers import keep_wrapper_keys, sample
 from turnfold.model import Transcript
 
@@ -161,14 +161,15 @@ class _Reader:
             self.source.warn("not a ShareGPT message (no 'from')", line, record_type=record)
             return
         warnings = self.builder.transcript.warnings
-        before = len(warnings)
+        before = warning_count(warnings)
         chat = self._chat(speaker, message.get("value"), line)
         if chat is None:
             self.source.warn(f"message from {speaker!r} skipped", line, record_type=record)
             return
         self.builder.feed(chat, line)
-        # As the builder's feed_noted says it, a call's own warning included.
-        self.source.note(record, "warned" if len(warnings) > before else "mapped")
+        # As the builder's feed_noted says it, a call's own warning included, and counted:
+        # past the listed ones a warning adds nothing to the list.
+        self.source.note(record, "warned" if warning_count(warnings) > before else "mapped")
 
     def _chat(self, speaker: str, value: Any, line: int) -> dict[str, Any] | None:
         """The Chat Completions message a ShareGPT one stands for (None: an unknown speaker)."""

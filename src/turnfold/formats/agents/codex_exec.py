@@ -86,7 +86,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.openai_responses import plan_result
 from turnfold.formats.protocol import read_events
-from turnfold.formats.source import Source
+from turnfold.formats.source import Source, warning_count
 from turnfold.formats.wording import failure
 from turnfold.formats.wording import result as worded_result
 from turnfold.model import (
@@ -277,7 +277,7 @@ class _Reader:
                 self.source.warn(f"unknown item type {item['type']!r} skipped", line)
                 return
             done = kind == "item.completed"
-            warnings = len(self.source.warnings)
+            warnings = warning_count(self.source.warnings)
             if item["type"] == "mcp_tool_call":
                 result = item.get("result")
                 mcp.warn_unknown(
@@ -285,7 +285,8 @@ class _Reader:
                     lambda reason: self._warn_once(reason, line, item_type),
                 )
             self.item(item, str(item.get("id") or f"line-{line}"), done)
-            if len(self.source.warnings) == warnings:  # else accounted as warned about
+            # Counted, not measured: past the listed ones a warning adds nothing to the list.
+            if warning_count(self.source.warnings) == warnings:  # else accounted as warned about
                 self.source.mapped(item_type)
             return
         if kind in RECORDS.ignored:
@@ -363,9 +364,9 @@ class _Reader:
         if kind not in RECORDS.mapped:
             self.source.warn(f"unknown event type {kind!r} skipped", line, record_type=kind)
             return
-        warnings = len(self.source.warnings)
+        warnings = warning_count(self.source.warnings)
         self._legacy_event(kind, msg, line)
-        if len(self.source.warnings) == warnings:  # else accounted as warned about
+        if warning_count(self.source.warnings) == warnings:  # else accounted as warned about
             self.source.mapped(kind)
 
     def _legacy_event(self, kind: str, msg: Mapping[str, Any], line: int) -> None:

@@ -126,7 +126,13 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.frameworks import generator_arguments
 from turnfold.formats.openai_responses import record_named, unix_timestamp, warned_unix_timestamp
-from turnfold.formats.source import Source, plain_each, plain_value, type_of_record
+from turnfold.formats.source import (
+    Source,
+    plain_each,
+    plain_value,
+    type_of_record,
+    warning_count,
+)
 from turnfold.formats.wording import failure, notice, stop
 from turnfold.model import (
     AssistantError,
@@ -1218,14 +1224,17 @@ def _feed(source: Source, builder: AdkBuilder, event: Any, line: int) -> None:
         reason = event.reason if isinstance(event, MalformedLine) else "not an ADK event"
         source.warn(f"{reason}; skipped", line, record_type=record)
         return
-    warned = len(builder.transcript.warnings)
+    warnings = builder.transcript.warnings
+    listed, warned = len(warnings), warning_count(warnings)
     kind = builder.feed(event, line)
-    if len(builder.transcript.warnings) > warned:
-        moved = builder.transcript.warnings[warned:]
-        del builder.transcript.warnings[warned:]
+    if warning_count(warnings) > warned:
+        # Noted before the warnings move: the source would note the event itself, a second
+        # time, under the type of its JSON.
+        source.note(kind, "warned")
+        moved = warnings[listed:]
+        del warnings[listed:]
         for warning in moved:
             source.warn(warning.reason, line)
-        source.note(kind, "warned")
     else:
         source.note(kind, "ignored" if kind in RECORDS.ignored else "mapped")
 

@@ -120,12 +120,15 @@ from turnfold.formats.openai_responses import (
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import (
     Source,
+    counted_unlisted,
     flat_fields,
     is_flat,
+    keep_warning,
     model_fields,
     plain_each,
     plain_value,
     type_of_record,
+    warning_count,
 )
 from turnfold.formats.wording import notice
 from turnfold.formats.wrappers import sample
@@ -331,8 +334,12 @@ class AgentsBuilder(ResponsesBuilder):
         self.owner(entry).update(entry, **changes)
 
     def warn(self, reason: str, line: int | None) -> None:
-        """Warnings are the whole load's, whatever level is being written."""
-        self.root.warnings.append(LoadWarning(reason=reason, line=line, source=self.source_name))
+        """Warnings are the whole load's, whatever level is being written; past
+        :data:`~turnfold.formats.source.MAX_LISTED_WARNINGS` only counted, as every builder's
+        are (a run of a million bad items held a warning object each)."""
+        warnings = self.root.warnings
+        if counted_unlisted(warnings) is None:
+            keep_warning(warnings, LoadWarning(reason=reason, line=line, source=self.source_name))
 
     def new_batch_id(self, line: int) -> str:
         """The input items (:func:`_original_input`: a previous turn's calls, say) are all
@@ -1400,7 +1407,7 @@ def _feed(
     # An output item is input to the next response, which never lists it among its outputs.
     index = None if kind in _OUTPUT_ITEMS else responses.of(raw)
     before = len(builder.appended)
-    warned = len(builder.root.warnings)
+    warned = warning_count(builder.root.warnings)  # past the listed ones, only counted
     builder._response_batch = responses.ids[index] if index is not None else None
     try:
         ok = _feed_item(builder, role, kind, item, raw, line)
@@ -1418,7 +1425,7 @@ def _feed(
             else f"{kind} without a readable raw_item skipped"
         )
         source.warn(reason, line, record_type=kind)
-    elif len(builder.root.warnings) > warned:
+    elif warning_count(builder.root.warnings) > warned:
         source.note(kind, "warned")
     else:
         source.note(kind, "ignored" if role == "silent" else "mapped")
@@ -1463,7 +1470,7 @@ def _function_call(
     response's, :meth:`_Responses.call_of`)."""
     builder.switch_agent(_item_agent(item, fields), line)
     before = len(builder.appended)
-    warned = len(builder.root.warnings)
+    warned = warning_count(builder.root.warnings)
     builder._response_batch = responses.ids[index] if index is not None else None
     try:
         calls = len(builder._calls)
@@ -1477,7 +1484,8 @@ def _function_call(
         builder._response_batch = None
     if index is not None:
         responses.entries[index] += builder.appended[before:]
-    source.note("tool_call_item", "warned" if len(builder.root.warnings) > warned else "mapped")
+    warned_now = warning_count(builder.root.warnings) > warned
+    source.note("tool_call_item", "warned" if warned_now else "mapped")
 
 
 def _function_output(
@@ -1495,13 +1503,12 @@ def _function_output(
     if call is None:
         return False  # the unusual path (a warning) is the plain record's
     builder.switch_agent(_item_agent(item, fields), line)
-    warned = len(builder.root.warnings)
+    warned = warning_count(builder.root.warnings)
     builder.recognized += 1
     builder.close_batch()  # the next call belongs to the next response
     builder.finish_call(call, raw["output"] if "output" in raw else raw.get("tools"), None)
-    source.note(
-        "tool_call_output_item", "warned" if len(builder.root.warnings) > warned else "mapped"
-    )
+    warned_now = warning_count(builder.root.warnings) > warned
+    source.note("tool_call_output_item", "warned" if warned_now else "mapped")
     return True
 
 

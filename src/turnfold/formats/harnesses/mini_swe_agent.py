@@ -76,7 +76,7 @@ from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.harnesses.swe_agent import info_metadata
 from turnfold.formats.openai_chat import litellm_usage
 from turnfold.formats.openai_responses import responses_usage
-from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.source import Source, type_of_record, warning_count
 from turnfold.formats.wording import notice
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
@@ -362,7 +362,8 @@ class _Reader:
             return
         record_type = _record_type(message)
         self.line, self.said_time = line, False
-        before = len(self.source.warnings)
+        # Counted, not measured: past the listed ones a warning adds nothing to the list.
+        before = warning_count(self.source.warnings)
         if record_type == "response":
             self._response(message)
         elif record_type == "function_call_output":
@@ -381,7 +382,7 @@ class _Reader:
             self.source.warn(f"message of unknown role {record_type!r} skipped", line)
             self.source.note(record_type, "warned")
             return
-        warned = len(self.source.warnings) > before
+        warned = warning_count(self.source.warnings) > before
         self.source.note(record_type, "warned" if warned else "mapped")
 
     def _stamp(self, extra: Mapping[str, Any], what: str) -> str | None:
