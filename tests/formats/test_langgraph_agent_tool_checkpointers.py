@@ -13,7 +13,6 @@ them (``langgraph_saved_streams.SAVERS``, and a line per event with ``json.dumps
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,16 +26,14 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
+from tests.formats import langchain_runs as runs
 from tests.formats import langgraph_saved_streams as saved
+from tests.formats.test_langgraph_agent_tool_events import follow_events
+from tests.formats.test_langgraph_saved_stream import shown
 
 import turnfold
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.model import Transcript
-
-sys.path.insert(0, str(Path(__file__).parent))
-import langchain_runs as runs
-from test_langgraph_agent_tool_events import follow_events
-from test_langgraph_saved_stream import shown
 
 #: What every run below shows: the child under the parent's call, the parent's own entries.
 NESTED = [

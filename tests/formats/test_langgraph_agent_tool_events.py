@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,15 +25,13 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
+from tests.formats import langchain_runs as runs
 from tests.formats import langgraph_saved_streams as saved
+from tests.formats.test_langgraph_saved_stream import shown
 
 import turnfold
 from turnfold.formats.frameworks import langchain as adapter
 from turnfold.model import AssistantText, ToolCall, Transcript
-
-sys.path.insert(0, str(Path(__file__).parent))
-import langchain_runs as runs
-from test_langgraph_saved_stream import shown
 
 PROMPT = "What is 2+3? Ask the helper."
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import shutil
 import sqlite3
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +26,8 @@ import pytest
 pytest.importorskip("langchain")
 pytest.importorskip("langgraph.checkpoint.sqlite")
 
-sys.path.insert(0, str(Path(__file__).parent))
-import langchain_runs as runs
-from recipes import recipe as load_recipe
+from tests.formats import langchain_runs as runs
+from tests.formats.recipes import recipe as load_recipe
 
 import turnfold
 from turnfold.formats.frameworks import langgraph_checkpoints

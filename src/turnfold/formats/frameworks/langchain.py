@@ -28,8 +28,10 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   the edit said only in the result's text, which is not parsed (the middleware builds that
   text in a private method, after an ``edit_notice`` of the user's or none); a stream none of
   whose events holds the state (``messages`` alone) of a graph that reviews calls (the
-  middleware's node in its graph or its messages' ``langgraph_node``) ends with a notice
-  that it holds no edits (:meth:`Follower._review_unseen`). A reviewer's
+  middleware's node in its graph or its messages' ``langgraph_node``, or, saved with every
+  decision an edit, the middleware's "Executed instead:" in an edited call's result, which
+  is not parsed) ends with a notice that it holds no edits (:meth:`Follower._review_unseen`);
+  beside ``messages``, a ``tasks`` result of the middleware's task holds them. A reviewer's
   "reject" is a ``cancelled`` call, its result the reviewer's message;
 - a thread's history, ``list(graph.get_state_history(config))`` (any checkpointer's:
   ``InMemorySaver``, Postgres, SQLite): its newest state, its messages those of every state,
@@ -44,8 +46,12 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   or ``debug`` events; where no event holds it, a prompt not recorded stands in its place,
   its note saying why, :meth:`Follower._unprompted`), a message that several modes carry
   read once, a message's saved chunks merged by LangChain's own rules (which need
-  langchain-core; without it they are skipped, said once); the events themselves (a list of
-  what ``stream`` yielded) are read alike, their messages as the objects they are.
+  langchain-core; without it they are skipped, said once); a saved stream that ends with
+  calls of the root graph unanswered, no interrupt to wait on and no error said (a node
+  raised out of an ``updates`` or ``messages`` stream), ends inside the run: a warning, the
+  run ``incomplete`` and stopped (:func:`~turnfold.formats.common.stream_cut_off`); the
+  events themselves (a list of what ``stream`` yielded) are read alike, their messages as
+  the objects they are.
 
 :func:`plain` reads a message's fields directly (what ``messages_to_dict`` writes, without its
 ``model_dump``); nothing of the value is modified or shared. A finished run of one agent is
@@ -106,8 +112,10 @@ checkpoint: its tasks' input states read as ``values``, their results as their n
 run's :class:`AssistantError` and the outcome of the call its task ran, shown before what the
 node's error handler writes (``add_node(..., error_handler=...)``: then the call alone says
 it, or an error notice a node that ran none: the run recovered, P-7); a task of a step that
-failed which never ended was cancelled with it: its call ``cancelled``, or a node that ran
-none said in an :class:`AbortMarker`), a list of modes (``(mode, chunk)``),
+failed which never ended was cancelled with it: its call ``cancelled`` (a ``ToolNode``
+given the state, where ``tools_condition`` routes: the calls of the state's last AI
+message), or a node that ran none said in an :class:`AbortMarker`), a list of modes
+(``(mode, chunk)``),
 ``subgraphs=True`` (``(namespace, mode, chunk)`` or ``(namespace, chunk)``), and
 ``version="v2"``'s ``{"type": mode, "ns": namespace, "data": chunk}`` parts (the messages
 ``stream`` was given, which only a state holds, read off its generator when no mode streams
@@ -178,6 +186,7 @@ from turnfold.formats.common import (
     describe_args,
     plain_output,
     prompt_not_recorded,
+    stream_cut_off,
     stringify,
     structured_answer,
     text_result,
@@ -197,7 +206,9 @@ from turnfold.formats.langchain_blocks import (
 )
 from turnfold.formats.source import (
     Source,
+    counted_unlisted,
     flat_fields,
+    keep_warning,
     plain_each,
     plain_value,
     type_of_record,
@@ -206,6 +217,7 @@ from turnfold.formats.source import (
 from turnfold.formats.wording import notice, stop
 from turnfold.formats.wording import result as worded_result
 from turnfold.model import (
+    AbortMarker,
     AssistantError,
     AssistantText,
     CompactionBoundary,
@@ -544,9 +556,22 @@ class LangChainBuilder(MessageBuilder):
         #: call id: how many AI messages to come hold that id, and the call; each is shown
         #: at the last of them (:meth:`expect_reviews`).
         self.reviews: dict[str, tuple[int, tuple[str, Any]]] = {}
+        #: Set while a message is read again whose merged chunks were read first: the reasons
+        #: that read warned of, not said twice (:meth:`Follower._complete`); and, while set,
+        #: ``heard`` collects the reasons warned of (:meth:`Follower._finish_pending`).
+        self.quiet: Container[str] = ()
+        self.heard: list[str] | None = None
 
     def warn(self, reason: str, line: int | None) -> None:
-        self.root.warnings.append(LoadWarning(reason=reason, line=line, source=self.source_name))
+        """A warning of the whole run (a handoff's child warns in its root), bounded as every
+        reader's are (:meth:`TranscriptBuilder.warn`)."""
+        if reason in self.quiet:
+            return
+        if self.heard is not None:
+            self.heard.append(reason)
+        warnings = self.root.warnings
+        if counted_unlisted(warnings) is None:
+            keep_warning(warnings, LoadWarning(reason=reason, line=line, source=self.source_name))
 
     def home(self, call: ToolCall) -> Transcript:
         """The transcript ``call`` is shown in (the top level unless a handoff's child)."""
@@ -1292,10 +1317,11 @@ def read(source: Source) -> Transcript:
             builder.warn(reason, line)
             source.note(type_of_record(record), "warned")
             continue
-        before = len(warnings)
+        # Counted, not measured: past the listed ones a warning adds nothing to the list.
+        before = warning_count(warnings)
         builder.message(found[0], found[1], line)
         kind = record_type(record, found)
-        if len(warnings) > before:
+        if warning_count(warnings) > before:
             source.note(kind, "warned")
         else:
             source.note(kind, "ignored" if kind == "remove" else "mapped")
@@ -1464,9 +1490,11 @@ def _read_flat(
     entries: list[Entry] = []
     called: set[str] = set()  # the ids of the calls made (checked before they are made)
     calls: dict[str, ToolCall] = {}  # every call made, by its id
-    # The accounting, noted once per record type at the end: how many of each were read
-    # (those that warned are told apart there, by their warnings' lines).
+    # The accounting, noted once per record type at the end: how many of each were read,
+    # and of those how many warned (an AI message, the one kind that can: counted, not
+    # measured, as past the listed warnings the list no longer grows).
     read: dict[str, int] = {}
+    warned: dict[str, int] = {}
     agent: Any = _NOBODY
     for line, record in enumerate(messages, start=1):
         found = message_of(record)
@@ -1484,7 +1512,12 @@ def _read_flat(
                 if type(call_id) is not str or not call_id or call_id in called:
                     return None  # a call without an id of its own: the builder's to warn on
                 called.add(call_id)
+            before = warning_count(warnings)
             made, later = builder.assistant_entries(data, line)
+            if warning_count(warnings) > before:
+                name = record_type(record, found)
+                warned[name] = warned.get(name, 0) + 1
+                read[name] = read.get(name, 0) - 1
             if later:
                 # Calls never run, or a server call of an earlier message answered here:
                 # settled by the builder as it shows them.
@@ -1513,12 +1546,6 @@ def _read_flat(
         name = record_type(record, found)
         read[name] = read.get(name, 0) + 1
     builder.transcript.extend(entries)
-    # The messages that warned: every warning of the builder names its message's line.
-    warned: dict[str, int] = {}
-    for line in sorted({warning.line for warning in warnings if warning.line}):
-        name = record_type(messages[line - 1])
-        warned[name] = warned.get(name, 0) + 1
-        read[name] -= 1
     tally: tuple[tuple[Disposition, dict[str, int]], ...] = (("mapped", read), ("warned", warned))
     for disposition, counts in tally:
         for name, count in counts.items():
@@ -1576,6 +1603,8 @@ class _Run:
         #: The entries of messages shown from their merged chunks, by id, until their
         #: complete form arrives.
         self.merged: dict[str, list[Entry]] = {}
+        #: What reading each of those from its merged chunks warned of (its reasons).
+        self.warned: dict[str, list[str]] = {}
         #: The ids of the parent's calls that were running when this run began (which of
         #: them it is the run of, when no event says), until it is matched.
         self.candidates: list[str] = []
@@ -1642,9 +1671,10 @@ class Follower:
         #: The errors of failed tasks not shown yet, each with its run and the id of the call
         #: its task ran, if it named one (:meth:`_failed`).
         self._failures: list[tuple[_Run, AssistantError, str | None]] = []
-        #: The tasks started and not ended, by id: their namespace and node (a task its
-        #: failed step cancelled never ends: :meth:`_cancel_unfinished`).
-        self._unfinished: dict[str, tuple[tuple[str, ...], Any]] = {}
+        #: The tasks started and not ended, by id: their namespace, node and the calls a tool
+        #: node given the state would run (a task its failed step cancelled never ends:
+        #: :meth:`_cancel_unfinished`).
+        self._unfinished: dict[str, tuple[tuple[str, ...], Any, list[str]]] = {}
         #: The node of ``HumanInTheLoopMiddleware`` the stream (or its graph) shows, and
         #: whether an event held the graph's state, whose review edits no ``messages`` event
         #: holds (:meth:`_review_unseen`).
@@ -1667,6 +1697,9 @@ class Follower:
         #: call, in the order they began (:meth:`_hang`).
         self._graphs: dict[str, _Run] = {}
         self._hung: dict[int, list[_Run]] = {}
+        #: A saved stream's calls of the root graph left unanswered at its end, with no
+        #: interrupt to wait on and no error said: it ends inside the run (:meth:`close`).
+        self.cut_off: list[str] = []
         #: The nodes of those runs still running, by their ``run_id``, and the messages the
         #: models in each returned (:meth:`_nested`).
         self._nodes: dict[str, _Run] = {}
@@ -2023,6 +2056,14 @@ class Follower:
         ended = {id(run): error.message for run, error, _ in reversed(self._failures)}
         self._show_failures()
         self._cancel_unfinished(ended)
+        if not self.live and not self._interrupts:
+            # LangGraph raises a node's error out of the stream: an ``updates`` or
+            # ``messages`` stream saved as it came then ends with the calls of a tool node
+            # that raised unanswered, and nothing else says so (a ``tasks`` result would).
+            last = self.transcript.entries[-1] if self.transcript.entries else None
+            if not (ended or isinstance(last, (AssistantError, AbortMarker))):
+                opened = self._root.builder.open_calls()
+                self.cut_off = [c.call_id for c in opened if c.status != "confirming"]
         if self._unmatched:
             self._match_by_order()
         for run in list(self._runs.values()):
@@ -2046,7 +2087,9 @@ class Follower:
             self.transcript.metadata["structured_response"] = plain_output(value)
 
     def _warn(self, reason: str) -> None:
-        self.transcript.warnings.append(LoadWarning(reason=reason, source=self.source_name))
+        warnings = self.transcript.warnings
+        if counted_unlisted(warnings) is None:
+            keep_warning(warnings, LoadWarning(reason=reason, source=self.source_name))
 
     # --- runs and sub-agents ---------------------------------------------------------------
 
@@ -2237,13 +2280,20 @@ class Follower:
         if "input" in task:
             self._show_failures(namespace)  # a task starts: the run went on past them
             if isinstance(own_id, str):
-                self._unfinished[own_id] = (namespace, task.get("name"))
+                node = task.get("name")
+                given = _state_calls(task["input"]) if node == "tools" else []
+                self._unfinished[own_id] = (namespace, node, given)
         elif isinstance(own_id, str):
             self._unfinished.pop(own_id, None)
         error = _task_error(task.get("error"))
         if error is not None:
             call_id = self._task_calls.get(own_id) if isinstance(own_id, str) else None
             self._failed(namespace, task.get("name"), error, call_id)
+        result = task.get("result")
+        if self._alone is False and isinstance(result, Mapping) and _REVIEWS in result:
+            # A review's edits are in its node's writes alone (a state holds them, no
+            # ``messages`` event does): beside such events, its task's result says them.
+            self._reviewed_task(namespace, result)
         interrupts = task.get("interrupts")
         if interrupts and isinstance(interrupts, (list, tuple)):
             run = self._run(namespace)
@@ -2260,6 +2310,18 @@ class Follower:
             for namespace in list(self._runs):
                 if namespace and namespace[-1] == _TOOLS_NAMESPACE + task_id:
                     self._link(namespace, call_id)
+
+    def _reviewed_task(self, namespace: tuple[str, ...], result: Mapping[str, Any]) -> None:
+        """The result of ``HumanInTheLoopMiddleware``'s task: the reviewer's calls shown on
+        the calls they replaced, which the stream showed already (the model's message comes
+        before its review); the stream then holds the edits (:meth:`_review_unseen`)."""
+        run = self._run(namespace)
+        if run is None:
+            return
+        self._state_seen = True
+        edits = self._reviews(run, result, ())
+        if edits:
+            run.builder.reviewed(edits, run.line)
 
     def _failed(
         self, namespace: tuple[str, ...], node: Any, error: str, call_id: str | None = None
@@ -2344,18 +2406,21 @@ class Follower:
         step (``langgraph.pregel._runner`` stops a failed task's siblings; their results
         are never streamed). A call such a task ran is ``cancelled``; a node that ran none
         is said in a stop after the run's error, so neither vanishes nor reads as done."""
-        for task_id, (namespace, node) in list(self._unfinished.items()):
+        for task_id, (namespace, node, given) in list(self._unfinished.items()):
             run = self._runs.get(namespace)
             said = ended.get(id(run)) if run is not None else None
             if run is None or said is None:
                 continue
             del self._unfinished[task_id]
             call_id = self._task_calls.get(task_id)
-            call = run.builder._open.get(call_id) if call_id is not None else None
-            if call is not None:
+            # A tool task of one call (``create_agent``'s ``Send``), else the calls of a
+            # ``ToolNode`` given the state (``tools_condition`` routes it there).
+            ids = [call_id] if call_id is not None else given
+            calls = [c for c in map(run.builder._open.get, ids) if c is not None]
+            for call in calls:
                 cancelled = worded_result("reader.task_cancelled", {"said": said})
                 run.builder._settle(call, "cancelled", cancelled)
-            elif isinstance(node, str):
+            if not calls and isinstance(node, str):
                 meta = {"node": node, "status": "cancelled"}
                 params = {"node": node, "said": said}
                 run.builder.root.append(stop("reader.node_cancelled", params, meta=meta))
@@ -2569,11 +2634,14 @@ class Follower:
         chunks lacked), its calls keeping their outcomes."""
         entries = run.merged.pop(own_id, None)
         if entries:
-            warnings = run.builder.root.warnings
-            said, count = {w.reason for w in warnings}, len(warnings)
-            run.builder.message(kind, data, run.line, entries)
-            # What its merged chunks warned of (a block shown by its name) is said once.
-            warnings[count:] = [w for w in warnings[count:] if w.reason not in said]
+            # What its merged chunks warned of (a block shown by its name) is said once: not
+            # said again, rather than taken back, which past the listed warnings (only
+            # counted) could not be.
+            run.builder.quiet = set(run.warned.pop(own_id, ()))
+            try:
+                run.builder.message(kind, data, run.line, entries)
+            finally:
+                run.builder.quiet = ()
             self._touch(run)
 
     def _token(self, run: _Run, chunk: Any) -> None:
@@ -2585,8 +2653,13 @@ class Follower:
         node = metadata.get("langgraph_node") if isinstance(metadata, Mapping) else None
         self._routed(run, node)
         if not type(message).__name__.endswith("Chunk"):
-            if self._review_node is None and isinstance(node, str) and _reviews_in(node, message):
-                self._review_node = node
+            if self._review_node is None and isinstance(node, str):
+                if _reviews_in(node, message):
+                    self._review_node = node
+                elif _edit_said(message):
+                    # A run all of whose decisions were edits: no message of the review's
+                    # node; the middleware's is named as create_agent names it.
+                    self._review_node = _REVIEW_MIDDLEWARE + "after_model"
             if self._early_answer(run, message, node):
                 self._early.append((run, message, metadata, node))
                 return
@@ -2710,10 +2783,14 @@ class Follower:
         if not merged.name and run.agent:
             merged.name = run.agent
         run.merging = True
+        heard: list[str] = []
+        run.builder.heard = heard
         try:
             self._message(run, merged)
         finally:
-            run.merging = False
+            run.merging, run.builder.heard = False, None
+        if heard and merged.id in run.merged:
+            run.warned[merged.id] = heard
         run.pending_id, run.chunks, run.entries, run.text, run.thinking = None, [], [], "", ""
 
     def _name_subagent(self, run: _Run, data: Mapping[str, Any]) -> None:
@@ -2810,6 +2887,24 @@ def _called(value: Any) -> str | None:
         if isinstance(call, Mapping) and isinstance(call.get("id"), str):
             return str(call["id"])
     return None
+
+
+def _state_calls(value: Any) -> list[str]:
+    """The ids of the calls a ``ToolNode`` given the graph's state runs: those of its last AI
+    message (``ToolNode._parse_input``), which ``tools_condition`` routed to it; none for any
+    other input (a ``Send`` of one call is :func:`_called`'s)."""
+    state = _state_fields(value)
+    messages = state.get("messages") if state is not None else None
+    for message in reversed(messages) if isinstance(messages, (list, tuple)) else ():
+        found = message_of(message)
+        if found is not None and found[0] == "ai":
+            asked = found[1].get("tool_calls")
+            return [
+                c["id"]
+                for c in (asked if isinstance(asked, list) else ())
+                if isinstance(c, Mapping) and isinstance(c.get("id"), str)
+            ]
+    return []
 
 
 def _node_update(output: Any) -> Any:
@@ -3156,6 +3251,24 @@ def _reviews_in(node: str, message: Any) -> bool:
     return isinstance(extra, Mapping) and extra.get("lc_source") == _DECISION_SOURCE
 
 
+#: What ``HumanInTheLoopMiddleware`` writes into the result of a call a reviewer edited, after
+#: its ``edit_notice`` (``_notice``: "... Executed instead: <name> with arguments <json>.").
+_EDIT_SAID = (" Executed instead: ", " with arguments ")
+
+
+def _edit_said(message: Any) -> bool:
+    """Whether ``message`` is the result of a call a reviewer edited, as the middleware says
+    it in the result's text: that the graph reviews calls, in a stream whose events show no
+    node of the review (the text itself is not parsed: the call the state holds is the
+    truth, and its wording is the middleware's own)."""
+    found = message_of(message)
+    if found is None or found[0] != "tool":
+        return False
+    text = tool_content(found[1].get("content"))[0] or ""
+    at = text.find(_EDIT_SAID[0])
+    return at >= 0 and _EDIT_SAID[1] in text[at:]
+
+
 def _review_node(graph: Any) -> str | None:
     """The node of ``graph`` (a compiled graph's ``nodes``) that reviews calls, if any."""
     nodes = getattr(graph, "nodes", None)
@@ -3447,6 +3560,12 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
         follower.feed((namespace, mode, chunk), line)
         source.note(kind, "warned" if warning_count(transcript.warnings) > before else "mapped")
     follower.close()
+    if follower.cut_off:
+        # How the run ended (a node raised, the save stopped) is not recorded: it reads
+        # stopped, not finished (P-7, L-3), as a coding agent's headless stream cut off does.
+        ids = ", ".join(map(repr, follower.cut_off[:3]))
+        more = f" and {len(follower.cut_off) - 3} more" if len(follower.cut_off) > 3 else ""
+        stream_cut_off(source, transcript, first_line or 1, f"result of call {ids}{more}")
     if not any(run.builder.recognized for run in follower._runs.values()):
         reason = "no LangChain messages in the stream"
         if text_line is not None:
