@@ -30,7 +30,13 @@ from tests.table_runs import trajectory
 from turnfold import scan
 from turnfold.browser import SessionBrowser
 from turnfold.formats import FORMATS, AgentRefused, _module
-from turnfold.formats.credentials import LIKELY_FOLDERS, LIKELY_NAMES, READERS, named_like
+from turnfold.formats.credentials import (
+    LIKELY_DEEP_FOLDERS,
+    LIKELY_FOLDERS,
+    LIKELY_NAMES,
+    READERS,
+    named_like,
+)
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.model import ToolCall, Transcript
 from turnfold.render.site import INDEX, build_site
@@ -417,9 +423,12 @@ def test_C7_the_credentials_load_tells_by_name_are_every_reader_s() -> None:
     test = named_like([keeper for _, keeper in keepers()])
     for name in LIKELY_NAMES:
         assert test(f"/x/{name}")
-    for folder in LIKELY_FOLDERS:
+    for folder in LIKELY_FOLDERS - LIKELY_DEEP_FOLDERS:  # the deep ones: test_credentials_leftovers
         assert test(f"/x/{folder}/any.json")
     declared = {p.rsplit("/", 1)[-1] for _, k in keepers() for p in k.files if "*" not in p}
-    declared |= {name for _, k in keepers() for name in k.anywhere}  # a name in any folder
+    anywhere = [t.split("/") for _, k in keepers() for t in k.anywhere]  # a path in any folder
+    declared |= {t[-1] for t in anywhere if "*" not in t[-1]}
+    declared |= {name for _, k in keepers() for name in k.homes}  # right in the home
     folders = {p.split("/")[-2] for _, k in keepers() for p in k.files if "*" in p}
+    folders |= {t[-2] for t in anywhere if "*" in t[-1]}
     assert (declared, folders) == (set(LIKELY_NAMES), set(LIKELY_FOLDERS))

@@ -297,7 +297,7 @@ def test_C7_files_of_those_names_elsewhere_are_no_one_s_credentials(
     for variable in MOVED:
         monkeypatch.delenv(variable, raising=False)
     for place in ("project/models/model.yaml", "project/mcp.json", "project/config.ts",
-                  "project/out/config.js", "project/.continuerc.json",
+                  "project/out/config.js",
                   "project/index/globalContext.json", "project/cloud/api_key.txt",
                   "project/.jwt_secret", "project/data/runs.json", "project/tools/mcp.json",
                   ".continue/sessions/mcp.json",

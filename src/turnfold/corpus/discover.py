@@ -17,7 +17,7 @@ import glob as globbing
 import itertools
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from stat import S_ISREG
@@ -167,7 +167,6 @@ MOVED_HOMES: tuple[tuple[str, str], ...] = (
 #: named by its reader (:class:`~turnfold.formats.credentials.Credentials`): passed over by
 #: name, never opened, and not counted as skipped files.
 CREDENTIALS = tuple(keeper for _, keeper in keepers())
-_NAMED_LIKE_CREDENTIALS = named_like(CREDENTIALS)  # asked of every file: a set lookup first
 _HIDDEN_WALKED = AGENT_FOLDERS | {DATA_HOME[0]}
 
 
@@ -226,6 +225,11 @@ class Found:
     #: glob (``runs/**`` matches the folders and their files), is one item, not two rows of
     #: one key.
     seen: set[str] = field(default_factory=set)
+    #: The first test of whether a file may be credentials, asked of every file met: made
+    #: when the scan starts, from the environment then (the variables that name one file).
+    named_like_credentials: Callable[[str], bool] = field(
+        default_factory=lambda: named_like(CREDENTIALS), repr=False, compare=False
+    )
 
     @property
     def parquet(self) -> list[str]:
@@ -256,7 +260,7 @@ def file_item(path: str, format: str | None) -> Item | None:
 
 
 def _add_file(path: str, format: str | None, found: Found) -> None:
-    if not found.first_time(path) or _no_item(path):
+    if not found.first_time(path) or _no_item(path, found):
         return
     if path.endswith(TABLE_SUFFIXES):
         found.skipped += 1
@@ -276,7 +280,7 @@ def _add_file(path: str, format: str | None, found: Found) -> None:
         found.items.append(item)
 
 
-def _no_item(path: str) -> bool:
+def _no_item(path: str, found: Found) -> bool:
     """Whether the file at ``path`` is neither an item nor a skipped file, told without
     opening it: a database's part (:data:`DATABASE_PARTS`), or an agent's credentials in its
     folder (:data:`CREDENTIALS`), which no scan opens."""
@@ -284,7 +288,7 @@ def _no_item(path: str) -> bool:
     base, dash, part = name.rpartition("-")
     if dash and f"-{part}" in DATABASE_PARTS and base.endswith(DATABASE_SUFFIXES):
         return True
-    return _NAMED_LIKE_CREDENTIALS(path) and is_credentials(Path(path), CREDENTIALS)
+    return found.named_like_credentials(path) and is_credentials(Path(path), CREDENTIALS)
 
 
 def _is_text(path: str) -> bool:
@@ -476,7 +480,7 @@ def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> No
             if name.startswith(".") and name not in CANDIDATE_NAMES:
                 continue
             path = os.path.join(folder, name)
-            if _no_item(path):
+            if _no_item(path, found):
                 continue
             suffixes = CANDIDATE_SUFFIXES + TABLE_SUFFIXES + DATABASE_SUFFIXES
             if format in (None, openhands.NAME):  # no other format reads an archive

@@ -190,10 +190,17 @@ NAME = "claude-code"
 #: ``backups/.claude.json.backup.<ms>`` and the legacy ``.config.json`` it is read from when
 #: present (all in the ``claude`` binary of ``@anthropic-ai/claude-code`` 2.1.332, the config's
 #: path ``join(process.env.CLAUDE_CONFIG_DIR || homedir(), ".claude.json")``). Without the
-#: variable that config sits in the home folder itself, beside ``.claude``: ``HOME`` names that
-#: folder as Node's ``homedir()`` reads it, so a ``.claude.json`` anywhere else is nobody's.
-#: The price: the other names right in the home (``~/settings.json``) are taken for Claude
-#: Code's too, passed over unread. A project's ``.mcp.json`` (its MCP servers' ``env`` and
+#: variable that config sits in the home folder itself, beside ``.claude``: the home as Node's
+#: ``homedir()`` reads it (``homes``), so a ``.claude.json`` anywhere else is nobody's, and no
+#: other file right in the home is Claude Code's (its ``settings.json`` is ``.claude``'s, its
+#: ``.config.json`` the config folder's). Its ``ide/<port>.lock`` files hold the IDE's
+#: ``authToken`` (the ``ws-ide`` MCP config, ``.claude/ide`` in the binary). The machine's
+#: managed settings, ``managed-settings.json``, its ``managed-settings.d/`` drop-ins and
+#: ``managed-mcp.json``, of ``/etc/claude-code``, ``/Library/Application Support/ClaudeCode``
+#: or ``C:\Program Files\ClaudeCode`` (``getManagedFilePath``, ``getDropInDir`` there), hold
+#: an ``env``, an ``apiKeyHelper`` and MCP servers' ``env`` and ``headers`` as any settings;
+#: named by their last names, so a scan of ``/`` or ``/etc`` (or of a Windows drive mounted in
+#: WSL) opens none. A project's ``.mcp.json`` (its MCP servers' ``env`` and
 #: ``headers``, as ``claude mcp add --scope project`` writes them; a plugin's too) lies in any
 #: folder, which no folder's name or variable tells: named ``anywhere``, and hidden, so no walk
 #: meets it either.
@@ -201,10 +208,16 @@ CREDENTIALS = Credentials(
     folders=frozenset({".claude"}),
     files=frozenset({
         ".credentials.json", "settings.json", "settings.local.json", ".claude.json",
-        ".config.json", "backups/.claude.json.backup.*",
+        ".config.json", "backups/.claude.json.backup.*", "ide/*.lock",
     }),
-    variables=frozenset({"CLAUDE_CONFIG_DIR", "HOME"}),
-    anywhere=frozenset({".mcp.json"}),
+    variables=frozenset({"CLAUDE_CONFIG_DIR"}),
+    anywhere=frozenset({".mcp.json"} | {
+        f"{folder}/{name}"
+        for folder in ("etc/claude-code", "Application Support/ClaudeCode",
+                       "Program Files/ClaudeCode")
+        for name in ("managed-settings.json", "managed-mcp.json", "managed-settings.d/*")
+    }),
+    homes=frozenset({".claude.json"}),
 )  # fmt: skip
 
 #: Record types whose text is the session title, weakest first.

@@ -233,10 +233,15 @@ NAME = "codex"
 #: whose model providers their ``experimental_bearer_token`` and ``http_headers``
 #: (``ModelProviderInfo``; both in the ``codex`` binary 0.171.0), and ``.env``, read for keys at
 #: start (``load_dotenv``, ``codex-rs/arg0/src/lib.rs``).
+#: The machine's layers, ``/etc/codex/config.toml`` and the legacy ``managed_config.toml``
+#: (in the ``codex`` binary 0.171.0, ``config/src/config_toml.rs``), are configs of the same
+#: shape; ``requirements.toml`` beside them only constrains values, no secret. Named by their
+#: last names, so a machine's root mounted elsewhere (an image, a container's) is covered.
 CREDENTIALS = Credentials(
     folders=frozenset({".codex"}),
     files=frozenset({"auth.json", ".credentials.json", "config.toml", ".env"}),
     variables=frozenset({"CODEX_HOME"}),
+    anywhere=frozenset({"etc/codex/config.toml", "etc/codex/managed_config.toml"}),
 )
 
 ENVELOPE_TYPES = NameSet(

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path, PurePath
 
 #: The readers whose tools keep secrets beside their sessions, each naming them as its
@@ -36,51 +36,172 @@ LIKELY_NAMES = frozenset({
     "auth.json", "cline_mcp_settings.json", "config.js", "config.json", "config.toml",
     "config.ts", "config.yaml", "connectors.db", "crush.json", "extension-secrets-v1.json",
     "gemini-credentials.json", "globalContext.json", "globalState.json", "google_accounts.json",
-    "lsp-config.json", "mcp-auth.json", "mcp-config", "mcp-config.json",
+    "lsp-config.json", "managed-mcp.json", "managed-settings.json", "managed_config.toml",
+    "mcp-auth.json", "mcp-config", "mcp-config.json",
     "mcp-oauth-tokens-v2.json", "mcp-oauth-tokens.json", "mcp.json", "oauth_creds.json",
     "providers.json", "secrets.json", "settings.json", "settings.json.migrated",
     "settings.local.json", "state.vscdb", "state.vscdb.backup",
 })  # fmt: skip
 LIKELY_FOLDERS = frozenset({
-    "agents", "assistants", "backups", "configs", "context", "credentials", "data", "hooks",
-    "mcp-oauth-config", "mcp-secrets", "mcpServers", "models",
+    ".configs", "agents", "assistants", "backups", "configs", "context", "credentials", "data",
+    "hooks", "ide", "managed-settings.d", "mcp-oauth-config", "mcp-secrets", "mcpServers",
+    "models",
 })  # fmt: skip
+
+
+#: The environment's variables that name one credential file each, by its path, whatever its
+#: name (every reader's :attr:`Credentials.file_variables`; a test keeps them equal), looked up
+#: when a load's file has none of :data:`LIKELY_NAMES`.
+LIKELY_FILE_VARIABLES = frozenset({
+    "CLINE_CONNECTORS_DB_PATH", "CLINE_CONNECTOR_SETTINGS_PATH", "CLINE_MCP_SETTINGS_PATH",
+    "CLINE_PROVIDER_SETTINGS_PATH",
+})  # fmt: skip
+#: The folders whose files at any depth are credentials (``models/**``): a test keeps them
+#: equal to the readers' patterns.
+LIKELY_DEEP_FOLDERS = frozenset({
+    ".configs", "agents", "assistants", "configs", "context", "data", "mcpServers", "models",
+})  # fmt: skip
+#: Whether the tools run on Windows here, where Node's ``homedir()`` is ``%USERPROFILE%``
+#: (:func:`home_folder`); a module constant so the Windows logic is tested anywhere.
+WINDOWS = sys.platform == "win32"
+
+_Pattern = tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Credentials:
     """Where a tool keeps its secrets: ``files`` (each a path inside the tool's folder,
-    ``/``-separated, a ``*`` matching any one name: ``credentials/*``) in a folder named one of
+    ``/``-separated, a ``*`` matching any one name: ``credentials/*``; a last ``**`` any file
+    at any depth under the folder before it, ``models/**``) in a folder named one of
     ``folders``, or in the folder one of the environment's ``variables`` names (the tool's
     folder moved, ``$CONTINUE_GLOBAL_DIR``, under any name); or, for a file right in its
     folder, in any folder that holds one of ``marks`` (the tool's database, which names the
-    folder the tool's whatever it is called); or, named one of ``anywhere``, in any folder at
-    all (a project's ``.mcp.json``, whose place no folder's name or variable tells)."""
+    folder the tool's whatever it is called); or, its path ending as one of ``anywhere`` (a
+    name, or ``/``-separated last names, ``*`` any one), in any folder at all (a project's
+    ``.mcp.json``, whose place no folder's name or variable tells; ``etc/codex/config.toml``);
+    or one of ``homes`` right in the user's home folder as the tool sees it
+    (:func:`home_folder`); or the file one of ``file_variables`` names, whatever its name."""
 
     folders: frozenset[str]
     files: frozenset[str]
     marks: frozenset[str] = frozenset()
     variables: frozenset[str] = frozenset()
     anywhere: frozenset[str] = frozenset()
+    homes: frozenset[str] = frozenset()
+    file_variables: frozenset[str] = frozenset()
+
+    @cached_property
+    def _index(self) -> _Index:
+        return _Index.of(self)
 
     def holds(self, path: PurePath) -> bool:
         """Whether ``path`` is one of these files, told by names alone (but for
-        :attr:`marks`, looked up beside it): never by opening it."""
-        if path.name in self.anywhere:
+        :attr:`marks`, looked up beside it, and the variables' folders, resolved): never by
+        opening it. Only the patterns that can match ``path``'s last two names are tried, and
+        the deep ones of a folder among its parents (a scan asks it of every file of a
+        ``data/`` folder)."""
+        index, parts = self._index, path.parts
+        if len(parts) < 2:
+            return False
+        name, parent = parts[-1], parts[-2]
+        if any(_ends_as(parts, tail) for tail in index.anywhere(name, parent)):
             return True
-        for pattern in self.files:
-            inner = pattern.split("/")
-            if len(path.parts) <= len(inner):
-                continue
-            tail = path.parts[-len(inner) :]
-            if not all(fnmatchcase(name, part) for name, part in zip(tail, inner, strict=True)):
+        for inner in index.files(name, parent):
+            if not _ends_as(parts, inner):
                 continue
             folder = path.parents[len(inner) - 1]
             if folder.name in self.folders or _named_by(folder, self.variables):
                 return True
             if len(inner) == 1 and self.marks and _marked(folder, self.marks):
                 return True
+        for at in index.deep(parts):  # ``parts[at]`` is a deep pattern's folder
+            folder = path.parents[len(parts) - 1 - at]  # the tool's folder, holding it
+            if folder.name in self.folders or _named_by(folder, self.variables):
+                return True
+        if name in self.homes and _is_home(path.parent):
+            return True
+        return bool(self.file_variables) and _named_file(path, self.file_variables)
+
+
+@dataclass(frozen=True)
+class _Index:
+    """A keeper's patterns by the last name (or the folder of a wildcard's last name) they
+    can match, so a file is tried against those alone."""
+
+    by_name: dict[str, tuple[_Pattern, ...]]
+    by_folder: dict[str, tuple[_Pattern, ...]]
+    loose: tuple[_Pattern, ...]  # a wildcard right in the tool's folder: any file
+    anywhere_by_name: dict[str, tuple[_Pattern, ...]]
+    anywhere_by_folder: dict[str, tuple[_Pattern, ...]]
+    deep_by_first: dict[str, tuple[_Pattern, ...]]  # ``models/**`` by ``models``
+
+    @staticmethod
+    def of(keeper: Credentials) -> _Index:
+        by_name: dict[str, list[_Pattern]] = {}
+        by_folder: dict[str, list[_Pattern]] = {}
+        loose: list[_Pattern] = []
+        deep: dict[str, list[_Pattern]] = {}
+        for pattern in sorted(keeper.files):
+            inner = tuple(pattern.split("/"))
+            if inner[-1] == "**":
+                deep.setdefault(inner[0], []).append(inner[:-1])
+            elif not _is_wild(inner[-1]):
+                by_name.setdefault(inner[-1], []).append(inner)
+            elif len(inner) > 1:
+                by_folder.setdefault(inner[-2], []).append(inner)
+            else:
+                loose.append(inner)
+        anywhere_by_name: dict[str, list[_Pattern]] = {}
+        anywhere_by_folder: dict[str, list[_Pattern]] = {}
+        for tail in sorted(keeper.anywhere):
+            parts = tuple(tail.split("/"))
+            if _is_wild(parts[-1]):
+                anywhere_by_folder.setdefault(parts[-2], []).append(parts)
+            else:
+                anywhere_by_name.setdefault(parts[-1], []).append(parts)
+        frozen = {k: tuple(v) for k, v in by_name.items()}
+        return _Index(
+            frozen,
+            {k: tuple(v) for k, v in by_folder.items()},
+            tuple(loose),
+            {k: tuple(v) for k, v in anywhere_by_name.items()},
+            {k: tuple(v) for k, v in anywhere_by_folder.items()},
+            {k: tuple(v) for k, v in deep.items()},
+        )
+
+    def files(self, name: str, parent: str) -> tuple[_Pattern, ...]:
+        return self.by_name.get(name, ()) + self.by_folder.get(parent, ()) + self.loose
+
+    def anywhere(self, name: str, parent: str) -> tuple[_Pattern, ...]:
+        return self.anywhere_by_name.get(name, ()) + self.anywhere_by_folder.get(parent, ())
+
+    def deep(self, parts: tuple[str, ...]) -> Iterator[int]:
+        """The index in ``parts`` of each parent where a deep pattern's folders begin (its
+        ``models`` of ``models/**``), the file somewhere under them."""
+        if not self.deep_by_first:
+            return
+        last = len(parts) - 1
+        for at in range(1, last):  # a parent's index; its own parent is the tool's folder
+            for head in self.deep_by_first.get(parts[at], ()):
+                inner = parts[at : at + len(head)]
+                if at + len(head) <= last and all(
+                    fnmatchcase(name, part) for name, part in zip(inner, head, strict=True)
+                ):
+                    yield at
+
+
+def _is_wild(name: str) -> bool:
+    return "*" in name or "?" in name or "[" in name
+
+
+def _ends_as(parts: tuple[str, ...], tail: _Pattern) -> bool:
+    """Whether ``parts`` end with names matching ``tail``'s (each a :func:`fnmatchcase`
+    pattern), with at least one name before them (the folder they are in)."""
+    if len(parts) <= len(tail):
         return False
+    return all(
+        fnmatchcase(name, part) for name, part in zip(parts[-len(tail) :], tail, strict=True)
+    )
 
 
 def _marked(folder: PurePath, marks: frozenset[str]) -> bool:
@@ -98,32 +219,88 @@ def _named_by(folder: PurePath, variables: frozenset[str]) -> bool:
     return False
 
 
+def _named_file(path: PurePath, variables: Iterable[str]) -> bool:
+    """Whether one of ``variables`` names the file ``path`` now (Cline's
+    ``$CLINE_PROVIDER_SETTINGS_PATH``), as :func:`_named_by` names a folder."""
+    for variable in variables:
+        value = os.environ.get(variable)
+        if (
+            value
+            and os.path.basename(value) == path.name
+            and os.path.realpath(os.path.expanduser(value)) == os.path.realpath(path)
+        ):
+            return True
+    return False
+
+
+def home_variable(windows: bool) -> str:
+    """The variable that names the user's home folder as Node's ``os.homedir()`` reads it, the
+    agents' home: ``USERPROFILE`` on Windows, ``HOME`` elsewhere (libuv's ``uv_os_homedir``;
+    Python's :func:`os.path.expanduser` reads the same, so a scan's home is the agents')."""
+    return "USERPROFILE" if windows else "HOME"
+
+
+def home_folder(environ: Mapping[str, str], windows: bool) -> str:
+    """The user's home folder in ``environ`` as the agents see it (:func:`home_variable`),
+    else as the system's account says (:func:`os.path.expanduser`, as libuv falls back)."""
+    return environ.get(home_variable(windows)) or os.path.expanduser("~")
+
+
+def _is_home(folder: PurePath) -> bool:
+    home = home_folder(os.environ, WINDOWS)
+    return os.path.realpath(home) == os.path.realpath(folder)
+
+
 def is_credentials(path: PurePath, keepers: Iterable[Credentials]) -> bool:
     """Whether ``path`` is a file any of ``keepers`` keeps secrets in."""
     return any(keeper.holds(path) for keeper in keepers)
 
 
 def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
-    """A test of a path's last two names that is False for every file none of ``keepers`` can
-    hold, and True for the few that :func:`is_credentials` must then look at: a scan asks it of
-    every file it walks, so it is a set lookup, not a pattern match per keeper."""
+    """A test of a path's names that is False for every file none of ``keepers`` can hold in
+    the environment of now, and True for the few that :func:`is_credentials` must then look
+    at: a scan makes one when it starts and asks it of every file it walks, so it is a few set
+    lookups, never a pattern match per keeper nor a read of the environment per file."""
     names: set[str] = set()
     folders: set[str] = set()  # the folders a file of any name is kept in (``credentials/*``)
+    # What a path holds when a file at any depth under a tool's folder of a deep pattern is
+    # (``/.continue/models/`` of ``models/**``): the folder's name, or only the pattern's
+    # folder's when a variable moves the tool's folder (a link may name it otherwise).
+    markers: set[str] = set()
     for keeper in keepers:
-        names.update(keeper.anywhere)
+        moved = any(os.environ.get(variable) for variable in keeper.variables)
         for pattern in keeper.files:
+            head = pattern.split("/")[0]
+            if pattern.endswith("/**"):
+                markers.update(f"{os.sep}{folder}{os.sep}{head}{os.sep}"
+                               for folder in keeper.folders)  # fmt: skip
+                if moved:
+                    markers.add(f"{os.sep}{head}{os.sep}")
+        names.update(keeper.homes)
+        for variable in keeper.file_variables:
+            value = os.environ.get(variable)
+            if value:
+                names.add(os.path.basename(value))
+        for pattern in (*keeper.files, *keeper.anywhere):
             *inner, last = pattern.split("/")
-            if "*" in last or "?" in last or "[" in last:
+            if last == "**":
+                continue
+            if _is_wild(last):
                 folders.add(inner[-1] if inner else "")
             else:
                 names.add(last)
     if "" in folders:  # a wildcard right in a tool's folder: any name may be one
         return lambda path: True
     frozen_names, frozen_folders = frozenset(names), frozenset(folders)
+    frozen_markers = tuple(sorted(markers))
 
     def test(path: str) -> bool:
         head, name = os.path.split(path)
-        return name in frozen_names or os.path.basename(head) in frozen_folders
+        return (
+            name in frozen_names
+            or os.path.basename(head) in frozen_folders
+            or any(marker in path for marker in frozen_markers)
+        )
 
     return test
 
@@ -144,7 +321,12 @@ def keeper_of(path: str | os.PathLike[str]) -> str | None:
     ``~/.codex/auth.json``, ``~`` expanded), told without opening it; None for any other
     file."""
     where = Path(os.path.abspath(path))
-    if where.name not in LIKELY_NAMES and where.parent.name not in LIKELY_FOLDERS:
+    if (
+        where.name not in LIKELY_NAMES
+        and where.parent.name not in LIKELY_FOLDERS
+        and LIKELY_DEEP_FOLDERS.isdisjoint(where.parts[:-1])
+        and not _named_file(where, LIKELY_FILE_VARIABLES)
+    ):
         return None
     return next((name for name, keeper in keepers() if keeper.holds(where)), None)
 

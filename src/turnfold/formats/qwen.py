@@ -133,12 +133,16 @@ NAME = "qwen"
 #: keys (``packages/cli/src/config/settingsSchema.ts``), and ``.env`` (``findEnvFiles``,
 #: ``packages/cli/src/config/environment.ts``; 0.24.4). ``$QWEN_HOME`` names the folder under
 #: any name, a relative value taken from the working folder (``Storage.getGlobalQwenDir``,
-#: ``packages/core/src/config/storage.ts``).
+#: ``packages/core/src/config/storage.ts``). Its ``ide/<port>.lock`` files hold the IDE
+#: companion's ``authToken`` (``Storage.getGlobalIdeDir``; ``IdeClient``'s
+#: ``getConnectionConfigFromFile``). ``$QWEN_RUNTIME_DIR`` and the ``runtimeOutputDir``
+#: setting move only ``tmp/``, ``debug/`` and ``projects/`` (``getRuntimeBaseDir``): no
+#: secret goes there.
 CREDENTIALS = Credentials(
     folders=frozenset({".qwen"}),
     files=frozenset({
         "oauth_creds.json", "mcp-oauth-tokens.json", "mcp-oauth-tokens-v2.json",
-        "extension-secrets-v1.json", "settings.json", ".env",
+        "extension-secrets-v1.json", "settings.json", ".env", "ide/*.lock",
     }),
     variables=frozenset({"QWEN_HOME"}),
 )  # fmt: skip

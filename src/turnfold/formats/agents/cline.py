@@ -250,7 +250,12 @@ NAME = "cline"
 #: ``db/connectors.db``; ``$CLINE_CONNECTOR_DATA_DIR`` and ``$CLINE_DB_DATA_DIR`` move those
 #: two folders). ``~/.cline`` and ``$CLINE_DIR`` hold them under ``data/``, the folders the
 #: other variables name right in them: every place is named in each folder, as one keeper
-#: does, which passes over no session (none has those names).
+#: does, which passes over no session (none has those names). Four variables name one file
+#: each, under any name: ``$CLINE_PROVIDER_SETTINGS_PATH`` (``providers.json``),
+#: ``$CLINE_MCP_SETTINGS_PATH``, ``$CLINE_CONNECTOR_SETTINGS_PATH`` and
+#: ``$CLINE_CONNECTORS_DB_PATH`` (``resolveProviderSettingsPath``, ``resolveMcpSettingsPath``,
+#: ``resolveConnectorSettingsPath``, ``resolveConnectorsDbPath`` of
+#: ``sdk/packages/shared/src/storage/paths.ts``).
 CREDENTIALS = Credentials(
     folders=frozenset({".cline"}),
     files=frozenset({
@@ -264,6 +269,10 @@ CREDENTIALS = Credentials(
     } | {"settings.json", "settings.json.migrated", "connectors.db"}),
     variables=frozenset({
         "CLINE_DIR", "CLINE_DATA_DIR", "CLINE_CONNECTOR_DATA_DIR", "CLINE_DB_DATA_DIR",
+    }),
+    file_variables=frozenset({
+        "CLINE_PROVIDER_SETTINGS_PATH", "CLINE_MCP_SETTINGS_PATH",
+        "CLINE_CONNECTOR_SETTINGS_PATH", "CLINE_CONNECTORS_DB_PATH",
     }),
 )  # fmt: skip
 

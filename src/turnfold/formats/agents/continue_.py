@@ -107,16 +107,27 @@ NAME = "continue"
 #: ``index/globalContext.json``, whose ``mcpOauthStorage`` keeps the MCP servers' OAuth tokens
 #: (``core/util/GlobalContext.ts:50-56``, ``core/util/paths.ts:94-95``). Both ``~/.continue``
 #: and a project's ``.continue`` hold them, and ``$CONTINUE_GLOBAL_DIR`` moves the first
-#: anywhere (``core/util/paths.ts:27-36``; the CLI's ``extensions/cli/src/env.ts:11``). No
-#: file holds both keys and a session: the sessions are ``sessions/*.json``.
+#: anywhere (``core/util/paths.ts:27-36``; the CLI's ``extensions/cli/src/env.ts:11``). The
+#: blocks' folders are read at every depth (``walkDir``'s ``recursive: true``,
+#: ``core/indexing/walkDir.ts:263``): ``models/**``. A team's remote config is cached in
+#: ``.configs/<host>/`` (``config.json``, merged as the user's is, and ``config.js``, run:
+#: ``getPathToRemoteConfig``, ``core/util/paths.ts:342-375``; ``core/config/load.ts:142-150,
+#: 864-877``). The CLI's hooks, ``settings.json`` and ``settings.local.json`` of a
+#: ``.continue``, carry an HTTP hook's ``headers`` (``extensions/cli/src/hooks/
+#: hookConfig.ts:71-90``, ``hooks/types.ts:57-66``). A workspace's own ``.continuerc.json``
+#: lies at its root, any folder (``getWorkspaceRcConfigs``, ``core/config/json/
+#: loadRcConfigs.ts``): a config with models and their keys. No file holds both keys and a
+#: session: the sessions are ``sessions/*.json``.
 CREDENTIALS = Credentials(
     folders=frozenset({".continue"}),
     files=frozenset({
         "config.yaml", "config.json", ".env", "auth.json", "config.ts", "out/config.js",
-        ".continuerc.json", "index/globalContext.json", "models/*", "mcpServers/*", "data/*",
-        "context/*", "agents/*", "assistants/*", "configs/*",
+        ".continuerc.json", "index/globalContext.json", "models/**", "mcpServers/**", "data/**",
+        "context/**", "agents/**", "assistants/**", "configs/**", ".configs/**",
+        "settings.json", "settings.local.json",
     }),
     variables=frozenset({"CONTINUE_GLOBAL_DIR"}),
+    anywhere=frozenset({".continuerc.json"}),
 )  # fmt: skip
 
 RECORDS = Records(

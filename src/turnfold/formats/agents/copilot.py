@@ -118,14 +118,21 @@ NAME = "copilot"
 #: the LSP servers' ``env`` (``lsp-config.json``), the bring-your-own-key providers' keys
 #: (``providers.json``) and the user's hook files' ``env`` (``hooks/*.json``), as GitHub's
 #: "Copilot CLI configuration directory" reference and ``copilot help config`` describe them;
-#: ``$COPILOT_HOME`` moves the folder under any name (``@github/copilot`` 1.0.102).
+#: ``$COPILOT_HOME`` moves the folder under any name (``@github/copilot`` 1.0.102). Its
+#: ``ide/`` holds a lock file per IDE window, ``<uuid>.lock``, with the ``Authorization``
+#: header of the IDE's MCP server (``createLockFile``, microsoft/vscode-copilot-chat
+#: ``src/extension/chatSessions/copilotcli/vscode-node/lockFile.ts``; ``Nonce <uuid>``,
+#: ``inProcHttpServer.ts``). A repository's ``.github/mcp.json`` is the CLI's MCP servers
+#: with their ``env`` and ``headers`` (GitHub's CLI command reference, "MCP server loading
+#: priority"; github/docs#44234).
 CREDENTIALS = Credentials(
     folders=frozenset({".copilot"}),
     files=frozenset({
         "config.json", "mcp-oauth-config/*", "mcp-secrets/*", "mcp-config.json", "mcp-config",
-        "settings.json", "lsp-config.json", "providers.json", "hooks/*.json",
+        "settings.json", "lsp-config.json", "providers.json", "hooks/*.json", "ide/*.lock",
     }),
     variables=frozenset({"COPILOT_HOME"}),
+    anywhere=frozenset({".github/mcp.json"}),
 )  # fmt: skip
 
 _LIVE = "live-only (ephemeral: never written to events.jsonl, only printed by --output-format json)"
