@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import turnfold
-from turnfold.cli import expand_all, main
+from turnfold.cli import expand_all, main, with_zone
 from turnfold.render.html import CSP, render_html
 from turnfold.render.text import render_text
 from turnfold.render.viewmodel import build_view_model
@@ -87,7 +87,7 @@ def test_W6_render_never_overwrites_an_html_named_transcript(tmp_path: Path) -> 
 def test_W6_show_prints_plain_text_when_not_a_terminal() -> None:
     result = run("show", str(DEMO))
     assert result.returncode == 0, result.stderr
-    assert result.stdout == render_text(build_view_model(turnfold.load(DEMO))) + "\n"
+    assert result.stdout == render_text(with_zone(build_view_model(turnfold.load(DEMO)))) + "\n"
     assert "\x1b" not in result.stdout
 
 
@@ -96,7 +96,7 @@ def test_W6_show_options(capsys: pytest.CaptureFixture[str]) -> None:
                  "--width", "60"]) == 0  # fmt: skip
     out = capsys.readouterr().out
     settings = DisplaySettings(transcript_display_mode="command-first", locale="zh")
-    view = expand_all(build_view_model(turnfold.load(DEMO), settings))
+    view = with_zone(expand_all(build_view_model(turnfold.load(DEMO), settings)))
     assert out == render_text(view, width=60) + "\n"
     assert "▾ 已完成" in out
 
@@ -167,7 +167,7 @@ def test_W6_file_hash_id_is_one_run_of_a_file_of_many(
     shown = capsys.readouterr().out
     expected = turnfold.load(log, sample=1, epoch=2)
     assert shown.rstrip("\n") == render_text(
-        build_view_model(expected, DisplaySettings()), width=100
+        with_zone(build_view_model(expected, DisplaySettings())), width=100
     )
     rows = tmp_path / "train.jsonl"
     messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
@@ -458,7 +458,7 @@ def test_W6_columns_sets_the_width_in_a_pipe() -> None:
     """``COLUMNS=60 turnfold show … | less`` drew 100 columns."""
     result = run("show", str(DEMO), "--expand", COLUMNS="60")
     assert result.returncode == 0, result.stderr
-    view = expand_all(build_view_model(turnfold.load(DEMO)))
+    view = with_zone(expand_all(build_view_model(turnfold.load(DEMO))))
     assert result.stdout == render_text(view, width=60) + "\n"
 
 
@@ -494,7 +494,7 @@ def test_W6_no_color_draws_no_escape_codes_on_a_terminal() -> None:
     assert "\x1b[" in coloured
     plain = _in_a_terminal(["show", str(DEMO), "--expand"], 80, NO_COLOR="1")
     assert "\x1b" not in plain
-    view = expand_all(build_view_model(turnfold.load(DEMO)))
+    view = with_zone(expand_all(build_view_model(turnfold.load(DEMO))))
     assert plain == render_text(view, width=80) + "\n"
 
 
@@ -503,7 +503,7 @@ def test_W6_show_and_render_read_standard_input(tmp_path: Path) -> None:
     text = DEMO.read_text("utf-8")
     shown = run("show", "-", stdin=text)
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout == render_text(build_view_model(turnfold.load(DEMO))) + "\n"
+    assert shown.stdout == render_text(with_zone(build_view_model(turnfold.load(DEMO)))) + "\n"
     refused = run("render", "-", stdin=text)
     assert refused.returncode == 2
     assert "-o PAGE.html, or -o - for stdout" in refused.stderr

@@ -14,7 +14,9 @@ settings and draw it with the same renderers the notebook uses for its static ou
 bad usage or a file that is missing, is not a transcript (the message on stderr names the file,
 the first offending line, the closest formats if any, how many formats were tried (``-v``:
 each) and how to name the format) or holds nothing to show, 1 when the output
-cannot be written, 130 when interrupted (Ctrl-C). ``FILE`` may be ``-``, standard input.
+cannot be written (a reader that left, ``| head``, too: silently, as Python's own recipe for
+SIGPIPE ends), 130 when interrupted (Ctrl-C). ``FILE`` may be ``-``, standard input, or a named
+pipe (``<(gzip -dc x.jsonl.gz)``), read once as standard input is.
 """
 
 from __future__ import annotations
@@ -26,27 +28,30 @@ from turnfold.gcpause import collector_paused
 # milliseconds of every command for nothing (issue 19).
 with collector_paused():
     import argparse
+    import codecs
     import contextlib
     import glob
     import io
     import os
     import re
+    import select
     import shlex
     import stat
     import sys
+    import unicodedata
     import warnings
     from collections.abc import Callable, Iterator, Sequence
     from pathlib import Path
     from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO
 
     from turnfold import progress
+    from turnfold.atomic import write_whole
     from turnfold.forking import Partner, can_fork, free_core
     from turnfold.formats import FORMATS, TranscriptFormatError, folder_format, load
     from turnfold.formats.errors import LISTED_IDS, TRIED_NAMED, tried_said
     from turnfold.formats.source import RECORD_LIMIT_ENV
     from turnfold.i18n import translate
     from turnfold.model import Transcript, printable
-    from turnfold.render.atomic import write_whole
     from turnfold.render.content import MORE_CHARS
     from turnfold.render.page import write_page
     from turnfold.render.viewmodel import build_view_model, open_all
@@ -55,7 +60,7 @@ with collector_paused():
 if TYPE_CHECKING:  # the view model's schema, for types only (issue 19: not imported by a page)
     from turnfold.render.nodes import View
 
-__all__ = ["build_parser", "expand_all", "main"]
+__all__ = ["build_parser", "expand_all", "main", "with_zone"]
 
 #: Exit status for input that cannot be read as a transcript (as argparse uses for bad usage).
 EXIT_BAD_INPUT = 2
@@ -65,6 +70,8 @@ EXIT_INTERRUPTED = 130
 
 #: ``FILE`` as ``-``: the transcript is read from standard input (``… | turnfold show -``).
 STDIN = Path("-")
+#: The languages of ``--locale``.
+LOCALES = ("en", "zh")
 
 _DESCRIPTION = """\
 Render an AI-agent transcript (a coding agent's session: Claude Code, Codex
@@ -120,6 +127,7 @@ def _add_common_options(
     )
     parser.add_argument(
         "--mode",
+        type=_choice(DISPLAY_MODES),
         choices=DISPLAY_MODES,
         default=None,
         help="process display: flat (no groups), command-first (commands as their own rows) "
@@ -131,10 +139,15 @@ def _add_common_options(
         help="hide the model's reasoning rows (stored reasoning is not changed)",
     )
     parser.add_argument(
-        "--locale", choices=("en", "zh"), default=None, help="language of labels and summaries"
+        "--locale",
+        type=_choice(LOCALES),
+        choices=LOCALES,
+        default=None,
+        help="language of labels and summaries",
     )
     parser.add_argument(
         "--format",
+        type=_choice(FORMATS),
         choices=FORMATS,
         default=None,
         metavar="FORMAT",
@@ -230,6 +243,24 @@ def _usage_error(parser: argparse.ArgumentParser) -> Callable[[str], NoReturn]:
     return usage
 
 
+def _choice(names: Sequence[str]) -> Callable[[str], str]:
+    """An option's value that must be one of ``names``, a mistyped one answered with the
+    closest, as argparse's ``suggest_on_error`` words it (Python 3.14; this runs on 3.10)."""
+
+    def choice(text: str) -> str:
+        if text in names:
+            return text
+        import difflib
+
+        closest = difflib.get_close_matches(text, names, 1)
+        meant = f", maybe you meant {closest[0]!r}?" if closest else ""
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {text!r}{meant} (choose from {', '.join(names)})"
+        )
+
+    return choice
+
+
 def _columns(text: str) -> int:
     """``--width``: a positive number of columns (argparse turns the error into its usage)."""
     try:
@@ -258,6 +289,27 @@ def expand_all(view: View) -> View:
     Only the default ``open`` flags change; what each fold holds stays as the view model says.
     """
     open_all(view["nodes"])
+    return view
+
+
+#: The exact moment in the title of the session's start (``started 2026-11-02 10:00:00 UTC``).
+_EXACT_START = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}")
+
+
+def with_zone(view: View) -> View:
+    """``view`` with the session's start naming its time zone, as ``date`` does
+    (``2026-11-02 11:00 CET``): the start is the reader's local time (U-3), which the page
+    tells on hover, its title holding the moment in UTC; a terminal has no hover. Changes
+    ``view`` and returns it."""
+    from datetime import datetime, timezone
+
+    session = view.get("session")
+    for part in session["parts"] if session else ():
+        exact = _EXACT_START.search(part["title"] or "") if part["name"] == "started" else None
+        if exact is not None:
+            moment = datetime.strptime(exact.group(), "%Y-%m-%d %H:%M:%S")
+            zone = moment.replace(tzinfo=timezone.utc).astimezone().strftime("%Z")
+            part["text"] = f"{part['text']} {zone}"
     return view
 
 
@@ -302,8 +354,15 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
     path: Path = options.file
     source: Path | BinaryIO = path
     where = path
+    opened: BinaryIO | None = None
     if path == STDIN:
         source, where = sys.stdin.buffer, Path("<stdin>")  # as load() names it
+    elif _is_pipe(path):
+        try:
+            source = opened = _open_pipe(path, stderr)
+        except OSError as error:
+            print(_shown(f"turnfold: {path}: cannot read: {error.strerror or error}"), file=stderr)
+            return None
     elif not path.exists():
         print(_shown(f"turnfold: {_no_such(path, 'file')}"), file=stderr)
         return None
@@ -315,6 +374,20 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
             ),
             file=stderr,
         )
+        return None
+    with opened if opened is not None else contextlib.nullcontext():
+        return _loaded(options, source, where, stderr)
+
+
+def _loaded(
+    options: argparse.Namespace, source: Path | BinaryIO, where: Path, stderr: TextIO
+) -> Transcript | None:
+    """:func:`_load` once ``source`` is known to exist, a path or a stream named ``where``."""
+    path: Path = options.file
+    seeking = None if isinstance(source, Path) else _read_by_seeking(source)
+    if seeking is not None:
+        print(_shown(f"turnfold: {where}: {seeking}, which a pipe cannot give: save it to a "
+                     f"file, then: turnfold {options.command} FILE"), file=stderr)  # fmt: skip
         return None
     try:
         transcript = load(source, format=options.format, **_picked(path, options.sample))
@@ -341,6 +414,61 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
         return None
     _say_warnings(where, transcript, stderr)
     return transcript
+
+
+def _is_pipe(path: Path) -> bool:
+    """Whether ``path`` names a pipe (``mkfifo``, or the ``/dev/fd/63`` of ``<(cmd)``): read
+    once, as standard input is, and never opened again (nothing writes into it twice)."""
+    try:
+        return stat.S_ISFIFO(path.stat().st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+#: How long a named pipe nothing writes into keeps the command waiting before it says so.
+PIPE_PATIENCE_S = 1.0
+
+
+def _open_pipe(path: Path, stderr: TextIO) -> BinaryIO:
+    """The pipe at ``path`` opened to be read, named by ``path`` as a file is (``load()``
+    names a stream by its ``name``). A named pipe nothing writes into yet keeps its reader
+    waiting, for ever if nothing comes: after a second without a byte the command says that it
+    waits, and Ctrl-C ends it."""
+    # Opened without waiting for a writer, so that the wait is one the command can tell.
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not select.select([descriptor], [], [], PIPE_PATIENCE_S)[0]:
+            print(_shown(f"turnfold: {path}: waiting for a program to write into this named "
+                         "pipe (Ctrl-C stops)"), file=stderr, flush=True)  # fmt: skip
+            select.select([descriptor], [], [])
+        os.set_blocking(descriptor, True)
+        raw = io.FileIO(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+    raw.name = str(path)
+    return io.BufferedReader(raw)
+
+
+#: The first bytes of what is read by seeking to an index (a zip's, a Parquet file's at its
+#: end): a pipe, read once from its start, cannot give it.
+_READ_BY_SEEKING = (
+    (b"PK\x03\x04", "a zip archive (an eval log?) is read from its index at its end"),
+    (b"PK\x05\x06", "a zip archive (an eval log?) is read from its index at its end"),
+    (b"PAR1", "a Parquet file is read from its index at its end"),
+    (b"SQLite format 3\x00", "an SQLite database is read by seeking to its pages"),
+)
+
+
+def _read_by_seeking(stream: BinaryIO) -> str | None:
+    """What the stream ``stream`` (a pipe, standard input) holds that no pipe can give, told
+    by its first bytes, looked at without reading them; None for anything else, or a stream
+    that can seek (standard input redirected from a file), which ``load()`` reads as a file."""
+    peek = getattr(stream, "peek", None)
+    if peek is None or stream.seekable():
+        return None
+    head = peek(16)
+    return next((what for magic, what in _READ_BY_SEEKING if head.startswith(magic)), None)
 
 
 def _no_such(path: Path, what: str) -> str:
@@ -424,6 +552,13 @@ def _many_runs_hint(message: str, command: str, path: Path) -> str:
     user to scan it or to pick one with ``sample=``: here a site or ``FILE#ID`` does it."""
     if "turnfold.scan(" not in message and "pick one with" not in message:
         return ""
+    if path == STDIN or _is_pipe(path):
+        what = "standard input" if path == STDIN else str(path)
+        one = "turnfold " + command + " 'FILE#ID' (as a scan keys it)"
+        if command == "render":
+            return (f"; {what} is read once: save it to a file to write a page for each run: "
+                    f"turnfold render FILE -o SITE/, or for one: {one}")  # fmt: skip
+        return f"; {what} is read once: save it to a file to show one of its runs: {one}"
     first = _first_run(path)
     if first is None:
         one = f"turnfold {command} {shlex.quote(f'{path}#ID')} (as a scan keys it)"
@@ -747,29 +882,71 @@ def _no_colour() -> bool:
     return bool(os.environ.get("NO_COLOR")) or os.environ.get("TERM") == "dumb"
 
 
+#: The outline's own glyphs as ASCII, for a stream whose encoding lacks them (``LC_ALL=C``
+#: without Python's UTF-8 mode): each one cell wide as the glyph is, but the ellipsis.
+_ASCII_GLYPHS = {
+    "▸": ">", "▾": "v", "·": "|", "…": "...", "≈": "~", "●": "*", "•": "*", "✔": "+",
+    "✖": "x", "■": "#", "ℹ": "i", "⚠": "!",
+    # U-4's timeline: its eight bar heights as a ramp of ASCII.
+    **dict(zip("▁▂▃▄▅▆▇█", "_.:-=+*#", strict=True)),
+}  # fmt: skip
+#: The error handler that draws them (:func:`_ascii_glyph`).
+GLYPH_ERRORS = "turnfold.glyphs"
+
+
+def _ascii_glyph(error: UnicodeError) -> tuple[str, int]:
+    """An encoding's error handler: a glyph of the outline (or a line of a box, U+2500–U+257F)
+    its encoding lacks as ASCII; any other character of the transcript escaped as Python's own
+    tools escape what a stream cannot encode (``\\u2715``: ``sys.stderr``, pydoc), readable
+    where ``?`` would lose it."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    shown = []
+    for character in error.object[error.start : error.end]:
+        ascii_form = _ASCII_GLYPHS.get(character)
+        if ascii_form is None and "\u2500" <= character <= "\u257f":
+            name = unicodedata.name(character, "")
+            lines = ("HORIZONTAL" in name, "VERTICAL" in name)
+            ascii_form = {(True, False): "-", (False, True): "|"}.get(lines, "+")
+        shown.append(ascii_form or character.encode("ascii", "backslashreplace").decode())
+    return "".join(shown), error.end
+
+
 def _show(options: argparse.Namespace, view: View, stdout: TextIO) -> int:
     # Imported here: ``render`` never draws text, and the text renderer brings html.parser.
     from turnfold.render.text import render_terminal, render_text
 
-    if isinstance(stdout, io.TextIOWrapper):
-        # A locale that is not UTF-8 (LC_ALL=C without Python's UTF-8 mode, Latin-1) has no
-        # code for some glyphs and words of a transcript: each is drawn as "?", the rest as is.
-        stdout.reconfigure(errors="replace")
+    narrower = 0
+    if isinstance(stdout, io.TextIOWrapper) and stdout.encoding:
+        codecs.register_error(GLYPH_ERRORS, _ascii_glyph)
+        stdout.reconfigure(errors=GLYPH_ERRORS)
+        if not _encodes(stdout.encoding, "…"):
+            narrower = 2  # a line cut at the width ends in "...", two cells more than "…"
     try:
         if stdout.isatty() and options.width is None and not _no_colour():
             from rich.console import Console
 
             console = Console(file=stdout, highlight=False, markup=False, emoji=False)
+            console.width = max(console.width - narrower, 1)
             render_terminal(view, console)
         else:
             # Plain text, with no escape code at all: rich keeps bold and dim under NO_COLOR.
-            stdout.write(render_text(view, width=options.width or _text_width(stdout)) + "\n")
+            width = (options.width or _text_width(stdout)) - narrower
+            stdout.write(render_text(view, width=width) + "\n")
         stdout.flush()  # here, where a failed write is said: the flush at exit ignores it
     except BrokenPipeError:
         raise  # the reader left (``| head``): main() ends quietly
     except OSError as error:
         return _stdout_failed(error)
     return 0
+
+
+def _encodes(encoding: str, text: str) -> bool:
+    try:
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def _text_width(stdout: TextIO) -> int:
@@ -822,9 +999,17 @@ def _main_with_stderr(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: a person's choice, not a failure to explain
         print(_shown("turnfold: interrupted"), file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:  # `turnfold show … | head`: the reader left, which is fine
-        sys.stderr.close()
-        return 0
+    except BrokenPipeError:
+        # ``turnfold show … | head``: the reader left. Python's recipe (the signal module's
+        # "Note on SIGPIPE"): silently, with the status Python itself ends with on EPIPE, 1, so
+        # that ``set -o pipefail`` knows the output was not all read; what stdout still holds
+        # goes nowhere rather than raise again at the flush on the way out.
+        with contextlib.suppress(AttributeError, OSError, ValueError):  # no descriptor
+            stdout = sys.stdout.fileno()
+            nowhere = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(nowhere, stdout)
+            os.close(nowhere)
+        return EXIT_CANNOT_WRITE
 
 
 @contextlib.contextmanager
@@ -971,7 +1156,7 @@ def _main(options: argparse.Namespace, partner: Partner | None) -> int:
     view = build_view_model(transcript, _settings(options))
     if options.expand:
         expand_all(view)
-    return _show(options, view, stdout)
+    return _show(options, with_zone(view), stdout)
 
 
 def run() -> NoReturn:
