@@ -69,7 +69,7 @@ def _warned(transcript: Transcript) -> dict[str, int]:
 def test_L4_claude_stream_event_times_that_are_no_time_are_said(tmp_path: Path) -> None:
     """A tool result's ``timestamp`` as text, an assistant event's an object, a task's
     ``patch.end_time`` as text: the call had no time, unsaid; now each is said on its line,
-    and each message event is counted warned."""
+    and each event is counted warned."""
     records = [json.loads(line) for line in STREAM_SUBAGENT.read_text().splitlines()]
     result, call, task = records[5], records[9], records[20]
     assert (result["type"], call["type"], task["subtype"]) == ("user", "assistant", "task_updated")
@@ -90,7 +90,7 @@ def test_L4_claude_stream_event_times_that_are_no_time_are_said(tmp_path: Path) 
     assert _redated(whole, transcript) == ["ToolCall"]
     undated = [sum(e.timestamp is None for e in t.entries) for t in (whole, transcript)]
     assert undated[1] == undated[0] + 1  # the others still read
-    assert _warned(transcript) == {"user": 1, "assistant": 1}
+    assert _warned(transcript) == {"user": 1, "assistant": 1, "system/task_updated": 1}
     # The sub-agent's own duration (its call's result's) is its end's no more.
     agent = transcript.tool_calls()[-1]
     assert agent.duration_ms == whole.tool_calls()[-1].duration_ms == 1128

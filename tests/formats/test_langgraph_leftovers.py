@@ -361,8 +361,8 @@ EDIT_AND_REJECT: Command[Any] = Command(
 )
 NOT_STREAMED = (
     "HumanInTheLoopMiddleware.after_model reviewed tool calls, but this stream holds none of "
-    'its edits (only the "updates", "values" and "debug" modes do): a call a reviewer edited '
-    "shows as the model asked for it. Stream with one of those modes, or load the thread "
+    'its edits (only the "updates", "values", "tasks" and "debug" modes do): a call a reviewer '
+    "edited shows as the model asked for it. Stream with one of those modes, or load the thread "
     "(graph.get_state(config)), to see the calls as they ran."
 )
 

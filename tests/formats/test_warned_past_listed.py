@@ -279,8 +279,9 @@ def test_L4_codex_a_legacy_header_time_that_is_no_time_is_warned_of() -> None:
 
 def test_L4_claude_code_a_queued_command_time_that_is_no_time_is_said(tmp_path: Path) -> None:
     # The hand-made session of queued prompts (Claude Code 2.1 shapes), the queued_command
-    # attachment's own time made unreadable: said with the lines' own bad times, one notice
-    # for the file (test_claude_code's coverage fixture holds three such attachments).
+    # attachment's own time made unreadable: said at the end, one notice for the file, with the
+    # lines' own bad times when its line has none either (test_claude_code's coverage fixture
+    # holds three such attachments).
     fixture = FIXTURES / "claude-code" / "v2.1_queued-prompts-and-wrappers.jsonl"
     records = [json.loads(t) for t in fixture.read_text().splitlines()]
     at = next(
@@ -292,8 +293,9 @@ def test_L4_claude_code_a_queued_command_time_that_is_no_time_is_said(tmp_path: 
     path.write_text(jsonl(records))
     transcript = turnfold.load(path)
     assert [(w.line, w.reason) for w in transcript.warnings] == [
-        (at + 1, "1 line(s) have no readable timestamp; shown without a time")
-    ]
+        (at + 1, "1 queued command(s) have no readable time of their own; shown at their line's "
+                 "time")
+    ]  # fmt: skip
     # The prompt is still shown, at its record's time.
     queued = [e for e in transcript if isinstance(e, UserMessage) and e.meta.get("queued")]
     assert [(e.text, e.timestamp) for e in queued] == [

@@ -609,6 +609,8 @@ class _Reader:
         self.recognised = False
         self.first_line: int | None = None
         self.bad_times: list[int] = []
+        #: Lines whose queued command's own time is no time, shown at its line's time.
+        self.bad_queued_times: list[int] = []
         self.unknown_types: dict[str, list[int]] = {}
         self.unknown_blocks: set[str] = set()
         self.envelope_keys = {"sessionId": "session_id", "cwd": "cwd", "version": "version",
@@ -1250,13 +1252,17 @@ class _Reader:
         Typed by the user (``origin.kind: human``, or no origin in older builds): the user's
         message. A task notification: the outcome of its call. From another agent: a notice.
         """
-        # Its own time (when it was queued), else its line's. One that is no time is said
-        # with the lines' own (summarise_warnings): one notice for a file of them.
+        # Its own time (when it was queued), else its line's. One that is no time is said at
+        # the end (summarise_warnings), one notice for a file of them: with the lines' own
+        # when its line has no time either, the prompt then shown without one.
         own = attachment.get("timestamp")
         stamp = checked_timestamp(own)
-        if stamp is None and own is not None:
-            self.bad_time(line)
-        stamp = stamp or self.timestamp(record, line)
+        if stamp is None:
+            stamp = self.timestamp(record, line)
+            if own is not None and stamp is None:
+                self.bad_time(line)
+            elif own is not None:
+                self.bad_queued_times.append(line)
         text, images = _prompt_content(attachment.get("prompt"))
         origin = attachment.get("origin")
         origin_kind = origin.get("kind") if isinstance(origin, dict) else None
@@ -1614,6 +1620,13 @@ class _Reader:
             count, first = len(self.bad_times), self.bad_times[0]
             self.source.warn(
                 f"{count} line(s) have no readable timestamp; shown without a time", first
+            )
+        if self.bad_queued_times:
+            count, first = len(self.bad_queued_times), self.bad_queued_times[0]
+            self.source.warn(
+                f"{count} queued command(s) have no readable time of their own; shown at "
+                "their line's time",
+                first,
             )
         for kind, lines in self.unknown_types.items():
             self.source.warn(

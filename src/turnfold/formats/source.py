@@ -352,6 +352,31 @@ class Source:
             self.note(type_of_record(at[1]), "warned")
         return warning
 
+    def take_warnings(
+        self,
+        warnings: list[LoadWarning],
+        line: int,
+        *,
+        start: int = 0,
+        record_type: str | None = None,
+    ) -> None:
+        """Say on ``line``, as this source's, the warnings ``warnings`` holds from ``start`` on
+        (a builder's, of the record on that line), taking them out of it; the first accounts
+        for the record as ``record_type``, warned about, once.
+
+        An :class:`UnlistedWarnings` among them moves as the count it holds, not as one more
+        warning: the listed warnings before it in its list fill this source's listed ones
+        first (a builder's list is emptied into the source record by record), so the count
+        joins the source's own.
+        """
+        moved = warnings[start:]
+        del warnings[start:]
+        for index, warning in enumerate(moved):
+            self.warn(warning.reason, line, record_type=record_type if index == 0 else None)
+            counted = self.warnings[-1]
+            if type(warning) is UnlistedWarnings and type(counted) is UnlistedWarnings:
+                counted.count += warning.count - 1  # the warn above counted one of them
+
     def hand_over(self, transcript: Transcript) -> Transcript:
         """``transcript`` as a format that reads its files itself (``read_path``) returns
         what it read from this source: the source's warnings first, and its accounting."""

@@ -593,8 +593,13 @@ class StreamReader:
             self._thread(record).transcript.append(notice)
             source.mapped(kind)
         elif kind in _TASK_EVENTS:
-            source.mapped(kind)
-            self._task_event(record, kind, line)
+            # Its problems said once it is read: the event is counted once, warned, not mapped.
+            said: list[str] = []
+            self._task_event(record, kind, said)
+            if not said:
+                source.mapped(kind)
+            for index, reason in enumerate(said):
+                source.warn(reason, line, record_type=kind if index == 0 else None)
         elif kind == "conversation_reset":
             main.transcript.append(
                 worded_notice("reader.conversation_cleared", subtype="conversation_reset")
@@ -683,30 +688,30 @@ class StreamReader:
             self._settle(task)
         return self.main.transcript
 
-    def _task_event(self, record: Mapping[str, Any], kind: str, line: int) -> None:
+    def _task_event(self, record: Mapping[str, Any], kind: str, said: list[str]) -> None:
         """A task event's times (:class:`_Task`); live, a finished sub-agent's duration on
-        its call at once."""
+        its call at once. Its problems go in ``said``, for the event's line."""
         if kind == "system/background_tasks_changed":
             listed = record.get("tasks")
             for item in listed if isinstance(listed, list) else ():
                 task = self._task(item)
                 if task is not None and task.start is None:
                     task.start = self._stamp(item.get("start_time"), "start_time", kind, item,
-                                             line)  # fmt: skip
+                                             said)  # fmt: skip
             return
         task = self._task(record)
         if task is None:
             return
         if kind == "system/task_started":
             task.start = task.start or self._stamp(record.get("written_at"), "written_at", kind,
-                                                   record, line)  # fmt: skip
+                                                   record, said)  # fmt: skip
         elif kind == "system/task_updated":
             patch = record.get("patch")
             end = patch.get("end_time") if isinstance(patch, Mapping) else None
-            task.end = self._stamp(end, "patch.end_time", kind, record, line) or task.end
+            task.end = self._stamp(end, "patch.end_time", kind, record, said) or task.end
         elif kind == "system/task_notification":
             task.end = task.end or self._stamp(record.get("written_at"), "written_at", kind,
-                                               record, line)  # fmt: skip
+                                               record, said)  # fmt: skip
             usage = record.get("usage")
             # An agent's duration is in its usage; a command's (``local_bash``, which has no
             # usage) is the event's own.
@@ -717,41 +722,39 @@ class StreamReader:
                 field, given = "duration_ms", record.get("duration_ms")
             task.duration_ms = _milliseconds(given)
             if task.duration_ms is None and given is not None:
-                self.source.warn(
-                    f"task_notification: {field} is not a number of milliseconds: {given!r:.40}",
-                    line,
+                said.append(
+                    f"task_notification: {field} is not a number of milliseconds: {given!r:.40}"
                 )
-            self._notified(task, record, line)
+            self._notified(task, record, said)
         if self.live and kind in ("system/task_updated", "system/task_notification"):
             self._time(task)
             self._settle(task)
 
     def _stamp(
-        self, value: Any, name: str, kind: str, task: Mapping[str, Any], line: int
+        self, value: Any, name: str, kind: str, task: Mapping[str, Any], said: list[str]
     ) -> str | None:
         """A task event's time: its ``written_at`` (ISO 8601), or a task's ``start_time`` or
-        ``end_time`` (ms since the epoch); one that is no time is left out, said on the
-        event's line, naming the event and its task (``common.warned_timestamp``)."""
+        ``end_time`` (ms since the epoch); one that is no time is left out, said (in
+        ``said``, for the event's line) naming the event and its task
+        (``common.warned_timestamp``)."""
         what = f"{kind.removeprefix('system/')} of task {task.get('task_id')}"
         if name == "written_at":
             read: Callable[[Any], str | None] = checked_timestamp
             unit = None
         else:
             read, unit = partial(epoch_iso, per_second=1000), "ms since the epoch"
-        return warned_timestamp(value, read, lambda reason: self.source.warn(reason, line),
-                                what, name=name, unit=unit)  # fmt: skip
+        return warned_timestamp(value, read, said.append, what, name=name, unit=unit)
 
-    def _notified(self, task: _Task, record: Mapping[str, Any], line: int) -> None:
+    def _notified(self, task: _Task, record: Mapping[str, Any], said: list[str]) -> None:
         """How the task ended, as the session file's ``<task-notification>`` says it
         (:func:`~turnfold.formats.claude_code.notified_status`): ``completed``, ``failed`` or
         ``stopped``; a status not known is warned about, its call's outcome ``unknown``."""
         status = record.get("status")
         task.status = notified_status(status if isinstance(status, str) else "")
         if task.status == "unknown":
-            self.source.warn(
+            said.append(
                 f"task_notification: status {status!r:.40} is not one known: its call's "
-                "outcome is unknown",
-                line,
+                "outcome is unknown"
             )
         summary = record.get("summary")
         task.summary = summary if isinstance(summary, str) and summary.strip() else None
@@ -920,15 +923,12 @@ def _message(
         for entry in thread.builder.fed:
             if entry.timestamp is None:
                 thread.transcript.update(entry, timestamp=stamp)
-    warned = warning_count(warnings) > before
-    said = warnings[listed:]
-    del warnings[listed:]
-    if not warned:
+    if warning_count(warnings) == before:
         source.mapped(kind)
-    elif not said:  # counted past the listed ones, in the source's own list: the record alone
+    elif len(warnings) == listed:  # counted past the listed ones, in the source's own list
         source.note(kind, "warned")
-    for index, warning in enumerate(said):  # the record is counted once, as warned about
-        source.warn(warning.reason, line, record_type=kind if index == 0 else None)
+    else:
+        source.take_warnings(warnings, line, start=listed, record_type=kind)
 
 
 def _outcome(thread: _Thread, record: Mapping[str, Any], message: Mapping[str, Any]) -> None:

@@ -1231,10 +1231,7 @@ def _feed(source: Source, builder: AdkBuilder, event: Any, line: int) -> None:
         # Noted before the warnings move: the source would note the event itself, a second
         # time, under the type of its JSON.
         source.note(kind, "warned")
-        moved = warnings[listed:]
-        del warnings[listed:]
-        for warning in moved:
-            source.warn(warning.reason, line)
+        source.take_warnings(warnings, line, start=listed)
     else:
         source.note(kind, "ignored" if kind in RECORDS.ignored else "mapped")
 

@@ -534,14 +534,13 @@ class _Run:
 
     # --- the log ---
 
-    def logged(self, entry: Mapping[str, Any], kind: str, line: int) -> None:
-        """One ``output_log_file`` entry (on ``line``); a time that is no time is left out,
-        said of the entry (``common.warned_timestamp``)."""
+    def logged(self, entry: Mapping[str, Any], kind: str, said: list[str]) -> None:
+        """One ``output_log_file`` entry; a time that is no time is left out, said of the
+        entry in ``said`` (``common.warned_timestamp``)."""
         meta = self._agent(entry.get("agent"))
         task = as_text(entry.get("task")) or ""
         named = as_text(entry.get("task_name")) or task[:60]
-        logged = warned_timestamp(entry.get("timestamp"), checked_timestamp,
-                                  lambda reason: self.source.warn(reason, line),
+        logged = warned_timestamp(entry.get("timestamp"), checked_timestamp, said.append,
                                   f"the log's {entry.get('status')} entry of task {named!r}",
                                   name="timestamp")  # fmt: skip
         if logged is not None:
@@ -760,8 +759,9 @@ def read(source: Source) -> Transcript:
             source.note(record_type, "mapped" if mapped else "ignored")
             frames.feed(record, line)
         else:
-            source.mapped(kind)
-            run.logged(record, kind, line)
+            said: list[str] = []
+            run.logged(record, kind, said)
+            _tally(source, kind, line, said)
     if recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first, _LACKS)
     if frames is not None:
@@ -826,7 +826,8 @@ def _read_text_log(path: Path, source: Source) -> Transcript:
     for number, start in enumerate(starts):
         end = starts[number + 1].start() if number + 1 < len(starts) else len(text)
         line = text.count("\n", 0, start.start()) + 1
-        entry = _text_entry(start[1], text[start.end() : end].removesuffix("\n"), line, source)
+        said: list[str] = []
+        entry = _text_entry(start[1], text[start.end() : end].removesuffix("\n"), said)
         if entry is None:
             source.warn(
                 'log entry not read: no status="started" or "completed" ends it as CrewAI '
@@ -836,16 +837,26 @@ def _read_text_log(path: Path, source: Source) -> Transcript:
             )
             continue
         kind = _STARTED if entry["status"] == "started" else _COMPLETED
-        source.mapped(kind)
-        run.logged(entry, kind, line)
+        run.logged(entry, kind, said)
+        _tally(source, kind, line, said)
     return run.finish()
+
+
+def _tally(source: Source, kind: str, line: int, said: list[str]) -> None:
+    """A log entry read, on ``line``: what was said of it, counting it warned (once), else
+    mapped; said after it is read, so a time that is no time does not leave it mapped."""
+    if not said:
+        source.mapped(kind)
+    for index, reason in enumerate(said):
+        source.warn(reason, line, record_type=kind if index == 0 else None)
 
 
 _TEXT_UNREAD = "log/unreadable"
 
 
-def _text_entry(stamp: str, body: str, line: int, source: Source) -> dict[str, Any] | None:
-    """One text entry's values (after its ``task_name="``), as the JSON log's entry."""
+def _text_entry(stamp: str, body: str, said: list[str]) -> dict[str, Any] | None:
+    """One text entry's values (after its ``task_name="``), as the JSON log's entry; a split
+    that is a guess is said in ``said``."""
     entry: dict[str, Any] = {"timestamp": stamp}
     if body.endswith(_STARTED_END):
         head, entry["status"] = body.removesuffix(_STARTED_END), "started"
@@ -859,10 +870,9 @@ def _text_entry(stamp: str, body: str, line: int, source: Source) -> dict[str, A
     if not sep or not agent_sep:
         return None
     if head.count(_TASK_SEP) > 1 or head.count(_AGENT_SEP) > 1:
-        source.warn(
+        said.append(
             "a value of this entry holds '\", task=\"' or '\", agent=\"' (CrewAI writes them "
-            "unescaped): where its task's name, text and agent part is a guess",
-            line,
+            "unescaped): where its task's name, text and agent part is a guess"
         )
     # CrewAI writes a value None as the text None (an unnamed task's name, a task's agent).
     entry["task_name"] = None if name == "None" else name
