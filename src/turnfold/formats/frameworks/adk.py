@@ -1414,7 +1414,7 @@ class Follower:
         #: session its service gave when the run was over (:meth:`read_end_async`).
         self._awaited: tuple[Any, Mapping[str, str]] | None = None
         self._read: Any = None
-        #: Whether the user's loop left the sync run early: it was stopped (:meth:`broke_off`).
+        #: Whether the user's loop left the run early: it was stopped (:meth:`broke_off`).
         self._stopped = False
         #: The prompt shown as given, not as recorded (its session out of reach), and the
         #: invocation it was shown for: its recorded time is read at the end.
@@ -1486,17 +1486,21 @@ class Follower:
             self._unread(names, exc)
 
     def broke_off(self, exc: BaseException) -> bool:
-        """The user's loop left a followed ``runner.run`` early (``break``): its run goes on,
-        on the ADK's thread, appending to the session while :meth:`close` would read it. The
-        run is stopped as the ADK stops a run its caller leaves: its generator closed, which
-        cancels the invocation and waits for its thread (``Runner.run``); :meth:`close` then
-        shows it stopped by the user. True when it was so; any other exception is
-        ``follow``'s to say."""
-        if not isinstance(exc, GeneratorExit) or self._run is None:
+        """The user's loop left the followed run early (``break``; for ``run_async``, then
+        the ``aclose()`` of the ``async for``'s generator, which the event loop calls when it
+        drops it): :meth:`close` shows it stopped by the user, the calls it left open
+        cancelled, as a sync run left early. A followed ``runner.run`` goes on, on the ADK's
+        thread, appending to the session while :meth:`close` would read it: it is stopped as
+        the ADK stops a run its caller leaves, its generator closed, which cancels the
+        invocation and waits for its thread (``Runner.run``). ``run_async``'s generator runs
+        only as far as it is iterated, so once left it stays where it was. True when it was
+        so; any other exception is ``follow``'s to say."""
+        if not isinstance(exc, GeneratorExit):
             return False
-        run, self._run = self._run, None
         self._stopped = True
-        run.close()
+        run, self._run = self._run, None
+        if run is not None:
+            run.close()
         return True
 
     def close(self) -> None:

@@ -121,6 +121,10 @@ stream's first event; a user's interruption (``agent.interrupt()``, whose
 ``AgentError("Agent interrupted.")`` the next step raises, or a ``KeyboardInterrupt``) stops
 it (an :class:`AbortMarker`, the calls it left running ``cancelled``), which a load reads off
 the exception still held, or off the agent's ``interrupt_switch``, set until its next run.
+A model call that raises mid-stream leaves its step (or plan) none of its text: the text
+streamed so far stays shown before the error or the stop, cut off, dated at the step's (the
+plan's) start; a load reads it off the held exception's frames (``_step_stream``'s
+``chat_message_stream_deltas``, ``_generate_planning_step``'s ``plan_message_content``).
 
 smolagents records no per-call timing (only the step's, which includes the model's
 response), no reasoning of the model besides its text, and no model name in the steps.
@@ -605,8 +609,8 @@ class StepsBuilder(TranscriptBuilder):
         self._seen: set[int] = set()
         self.recognized = 0
         #: The last step fed, when it is an action step in which nothing happened: its model
-        #: call raised (:meth:`run_failed`); its number and end.
-        self._empty_step: tuple[Any, str | None] | None = None
+        #: call raised (:meth:`run_failed`); its number, end and start.
+        self._empty_step: tuple[Any, str | None, str | None] | None = None
         #: The last step fed, when its calls never returned (:meth:`_left_unfinished`): those
         #: calls and the step's end.
         self._unfinished: tuple[list[ToolCall], str | None] | None = None
@@ -828,7 +832,12 @@ class StepsBuilder(TranscriptBuilder):
         message = record.get("model_output_message")
         message = message if isinstance(message, Mapping) else {}
         code = record.get("code_action")
-        self._think(_thought(_text(record.get("model_output")), code) or "", timestamp)
+        thought = _thought(_text(record.get("model_output")), code)
+        if self._draft_text and _is_empty(record):
+            # Its model call raised mid-stream (the step keeps none of its text): the text
+            # streamed so far stays, cut off, as a load reads it off the error (run_failed).
+            thought = _thought(self._draft_text, None)
+        self._think(thought or "", timestamp)
 
         raws = record.get("tool_calls") or message.get("tool_calls") or []
         parts = [p for p in map(_call_parts, raws if isinstance(raws, list) else []) if p]
@@ -905,7 +914,7 @@ class StepsBuilder(TranscriptBuilder):
         self.actions += 1
         self._end_step()
         if _is_empty(record):
-            self._empty_step = (number, end)
+            self._empty_step = (number, end, timestamp)
 
     def _refuse_answer(self, message: str) -> None:
         """A final answer a ``final_answer_checks`` function refused: shown as the model gave
@@ -926,12 +935,15 @@ class StepsBuilder(TranscriptBuilder):
         ``AgentGenerationError``, which smolagents re-raises out of ``run`` and records
         nowhere (no step error, the step saved empty): the turn failed (an
         :class:`AssistantError`), with the error's type and message where known, else saying
-        what the steps tell."""
+        what the steps tell. The model's text streamed before its call raised (``streamed``,
+        read off the error's frames) is shown first, cut off (:meth:`_cut_off`)."""
         if self.answered:
             return False
+        streamed = error.get("streamed") if error is not None else None
         if error is not None and error.get("while") == PLANNING:
             # The plan's model call raised, unwrapped: no step holds it; its start is its time.
             at = _iso(error.get("start_time"))
+            self._cut_off(streamed if isinstance(streamed, str) else None, at)
             if _is_interruption(error):
                 self.transcript.append(stop("reader.interrupted_by_user", timestamp=at))
             else:
@@ -939,6 +951,8 @@ class StepsBuilder(TranscriptBuilder):
                 self.transcript.append(AssistantError(message=text, timestamp=at))
             return True
         ended = self._empty_step[1] if self._empty_step is not None else None
+        if self._empty_step is not None and isinstance(streamed, str):
+            self._cut_off(_thought(streamed, None), self._empty_step[2])
         if self._unfinished is not None:
             ended = self._unfinished[1]
         if error is not None and _is_interruption(error):
@@ -954,6 +968,19 @@ class StepsBuilder(TranscriptBuilder):
             said = {"number": self._empty_step[0]}
             self.transcript.append(failure("reader.step_without_output", said, timestamp=ended))
         return True
+
+    def _cut_off(self, text: str | None, timestamp: str | None) -> None:
+        """The model's text as far as it streamed before its call raised, kept as it was cut
+        off (the run's error or the user's stop, said next, tells why it ends there), as a
+        headless stream cut off keeps all it holds
+        (:func:`~turnfold.formats.common.stream_cut_off`): live, the streamed draft settles
+        with it; else it is shown."""
+        draft, self._draft, self._draft_text = self._draft, None, ""
+        if draft is not None:
+            changes = {"text": text} if text else {}
+            self.transcript.update(draft, streaming=False, timestamp=timestamp, **changes)
+        elif text:
+            self._append(Thinking(text=text, timestamp=timestamp))
 
     def _settle_all(self, calls: list[ToolCall], observations: str | None, final: Any) -> None:
         """A step without an error: every call returned; each gets its observation."""
@@ -1402,8 +1429,24 @@ def _raised_in(steps: Any) -> dict[str, Any] | None:
         trace = error.__traceback__
         while trace is not None:
             if any(value is last for value in trace.tb_frame.f_locals.values()):
-                return said
+                streamed = _streamed_in(error, last)
+                return said if streamed is None else {**said, "streamed": streamed}
             trace = trace.tb_next
+    return None
+
+
+def _streamed_in(error: BaseException, step: Any) -> str | None:
+    """The text the model streamed for ``step`` before ``error`` left its call: the deltas
+    ``_step_stream`` collects (``chat_message_stream_deltas``, its local until the stream is
+    whole), which no step keeps when the call raises. None when it streamed none."""
+    trace = error.__traceback__
+    while trace is not None:
+        local = trace.tb_frame.f_locals
+        deltas = local.get("chat_message_stream_deltas")
+        if local.get("memory_step") is step and isinstance(deltas, list):
+            text = "".join(c for d in deltas if isinstance(c := getattr(d, "content", None), str))
+            return text or None
+        trace = trace.tb_next
     return None
 
 
@@ -1417,13 +1460,17 @@ def _planning_failure(error: BaseException, steps: Any = None) -> dict[str, Any]
     saves no step for a plan that failed; ``_run_stream``'s ``planning_start_time`` is the
     plan's only time). Given ``steps``, only when the run that raised it is theirs and
     ended there: ``_run_stream``'s agent keeps ``steps`` as its memory, whose last step is
-    the one that run made before the plan (its last ``action_step``, else the run's task)."""
+    the one that run made before the plan (its last ``action_step``, else the run's task).
+    With ``"streamed"``, the plan's text streamed before the call raised, when it streamed."""
     run: Mapping[str, Any] | None = None
+    streamed: Any = None
     trace = error.__traceback__
     while trace is not None:  # outermost frame first: the run, then the plan it was making
         frame = trace.tb_frame
         if frame.f_globals.get("__name__") == "smolagents.agents":
             if frame.f_code.co_name == "_generate_planning_step":
+                # The plan streamed so far (streamed: its local grows by each delta).
+                streamed = frame.f_locals.get("plan_message_content")
                 break
             if frame.f_code.co_name == "_run_stream":
                 run = frame.f_locals
@@ -1439,7 +1486,8 @@ def _planning_failure(error: BaseException, steps: Any = None) -> dict[str, Any]
         if last is not before and (before is not None or type(last).__name__ != "TaskStep"):
             return None
     start = run.get("planning_start_time") if run is not None else None
-    return {"while": PLANNING, "start_time": start}
+    failed = {"while": PLANNING, "start_time": start}
+    return {**failed, "streamed": streamed} if isinstance(streamed, str) and streamed else failed
 
 
 def _interrupted(agent: Any) -> dict[str, str] | None:
@@ -1867,7 +1915,8 @@ RECORDS = Records(
         "interpreter holds it): the AssistantError that ends the failed run; a user's "
         "interruption (agent.interrupt(), held or still set on the agent, or a "
         "KeyboardInterrupt held): the AbortMarker that ends the stopped run, the calls it "
-        "left running cancelled",
+        "left running cancelled; the text the failed model call streamed (streamed, read "
+        "off the held exception's frames): a Thinking before it, cut off",
     },
     ignored={
         **dict.fromkeys(STREAM_EVENTS, "a streamed event; the step that follows holds it"),
