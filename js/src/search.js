@@ -24,6 +24,13 @@ import { byKey, h, text } from "./dom.js";
 
 const DEBOUNCE_MS = 200;
 
+/**
+ * The longest query Python searches (render/search.py MAX_QUERY_LENGTH, kept equal by
+ * tests/test_search_cut_and_echo.py): a box takes no more, so a paste gone wrong is cut here
+ * rather than sent to the kernel to be refused. The view has no settings from Python to carry it.
+ */
+export const MAX_QUERY_LENGTH = 4000;
+
 /** Names in the page's highlight registry, shared by every view: each keeps its own ranges. */
 const MARKS = { hit: "turnfold-hit", current: "turnfold-hit-current" };
 
@@ -84,7 +91,12 @@ export class SearchBox {
     this.timer = undefined;
 
     this.element = h("div", "tf-search", { role: "search" });
-    this.input = h("input", "tf-search-input", { type: "search", spellcheck: "false", autocomplete: "off" });
+    this.input = h("input", "tf-search-input", {
+      type: "search",
+      spellcheck: "false",
+      autocomplete: "off",
+      maxlength: String(MAX_QUERY_LENGTH),
+    });
     this.count = text("span", "tf-search-count", "");
     this.count.setAttribute("aria-live", "polite");
     this.previous = this.stepButton("‹", -1);

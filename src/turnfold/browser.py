@@ -36,9 +36,10 @@ import traitlets
 from turnfold.config import load_settings
 from turnfold.corpus import Corpus
 from turnfold.corpus.paging import Choices, Page, Paging, Query
-from turnfold.i18n import plural, translate
+from turnfold.i18n import join_list, plural, translate
 from turnfold.model import SystemNotice, Transcript
 from turnfold.render.html import palette_css
+from turnfold.render.search import MAX_QUERY_LENGTH, QueryTooLong, search_query
 from turnfold.render.table import RUNS_CSS, runs_html
 from turnfold.settings import DisplaySettings
 from turnfold.widget import TranscriptWidget, refuse_unknown
@@ -52,6 +53,8 @@ _STATIC = Path(__file__).parent / "static"
 _BUNDLE_MISSING = "The turnfold browser bundle is not built: run `npm run build` in js/."
 #: Hits a search across runs lists at most (C-6 stops reading once it has them).
 HIT_LIMIT = 100
+#: Characters of a query too long to search that its status repeats.
+_QUERY_SHOWN = 60
 
 # The phrases of the view's own controls, by the names the JS reads them with.
 _UI_KEYS = {
@@ -88,7 +91,9 @@ class Hit(TypedDict):
 
 
 class Hits(TypedDict):
-    """The answer to the latest search: its hits, or ``searching`` while it reads."""
+    """The answer to the latest search: its hits, or ``searching`` while it reads; ``label``
+    says how many, and which files it read otherwise than the scan did (gone, broken or
+    changed since)."""
 
     query: str
     searching: bool
@@ -319,11 +324,20 @@ class SessionBrowser(anywidget.AnyWidget):
 
     def search(self, query: str) -> None:
         """Search every run for ``query``: the hits arrive in the view when the search ends
-        (a thread of its own reads the items; a newer search makes an older one's hits moot)."""
-        query = query.strip()
+        (a thread of its own reads the items; a newer search makes an older one's hits moot).
+        The query is taken as a transcript's search takes it (without the spaces around it, at
+        most :data:`~turnfold.render.search.MAX_QUERY_LENGTH` characters)."""
         with self._search_lock:
             self._search_count += 1
             number = self._search_count
+        try:
+            query = search_query(query)
+        except QueryTooLong:  # said at once, and not sent back whole to the view
+            label = translate("search.too_long", self.settings.locale,
+                              limit=f"{MAX_QUERY_LENGTH:,}")  # fmt: skip
+            shown = query.strip()[:_QUERY_SHOWN] + "…"
+            self._hits = {"query": shown, "searching": False, "hits": [], "label": label}
+            return
         if not query:
             self._hits = None
             return
@@ -335,7 +349,7 @@ class SessionBrowser(anywidget.AnyWidget):
     def _search(self, query: str, number: int) -> None:
         locale = self.settings.locale
         try:
-            found = self.corpus.search(query, limit=HIT_LIMIT)
+            found, missed = self.corpus._searched(query, False, HIT_LIMIT)
             titles = self._titles({hit.key for hit in found})
             hits: list[Hit] = [
                 {"key": hit.key, "title": titles.get(hit.key) or hit.key,
@@ -349,6 +363,14 @@ class SessionBrowser(anywidget.AnyWidget):
                 label = translate("browser.hits_limited", locale, count=len(hits))
             else:
                 label = plural("browser.hits", len(hits), locale)
+            # What corpus.search warns of, where this reader looks: a warning of this thread
+            # reaches no cell.
+            if missed.unread:
+                label += " · " + plural("browser.unread", len(missed.unread), locale,
+                                        files=join_list(list(missed.unread), locale))  # fmt: skip
+            if missed.changed:
+                label += " · " + plural("browser.changed", len(missed.changed), locale,
+                                        files=join_list(list(missed.changed), locale))  # fmt: skip
         except Exception as exc:  # a bad pattern, an unreadable corpus: said, never raised
             hits, label = [], str(exc) or type(exc).__name__
         with self._search_lock:

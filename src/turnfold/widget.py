@@ -61,7 +61,7 @@ from turnfold.render.anchors import key_of_anchor
 from turnfold.render.content import content_css, escape
 from turnfold.render.html import render_html, timeline_css
 from turnfold.render.nodes import TimelineNode, TopNode, View
-from turnfold.render.search import search_view
+from turnfold.render.search import MAX_QUERY_LENGTH, QueryTooLong, search_view
 from turnfold.render.text import render_text
 from turnfold.render.viewmodel import NodeReuse, ancestor_path, plan_view, rebuilt
 from turnfold.session import SessionTally
@@ -471,8 +471,11 @@ class TranscriptWidget(anywidget.AnyWidget):
 
     def search_hits(self, query: str) -> tuple[list[SearchHit], int, str]:
         """The hits of ``query`` in the view, their number, and the label that says so."""
-        hits, total = search_view(self.view, query, skip={USAGE_KEY}, whole=self._whole_text)
         locale = self.view["locale"]
+        try:
+            hits, total = search_view(self.view, query, skip={USAGE_KEY}, whole=self._whole_text)
+        except QueryTooLong:  # a view's request: said in its search box, never raised
+            return [], 0, translate("search.too_long", locale, limit=f"{MAX_QUERY_LENGTH:,}")
         if total:
             label = plural("search.matches", total, locale)
         else:

@@ -46,12 +46,20 @@ from turnfold.corpus.engine import (
     worth_workers,
 )
 from turnfold.corpus.parts import Parts, read_on
-from turnfold.corpus.search import InOrder, SearchHit, SearchMany, search_parts
+from turnfold.corpus.search import (
+    InOrder,
+    Missed,
+    SearchHit,
+    SearchMany,
+    compile_query,
+    search_parts,
+)
 from turnfold.corpus.summarize import (
     COLUMNS,
     TOOL_CALL_COLUMNS,
     TURN_COLUMNS,
     Summary,
+    _error_row,
     examine,
     examine_many,
     summarize,
@@ -232,30 +240,41 @@ class Corpus:
         """Hits for ``query`` (case-insensitive; a regular expression when ``regex``) across
         prompts, answers, thinking, tool arguments and outputs, in row order, at most ``limit``.
 
+        A plain query is looked for without the spaces around it, as a transcript's own search
+        looks for it; no query is longer than
+        :data:`~turnfold.render.search.MAX_QUERY_LENGTH` characters (a ValueError at once).
+
         Items are read again, in the scan's workers (a large file in the parts a scan reads it
         in, by all of them at once), and reading stops once ``limit`` is met. A file that can
-        no longer be read (it went or broke since the scan) is named in a warning.
+        no longer be read (it went or broke since the scan), or that changed since (searched as
+        it is now), is named in a warning.
         """
+        hits, missed = self._searched(query, regex, limit)
+        if missed:  # no hit there is no "no match": its rows read when scanned, not now
+            warn_at_caller(missed.warning())
+        return hits
+
+    def _searched(self, query: str, regex: bool, limit: int) -> tuple[list[SearchHit], Missed]:
+        """:meth:`search`'s hits, and the files it read otherwise than the scan did, which a
+        caller says where its reader looks (the session browser's search status)."""
         if not isinstance(query, str):
             raise TypeError(f"search() looks for a str, not {type(query).__name__}")
-        if not query:
-            raise ValueError("search() needs something to look for: the query is empty")
+        # A bad pattern, or a pasted query past the limit, fails here, not once per item in a
+        # worker; so does a query that is no more than spaces.
+        compile_query(query, regex)
         if type(limit) is not int or limit < 0:
             raise ValueError(f"search() takes a limit of 0 or more hits, not {limit!r}")
+        missed = Missed({}, {})
         if limit == 0:
-            return []
-        if regex:
-            import re
-
-            try:  # a bad pattern fails here, not once per item in a worker
-                re.compile(query)
-            except re.error as exc:
-                raise ValueError(f"search(): {query!r} is no regular expression: {exc}") from exc
+            return [], missed
         rows = self._rows.select(["key", "path", "sample", "format", "error"]).to_pylist()
         items: list[Item] = []
         for i, row in enumerate(rows):
             if row["error"] is None:
-                _add_search_item(items, self._search_item(i, row))
+                item, changed = self._search_item(i, row)
+                if changed is not None:
+                    missed.changed.setdefault(row["path"], changed)
+                _add_search_item(items, item)
         share = part_share(self._workers, self._client)
         if share is not None:  # a large file is searched in the parts a scan reads it in
             items = [part for item in items for part in search_parts(item, share) or [item]]
@@ -265,42 +284,44 @@ class Corpus:
         in_order = InOrder({row["key"] for row in rows if row["error"] is None})
         results = ordered_map(
             SearchMany(query, regex, limit), items, workers=self._workers,
-            client=self._client, parallel=parallel,
+            client=self._client, parallel=parallel, died=_unsearched,
         )  # fmt: skip
-        # The parts of one file that went each say so: the file is said once.
-        unread: dict[str, str] = {}
         try:
             for item, found in zip(items, results, strict=False):
                 hits.extend(in_order(item, found)[: limit - len(hits)])
-                if found.unread is not None:
-                    unread.setdefault(item.path or item.key, found.unread)
+                if found.unread is not None:  # the parts of one file that went: said once
+                    missed.unread.setdefault(item.path or item.key, found.unread)
                 if len(hits) >= limit:
                     break
         finally:
             close = getattr(results, "close", None)
             if close is not None:
                 close()  # stops the workers still reading (C-6: stops at the limit)
-        if unread:  # no hit there is no "no match": its rows read when scanned, not now
-            why = "; ".join(unread.values())
-            warn_at_caller(
-                f"search(): could not read {len(unread)} file(s) again since the scan, so their "
-                f"runs were not searched (scan again to update the rows): {why}"
-            )
-        return hits
+        for path in missed.unread:  # why it could not be read says more than that it changed
+            missed.changed.pop(path, None)
+        return hits, missed
 
-    def _search_item(self, position: int, row: dict[str, Any]) -> Item:
-        from dataclasses import replace
-
+    def _search_item(self, position: int, row: dict[str, Any]) -> tuple[Item, str | None]:
+        """The item a search reads for a row, at its file's size now, and how its file
+        changed since the scan, if it did (the size and modification time the scan saw, as
+        the index tells a changed file, C-4)."""
         item = self._opener(position, row)
-        if item.path is not None and item.size is None:
-            try:
-                size = os.stat(item.path).st_size
-            except OSError:
-                size = 0
-            item = replace(item, format=row["format"], size=size)
-        elif item.format is None and row["format"]:
-            item = replace(item, format=row["format"])
-        return item
+        if item.path is None:
+            if item.format is None and row["format"]:
+                item = replace(item, format=row["format"])
+            return item, None
+        try:
+            now = os.stat(item.path)
+        except OSError:  # gone: reading it says so
+            return replace(item, format=row["format"], size=0), None
+        changed = None
+        if item.size is not None and item.mtime_ns is not None and (
+            now.st_size, now.st_mtime_ns) != (item.size, item.mtime_ns
+        ):  # fmt: skip
+            changed = f"{item.path} (modified, same size)"
+            if now.st_size != item.size:
+                changed = f"{item.path} ({item.size:,} bytes when scanned, {now.st_size:,} now)"
+        return replace(item, format=row["format"], size=now.st_size), changed
 
     # --- display ---------------------------------------------------------------------------------
 
@@ -642,10 +663,13 @@ def _wrapper_columns(rows: pa.Table, extra: pa.Table) -> pa.Table:
 
 def _scan_files(source: Any, found: Found, cache: bool, workers: int | None, client: Any) -> Corpus:
     run = _read_files(source, found, cache, workers, client)
+    scanned = _scanned_as(found.items)
 
     def opener(position: int, row: dict[str, Any]) -> Item:
         # ``sample`` names one sample of an eval log (``id/epoch``), None for a session file.
-        return Item(key=row["key"], path=row["path"], sample=row["sample"], format=row["format"])
+        size, mtime_ns = scanned.get(row["path"], (None, None))
+        return Item(key=row["key"], path=row["path"], sample=row["sample"], format=row["format"],
+                    size=size, mtime_ns=mtime_ns)  # fmt: skip
 
     return _corpus(run, opener, None, workers, client)
 
@@ -711,16 +735,29 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
         # A large file is read in parts, by every worker at once (spec C-5).
         parts = Parts(todo, workers, client,
                       {i: heads[p] for i, p in enumerate(places) if p in heads})  # fmt: skip
+        # A part whose reading killed its worker gives no rows, and its file is one error row
+        # (C-7): the rows of the other parts, numbered on past a part that gave none, would
+        # open other runs than theirs.
+        killed: dict[str, str] = {}
+
+        def died(item: Item, error: str) -> Summary:
+            if item.part is None:
+                return _died_row(item, error)
+            killed.setdefault(item.key, error)
+            return Summary("rows")
+
         with _progress(len(items) + len(parts.work) - len(todo), "Scanning") as bar:
             for position in known:
                 run.tally(known[position])
             run.cached = len(known)
             bar.update(len(known))
-            for index_in_work, summary in _spread(parts.work, workers, client):
+            for index_in_work, summary in _spread(parts.work, workers, client, died):
                 bar.update(1)
                 file = parts.done(index_in_work, summary)
                 if file is not None:
-                    took(places[file[0]], file[1])
+                    position = places[file[0]]
+                    error = killed.pop(items[position].key, None)
+                    took(position, file[1] if error is None else _died_row(items[position], error))
                     _report(bar, run)
             # A sub-agent's file that changed (or went) changes its session's row, though the
             # session file did not (its agent still runs while the session waits): read it
@@ -748,6 +785,12 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
         if index is not None:
             index.close()
     return run
+
+
+def _scanned_as(items: list[Item]) -> dict[str | None, tuple[int | None, int | None]]:
+    """The size and modification time each file had when the scan listed it, by path, which a
+    search compares with the file's now: one changed since is said (C-6)."""
+    return {item.path: (item.size, item.mtime_ns) for item in items if item.path is not None}
 
 
 def _sessions_known(items: list[Item], known: dict[int, Stored], sessions: list[str]) -> list[int]:
@@ -783,14 +826,32 @@ def _examine_chunk(items: list[Item]) -> list[Summary]:
     return examine_many(items)
 
 
-def _spread(todo: list[Item], workers: int | None, client: Any) -> Iterator[tuple[int, Summary]]:
-    """The summaries of ``todo``, each with its index in ``todo``, in the order they end."""
+def _died_row(item: Item, error: str) -> Summary:
+    """An item whose reading killed its worker process: a row with its error (C-7), which the
+    index keeps as it keeps any (a rescan kills no worker again unless the file changed)."""
+    return Summary("rows", [_error_row(item, error)])
+
+
+def _unsearched(item: Item, error: str) -> Any:
+    """An item whose search killed its worker process: named in the search's warning."""
+    from turnfold.corpus.search import Found as Searched  # ``Found`` here is discovery's
+
+    return Searched([], unread=error)
+
+
+def _spread(
+    todo: list[Item], workers: int | None, client: Any,
+    died: Callable[[Item, str], Summary] = _died_row,
+) -> Iterator[tuple[int, Summary]]:  # fmt: skip
+    """The summaries of ``todo``, each with its index in ``todo``, in the order they end; an
+    item whose reading killed its worker, what ``died`` makes of it (C-7)."""
     parallel = worth_workers(todo)
     if client is not None:
-        done = ordered_map(_examine_chunk, todo, workers=workers, client=client, parallel=parallel)
+        done = ordered_map(_examine_chunk, todo, workers=workers, client=client, parallel=parallel,
+                           died=died)  # fmt: skip
         yield from enumerate(done)
     else:
-        yield from spread(_examine_chunk, todo, workers=workers, parallel=parallel)
+        yield from spread(_examine_chunk, todo, workers=workers, parallel=parallel, died=died)
 
 
 def _stored(summaries: list[Summary]) -> list[Stored]:
@@ -850,10 +911,12 @@ def _scan_tables(
                   for path, row in where]  # fmt: skip
         extra = extra.take(pa.array(places, pa.int64()))
     kept = extra if extra.num_columns else None
+    scanned = _scanned_as(found.items)
 
     def opener(position: int, row: dict[str, Any]) -> Item:
+        size, mtime_ns = scanned.get(row["path"], (None, None))
         return Item(key=row["key"], path=row["path"], sample=row["sample"], format=row["format"],
-                    column=column)  # fmt: skip
+                    column=column, size=size, mtime_ns=mtime_ns)  # fmt: skip
 
     return _corpus(run, opener, kept, workers, client)
 
@@ -881,7 +944,7 @@ def _scan_table(
     run = _Run()
     parallel = count >= 64
     results = ordered_map(_examine_chunk, items(), workers=workers, client=client,
-                          parallel=parallel)  # fmt: skip
+                          parallel=parallel, died=_died_row)  # fmt: skip
     with _progress(count, "Scanning") as bar:
         for position, summary in enumerate(results):
             run.read += 1

@@ -11,10 +11,16 @@ forkserver's or a spawned worker runs an unguarded script's top level again, sca
 script without ``if __name__ == "__main__":`` broke the pool). In a kernel, which has threads,
 they fork from a forkserver that has imported the corpus and every format module once; while it
 starts, the scanning process does the first small chunks itself.
+
+A file whose reading kills its worker (a crash in a C extension, the out-of-memory killer) stops
+no scan (C-7): the chunks lost with that worker are read again in a worker of their own, whole,
+and the chunk that kills it again one item at a time, so the item that kills its worker is found
+and given to the caller's ``died``; every other item is read. The work goes on in fresh workers.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -26,6 +32,9 @@ if TYPE_CHECKING:  # imported where workers start: a scan done in this process n
     from concurrent.futures import Future, ProcessPoolExecutor
 
 R = TypeVar("R")
+#: What a caller makes of an item whose reading killed its worker process (C-7): given the
+#: item and why it gave nothing (naming its file), the result the item's work would have given.
+Died = Callable[[Item, str], R]
 #: A chunk of file items aims at this many bytes, so one worker round trip is worth its cost.
 CHUNK_BYTES = 4 * 1024 * 1024
 #: ...and holds at most this many items (rows of a table are small).
@@ -151,6 +160,7 @@ class _Starter:
         from turnfold.forking import can_fork
 
         self.ready = threading.Event()
+        self._workers = workers
         self._failure: BaseException | None = None
         self._thread: threading.Thread | None = None
         if can_fork():
@@ -187,6 +197,146 @@ class _Starter:
     def shutdown(self) -> None:
         self.pool.shutdown(wait=self.ready.is_set(), cancel_futures=True)
 
+    def renew(self) -> ProcessPoolExecutor:
+        """A fresh pool in place of the one a dying worker broke (C-7), its workers up."""
+        self.shutdown()
+        self.pool = _fresh_pool(self._workers)
+        return self.pool
+
+
+def _fresh_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool whose workers are up when it is returned: forked from this process when it has
+    one thread, else from a forkserver (spawned where there is none)."""
+    import multiprocessing
+
+    from turnfold.forking import can_fork
+
+    if can_fork():
+        return _forked_pool(workers)
+    methods = multiprocessing.get_all_start_methods()
+    return _pool(workers, "forkserver" if "forkserver" in methods else "spawn")
+
+
+class ReaderDied(RuntimeError):
+    """An item's reading killed its worker process, and the caller gave no ``died`` (C-7)."""
+
+
+class _Died(Exception):
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+class _Lone:
+    """A worker process of its own, for work that may kill it (C-7): its death breaks no other
+    work, so it tells which work died, and how; the next work then gets a fresh one."""
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+
+    def run(self, func: Callable[[list[Item]], list[R]], chunk: list[Item]) -> list[R]:
+        """``func(chunk)`` in the worker; :class:`_Died` when the worker dies doing it."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        if self._pool is None:
+            self._pool = _fresh_pool(1)
+        pool = self._pool
+        future = pool.submit(func, chunk)
+        # Its one worker, whose end says how it died: the pool's exception does not.
+        processes = list(pool._processes.values())
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            self._pool = None
+            pool.shutdown(wait=True)  # the worker reaped, its exit code known
+            raise _Died(_how_it_died(processes)) from None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _how_it_died(processes: list[Any]) -> str:
+    """How a worker process ended, as its exit code says (minus a signal's number)."""
+    import signal
+
+    codes = [process.exitcode for process in processes if process.exitcode is not None]
+    if not codes:
+        return "its reader's process died"
+    code = codes[0]
+    if code >= 0:
+        return f"its reader's process died (exit code {code})"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        return f"its reader's process died (signal {-code})"
+    return f"its reader's process died (signal {-code}, {name})"
+
+
+def _buried(died: Died[R] | None, item: Item, why: str) -> R:
+    """The result of an item whose reading killed its worker: ``died``'s, naming its file."""
+    said = f"{item.path or item.key}: {why}"
+    if died is None:
+        raise ReaderDied(said)
+    return died(item, said)
+
+
+def _rescued(
+    func: Callable[[list[Item]], list[R]], chunk: list[Item], died: Died[R] | None
+) -> list[R]:
+    """The results of a chunk lost with a worker that died (C-7): it is read again in a worker
+    of its own, whole (it may only have been in flight beside the work that killed), and when
+    that worker dies too, one item at a time, so every item but the one that kills its worker
+    is read."""
+    lone = _Lone()
+    try:
+        try:
+            return lone.run(func, chunk)
+        except _Died as death:
+            if len(chunk) == 1:
+                return [_buried(died, chunk[0], death.why)]
+        results: list[R] = []
+        for item in chunk:
+            try:
+                results += lone.run(func, [item])
+            except _Died as death:
+                results.append(_buried(died, item, death.why))
+        return results
+    finally:
+        lone.close()
+
+
+def _outcome(
+    future: Future[list[R]], func: Callable[[list[Item]], list[R]], chunk: list[Item],
+    died: Died[R] | None,
+) -> list[R]:  # fmt: skip
+    """The results of a chunk of a pool that broke: its own, if it ended before; else read
+    again (:func:`_rescued`)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    failure = future.exception()
+    if failure is None:
+        return future.result()
+    if isinstance(failure, BrokenProcessPool):
+        return _rescued(func, chunk, died)
+    raise failure
+
+
+def _submitted(
+    pool: ProcessPoolExecutor, func: Callable[[list[Item]], list[R]], chunk: list[Item]
+) -> Future[list[R]]:
+    """``func(chunk)`` submitted to ``pool``; a pool a dying worker broke already gives a
+    future that says so, as the chunks in flight with it do."""
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return pool.submit(func, chunk)
+    except BrokenProcessPool as exc:
+        lost: Future[list[R]] = Future()
+        lost.set_exception(exc)
+        return lost
+
 
 def ordered_map(
     func: Callable[[list[Item]], list[R]],
@@ -195,16 +345,18 @@ def ordered_map(
     workers: int | None,
     client: Any = None,
     parallel: bool = True,
+    died: Died[R] | None = None,
 ) -> Iterator[R]:
     """``func`` over chunks of ``items``, one result per item, in the order of ``items``.
 
     ``items`` may be a generator (the rows of a Parquet file, read batch by batch): at most a
     window of chunks is ever materialised, besides the chunks done here while the workers
     start. ``parallel=False`` (too little work, see :func:`worth_workers`) keeps the work in
-    this process unless a Dask ``client`` is given.
+    this process unless a Dask ``client`` is given. An item whose reading kills its worker
+    gives what ``died`` makes of it (without ``died``, :class:`ReaderDied` names its file).
     """
     if client is not None:
-        yield from _windowed(func, chunks(items), client, _dask_window(client))
+        yield from _on_dask(func, chunks(items), client, _dask_window(client), died)
         return
     count = default_workers() if workers is None else max(1, workers)
     if count == 1 or not parallel:
@@ -216,9 +368,8 @@ def ordered_map(
         stream = chunks(items)
         for chunk in stream:
             if starter.ready.is_set() or not _small(chunk):
-                pending: deque[Any] = deque([starter.wait().submit(func, chunk)])
-                yield from _windowed(func, stream, starter.pool, count * WINDOW_PER_WORKER,
-                                     pending)  # fmt: skip
+                work = itertools.chain([chunk], stream)
+                yield from _in_order(func, work, starter, count * WINDOW_PER_WORKER, died)
                 return
             yield from func(chunk)  # the workers are still starting
     finally:
@@ -227,7 +378,7 @@ def ordered_map(
 
 def spread(
     func: Callable[[list[Item]], list[R]], items: list[Item], *, workers: int | None,
-    parallel: bool = True,
+    parallel: bool = True, died: Died[R] | None = None,
 ) -> Iterator[tuple[int, R]]:  # fmt: skip
     """``func`` over chunks of ``items``, as ``(index in items, result)``, in the order the
     work ends, for a consumer that puts the results in place itself.
@@ -236,7 +387,8 @@ def spread(
     the end while the other workers idle; the smallest are done here while the workers start,
     one file at a time: the rest of a chunk begun here goes to the workers once they are up,
     which otherwise waited idle until this process ended the chunk (a few hundredths of a
-    second of every core).
+    second of every core). An item whose reading kills its worker gives what ``died`` makes
+    of it, as in :func:`ordered_map`.
     """
     count = default_workers() if workers is None else max(1, workers)
     if count == 1 or not parallel:
@@ -247,6 +399,7 @@ def spread(
                 done += 1
         return
     from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     largest = sorted(range(len(items)), key=lambda i: items[i].size or 0, reverse=True)
     planned = deque(_index_chunks(items, largest))
@@ -268,8 +421,17 @@ def spread(
         while planned or running:
             while planned and len(running) < count * WINDOW_PER_WORKER:
                 indices = planned.popleft()
-                running[pool.submit(func, [items[i] for i in indices])] = indices
+                running[_submitted(pool, func, [items[i] for i in indices])] = indices
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            if any(isinstance(future.exception(), BrokenProcessPool) for future in finished):
+                # A worker died: every chunk in flight in its pool is lost with it (C-7).
+                starter.shutdown()
+                for future, indices in running.items():
+                    chunk = [items[i] for i in indices]
+                    yield from zip(indices, _outcome(future, func, chunk, died), strict=True)
+                running.clear()
+                pool = starter.renew()
+                continue
             for future in finished:
                 yield from zip(running.pop(future), future.result(), strict=True)
     finally:
@@ -302,33 +464,108 @@ def _dask_threads(client: Any) -> int:
         return 2
 
 
-def _windowed(
+def _in_order(
     func: Callable[[list[Item]], list[R]],
     stream: Iterator[list[Item]],
-    executor: Any,
+    starter: _Starter,
     window: int,
-    pending: deque[Any] | None = None,
+    died: Died[R] | None,
 ) -> Iterator[R]:
-    """Submit chunks while fewer than ``window`` are pending; yield results in order.
+    """Submit chunks to the starter's pool while fewer than ``window`` are pending; yield
+    results in order. A worker that dies breaks its pool, and every chunk pending in it is
+    lost: each is rescued (:func:`_rescued`), and a fresh pool reads on (C-7)."""
+    from concurrent.futures.process import BrokenProcessPool
 
-    ``pending`` holds the futures (of the pool or of Dask) already under way, in order."""
-    from concurrent.futures import ProcessPoolExecutor
+    pool = starter.wait()
+    pending: deque[tuple[Future[list[R]], list[Item]]] = deque()
+    try:
+        while True:
+            for chunk in itertools.islice(stream, window - len(pending)):
+                pending.append((_submitted(pool, func, chunk), chunk))
+            if not pending:
+                return
+            try:
+                results = pending[0][0].result()
+            except BrokenProcessPool:
+                starter.shutdown()
+                for future, chunk in pending:
+                    yield from _outcome(future, func, chunk, died)
+                pending.clear()
+                pool = starter.renew()
+                continue
+            pending.popleft()
+            yield from results
+    finally:
+        for future, _ in pending:
+            future.cancel()
 
-    pending = deque() if pending is None else pending
-    dask = not isinstance(executor, ProcessPoolExecutor)
+
+def _on_dask(
+    func: Callable[[list[Item]], list[R]],
+    stream: Iterator[list[Item]],
+    client: Any,
+    window: int,
+    died: Died[R] | None,
+) -> Iterator[R]:
+    """Submit chunks to a Dask cluster while fewer than ``window`` are pending; yield results
+    in order. A chunk Dask gave up on, its workers dying (``KilledWorker``), is read again an
+    item a task (:func:`_rescued_on_dask`)."""
+    pending: deque[tuple[Any, list[Item]]] = deque()
     try:
         for chunk in stream:
-            if dask:
-                pending.append(executor.submit(func, chunk, pure=False))
-            else:
-                pending.append(executor.submit(func, chunk))
+            pending.append((client.submit(func, chunk, pure=False), chunk))
             while len(pending) >= window:
-                yield from pending.popleft().result()
+                yield from _dask_outcome(client, func, *pending.popleft(), died)
         while pending:
-            yield from pending.popleft().result()
+            yield from _dask_outcome(client, func, *pending.popleft(), died)
     finally:
-        for future in pending:
+        for future, _ in pending:
             future.cancel()
+
+
+def _dask_outcome(
+    client: Any, func: Callable[[list[Item]], list[R]], future: Any, chunk: list[Item],
+    died: Died[R] | None,
+) -> list[R]:  # fmt: skip
+    try:
+        results: list[R] = future.result()
+    except Exception as exc:
+        from distributed import KilledWorker  # only a Dask client's scan gets here
+
+        if not isinstance(exc, KilledWorker):
+            raise
+        return _rescued_on_dask(client, func, chunk, died)
+    return results
+
+
+#: Why an item Dask gave up on gave nothing: Dask says no exit code.
+DASK_DIED = "its reader's process died (every Dask worker that read it died: KilledWorker)"
+
+
+def _rescued_on_dask(
+    client: Any, func: Callable[[list[Item]], list[R]], chunk: list[Item], died: Died[R] | None
+) -> list[R]:
+    """The results of a chunk Dask gave up on (C-7): each item a task of its own; an item
+    given up on too runs again alone among them (a task beside it on a dying worker is given
+    up on with it), and given up on again, it is the one that kills its worker."""
+    from distributed import KilledWorker
+
+    futures = [client.submit(func, [item], pure=False) for item in chunk]
+    results: list[list[R] | None] = []
+    for future in futures:
+        try:
+            results.append(future.result())
+        except KilledWorker:
+            results.append(None)
+    rescued: list[R] = []
+    for item, result in zip(chunk, results, strict=True):
+        if result is None:
+            try:
+                result = client.submit(func, [item], pure=False).result()
+            except KilledWorker:
+                result = [_buried(died, item, DASK_DIED)]
+        rescued += result
+    return rescued
 
 
 def _small(chunk: list[Item]) -> bool:

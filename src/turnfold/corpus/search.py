@@ -51,6 +51,7 @@ from turnfold.model import (
     Wording,
 )
 from turnfold.render.content import plain_text
+from turnfold.render.search import search_query
 
 #: Characters of context on each side of a match in a snippet.
 SNIPPET_CONTEXT = 60
@@ -125,14 +126,56 @@ class Found:
     unread: str | None = None
 
 
+@dataclass(frozen=True)
+class Missed:
+    """What a search read otherwise than its scan did, by file: the files it could not read
+    again (``unread``: why, from :attr:`Found.unread`), and the files ``changed`` since the scan
+    (how), searched as they are now, which their rows do not describe (a trajectory overwritten
+    with text reads as an empty run: its "no hit" is no answer). Each is for the reader to scan
+    again."""
+
+    unread: dict[str, str]
+    changed: dict[str, str]
+
+    def __bool__(self) -> bool:
+        return bool(self.unread or self.changed)
+
+    def warning(self) -> str:
+        """The one warning that says it all, naming each file."""
+        said = []
+        if self.unread:
+            said.append(f"could not read {len(self.unread)} file(s) again since the scan, so "
+                        "their runs were not searched")  # fmt: skip
+        if self.changed:
+            said.append(f"{len(self.changed)} file(s) changed since the scan, so their runs were "
+                        "searched as the files are now, not as their rows were read")  # fmt: skip
+        why = "; ".join([*self.unread.values(), *self.changed.values()])
+        return f"search(): {'; and '.join(said)} (scan again to update the rows): {why}"
+
+
+def compile_query(query: str, regex: bool) -> re.Pattern[str]:
+    """The pattern a search matches, case-insensitive: ``query`` as :func:`search_query` takes
+    it (a :class:`~turnfold.render.search.QueryTooLong` past its limit, before any compiling),
+    escaped unless ``regex``; a ValueError for nothing to look for or no regular expression."""
+    text = search_query(query, regex=regex)
+    if not text:
+        spaces = " but for spaces" if query else ""
+        raise ValueError(f"search() needs something to look for: the query is empty{spaces}")
+    try:
+        return re.compile(text if regex else re.escape(text), re.IGNORECASE)
+    except re.error as exc:
+        raise ValueError(f"search(): {query!r} is no regular expression: {exc}") from exc
+
+
 def search_item(item: Item, query: str, regex: bool, limit: int) -> Found:
     """Up to ``limit`` hits in one item (or part of a file, :func:`search_parts`), at most one
     per entry; an unreadable item has none.
 
     An eval log named without a sample is every sample of it, the log read once, each hit
     keyed by its sample (``path#id/epoch``); so are a file of runs' records (``path#n``), a
-    Parquet file's rows and an eval output's instances."""
-    pattern = re.compile(query if regex else re.escape(query), re.IGNORECASE)
+    Parquet file's rows and an eval output's instances. The query is taken as
+    :func:`compile_query` takes it."""
+    pattern = compile_query(query, regex)
     if item.part is not None:
         return _search_part(item, pattern, limit)
     if item.path is not None and item.sample is None and item.format == inspect_log.NAME:

@@ -19,6 +19,31 @@ from turnfold.render.viewmodel import ancestor_path, iter_nodes
 
 #: At most this many hits are reported (and opened) per query.
 MAX_SEARCH_HITS = 200
+#: The longest query a search takes, in characters, in a transcript (P-11) and across runs
+#: (C-6): room for a pasted prompt or a screen of output, far past anything typed. Longer is a
+#: paste gone wrong, refused at once: a regular expression compiles in memory about a hundred
+#: times the query's length (10 MB of query took 900 MB).
+MAX_QUERY_LENGTH = 4000
+
+
+class QueryTooLong(ValueError):
+    """A query longer than :data:`MAX_QUERY_LENGTH`."""
+
+
+def search_query(query: str, *, regex: bool = False) -> str:
+    """What a search looks for: ``query`` without the spaces around it, which a reader never
+    means (a space typed before the word, a pasted line's end) and no search box shows; a
+    regular expression is taken as written (``\\s`` says what its spaces mean).
+
+    >>> search_query("  calc.py\\n")
+    'calc.py'
+    """
+    text = query if regex else query.strip()
+    if len(text) > MAX_QUERY_LENGTH:
+        raise QueryTooLong(
+            f"a search query is at most {MAX_QUERY_LENGTH:,} characters; this one has {len(text):,}"
+        )
+    return text
 
 
 def searchable_text(node: Mapping[str, Any]) -> Iterator[str]:
@@ -29,10 +54,13 @@ def searchable_text(node: Mapping[str, Any]) -> Iterator[str]:
             if node.get(field):
                 yield html.unescape(str(node[field]))
         result = node.get("result") or {}
-        if result.get("text"):
-            yield str(result["text"])
+        # The rest of a long output goes on from its first part, often mid-line: one text, so
+        # a query across the cut is found (the first part keeps the line end it may stop at).
+        output = str(result.get("text") or "")
         if result.get("more_html"):
-            yield html_to_text(str(result["more_html"]))
+            output += html_to_text(str(result["more_html"]))
+        if output:
+            yield output
         line = (node.get("subagent") or {}).get("line")
         if line:
             yield html.unescape(str(line))
@@ -41,9 +69,14 @@ def searchable_text(node: Mapping[str, Any]) -> Iterator[str]:
         yield html.unescape(str(node["command"]))
     if kind == "summary":
         yield str(node.get("text") or "")
-    for field in ("html", "more_html", "summary_html"):  # more_html: a long message's rest
-        if node.get(field):
-            yield html_to_text(str(node[field]))
+    # A long message's rest (``more_html``) goes on from its first part, often mid-line: the
+    # fragments are joined before their text is read, so a query across the cut is found and a
+    # line break at the cut still parts two words.
+    shown = str(node.get("html") or "") + str(node.get("more_html") or "")
+    if shown:
+        yield html_to_text(shown)
+    if node.get("summary_html"):
+        yield html_to_text(str(node["summary_html"]))
     for option in node.get("options") or []:
         yield html.unescape(str(option))
 
@@ -68,9 +101,10 @@ def search_view(
     Returns ``([{"key", "path"}, …], total)``: at most ``limit`` hits in reading order, and how
     many there were in all. ``path`` is :func:`ancestor_path` of the hit: only what must open.
     Top-level nodes keyed in ``skip`` (a widget's own footer) are not searched. ``whole(key)``
-    gives the whole text of a node the view capped, which is searched too.
+    gives the whole text of a node the view capped, which is searched too. A query is taken
+    as :func:`search_query` takes it (:class:`QueryTooLong` past :data:`MAX_QUERY_LENGTH`).
     """
-    needle = query.casefold().strip()
+    needle = search_query(query).casefold()
     if not needle:
         return [], 0
     hits: list[dict[str, Any]] = []
@@ -93,4 +127,7 @@ def search_view(
     return hits, total
 
 
-__all__ = ["MAX_SEARCH_HITS", "search_view", "searchable_text"]
+__all__ = [
+    "MAX_QUERY_LENGTH", "MAX_SEARCH_HITS", "QueryTooLong", "search_query", "search_view",
+    "searchable_text",
+]  # fmt: skip
