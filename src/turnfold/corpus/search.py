@@ -223,12 +223,20 @@ class InOrder:
     of the parts before it; an instance of an eval output met in an earlier part has no hits
     (the first is the row), and a file of one instance is keyed by its path. Every part before
     the one a search stops at was read whole (it held fewer hits than the limit), so each
-    renumbering knows what came before it."""
+    renumbering knows what came before it.
+
+    A part that could not be read whole (:attr:`Found.unread`: its worker died, its bytes
+    failed) leaves its records uncounted, and nothing else counts them: the rows keep no part
+    or line, a line may hold no record or several, and reading the part here to count them
+    may fail or kill this process as it did the worker. So the later parts' hits of its file
+    are left out (numbered on past it, each would open another run than its own); the search
+    names the file in its warning. The hits before the break stand: they were numbered right."""
 
     def __init__(self, readable: set[str]) -> None:
         self._readable = readable
         self._before: dict[str, int] = {}
         self._met: dict[str, set[str]] = {}
+        self._broken: set[str] = set()  # files of runs with a part not read whole
 
     def __call__(self, item: Item, found: Found) -> list[SearchHit]:
         hits = found.hits
@@ -239,6 +247,10 @@ class InOrder:
             if item.key in self._readable:  # a file of one instance: its row is the path's
                 hits = [replace(hit, key=item.key) for hit in hits]
         elif isinstance(item.part, runs.Span):
+            if item.key in self._broken:
+                return []
+            if found.unread is not None:
+                self._broken.add(item.key)
             before = self._before.get(item.key, 0)
             self._before[item.key] = before + found.records
             hits = [replace(hit, key=f"{item.key}#{before + int(_place(item, hit))}")
