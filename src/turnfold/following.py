@@ -18,12 +18,20 @@ break the run. Both ``for`` and ``async for`` work, so a notebook can ``await`` 
 an async framework under Jupyter's running event loop, and the follower is locked, so events
 may come from a worker thread (spec L-5). The widget coalesces its updates as it always does,
 so a fast stream never floods the notebook's connection.
+
+A run can die without its stream ever being closed: a ``KeyboardInterrupt`` raised in a task of
+the framework's own (the Agents SDK runs each tool in one) leaves the event loop at once, and the
+cell's task that iterated the stream is never stepped again. So in IPython a followed run whose
+cell is over is ended at that cell's end, shown stopped (P-7), unless it is going on in the
+background (:meth:`Follow._cell_ended`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
 from types import ModuleType
@@ -95,6 +103,12 @@ class Follow:
         self._display = display
         self._widget: TranscriptWidget | None = None
         self._lock = threading.RLock()
+        #: What steps the stream (see :meth:`_watch_cells`), and what stops watching cells.
+        self._driver: asyncio.Task[Any] | threading.Thread | None = None
+        self._unwatch: Any = None
+        #: Whether the stream is being stepped (asked for its next event, not yet given it):
+        #: between two events its user holds it, and may step it again in a later cell.
+        self._stepping = False
 
     def _open_run(self, run: Any) -> None:
         """A run object that streams (the Agents SDK's ``RunResultStreaming``): its framework's
@@ -183,11 +197,15 @@ class Follow:
             raise TypeError(f"{type(self.events).__name__} is not an event stream")
         return self._async()
 
-    def _sync(self) -> Iterator[Any]:
+    def _sync(self, driver: asyncio.Task[Any] | None = None) -> Iterator[Any]:
+        self._watch_cells(driver or threading.current_thread())
+        self._stepping = True
         try:
             for event in self.events:
                 self.see(event)
+                self._stepping = False
                 yield event
+                self._stepping = True
         except BaseException as exc:
             self._broke_off(exc)
             raise
@@ -195,11 +213,15 @@ class Follow:
             self.end()
 
     async def _async(self) -> AsyncIterator[Any]:
+        self._watch_cells(_current_task())
+        self._stepping = True
         try:
             await self._read_run()
             async for event in self.events:
                 self.see(event)
+                self._stepping = False
                 yield event
+                self._stepping = True
         except BaseException as exc:
             self._broke_off(exc)
             if isinstance(exc, Exception):
@@ -272,8 +294,58 @@ class Follow:
             return False
 
     async def _async_over_sync(self) -> AsyncIterator[Any]:
-        for event in self._sync():
+        for event in self._sync(_current_task()):
             yield event
+
+    # --- the cell's end ----------------------------------------------------------------------
+
+    def _watch_cells(self, driver: asyncio.Task[Any] | threading.Thread | None) -> None:
+        """In IPython, check at each cell's end (``post_run_cell``) whether ``driver``, the
+        task or thread that steps the stream, can still step it (:meth:`_cell_ended`); only
+        while the run is followed, so a finished run costs a cell nothing."""
+        ipython = getattr(sys.modules.get("IPython"), "get_ipython", None)
+        shell = ipython() if ipython is not None else None
+        events = getattr(shell, "events", None)
+        if events is None or driver is None:
+            return  # no cell ends outside IPython; a trio loop's tasks are not asyncio's
+        with self._lock:
+            if self._ended or self._unwatch is not None:
+                return
+            self._driver = driver
+            events.register("post_run_cell", self._cell_ended)
+            self._unwatch = lambda: _unregister(events, self._cell_ended)
+
+    def _cell_ended(self, result: Any = None) -> None:
+        """A cell ended while the run is followed: if its stream was being stepped and nothing
+        can step it any more, the run is ended as a Ctrl-C ends it (shown stopped, P-7; the
+        calls it cut off cancelled), and the widget stops running (which saves its view, N-1).
+
+        Nothing can when the task that stepped it is done, or its loop closed, or it is the
+        cell's own task (IPython runs a cell's top-level ``await`` as one ``run_cell_async``
+        task): that cell is over, and the step it was waiting for was left unfinished by an
+        exception that left the loop (a ``KeyboardInterrupt`` in a framework's task), never to
+        be taken again. A stream its user holds between two events (``await anext(it)``, cell
+        by cell) is no such stream: it goes on when stepped again. A thread that stepped it can
+        no more once it is dead. A run iterated on a task of the user's (``create_task``) or on
+        a thread of its own goes on in the background after its cell: it is checked again at
+        the next cell's end. A sync stream stepped by the cell's own thread is closed with the
+        loop that left it (the generator is dropped), so one still open there is held on
+        purpose (``next(it)`` cell by cell), and left to its user."""
+        with self._lock:
+            if self._ended or not self._stepping or not self._driver_gone():
+                return
+            self._broke_off(KeyboardInterrupt())
+        self.end()
+
+    def _driver_gone(self) -> bool:
+        driver = self._driver
+        if isinstance(driver, threading.Thread):
+            return not driver.is_alive()
+        if driver is None:
+            return False
+        if driver.done() or driver.get_loop().is_closed():
+            return True
+        return getattr(driver.get_coro(), "__name__", None) == "run_cell_async"
 
     # --- following ---------------------------------------------------------------------------
 
@@ -330,6 +402,8 @@ class Follow:
             if self._ended:
                 return
             self._ended = True
+            if self._unwatch is not None:
+                self._unwatch()
             try:
                 if self._follower is not None and not self._failed:
                     self._follower.close()
@@ -360,6 +434,19 @@ class Follow:
 
     def _warn(self, reason: str) -> None:
         self.transcript.warnings.append(LoadWarning(reason=reason, source="<follow>"))
+
+
+def _current_task() -> asyncio.Task[Any] | None:
+    """The asyncio task stepping the stream; None under another event loop (trio)."""
+    try:
+        return asyncio.current_task()
+    except RuntimeError:
+        return None
+
+
+def _unregister(events: Any, callback: Any) -> None:
+    with contextlib.suppress(ValueError):  # the shell's callbacks reset meanwhile
+        events.unregister("post_run_cell", callback)
 
 
 def follow(
