@@ -271,7 +271,9 @@ async def watch():
         pass
 
 watching = asyncio.run_coroutine_threadsafe(watch(), loop)
-while "run" not in globals() or not run.transcript.tool_calls():
+deadline = time.monotonic() + 120  # the run waits in its tool (never a hang)
+while "run" not in globals() or [c.status for c in run.transcript.tool_calls()] != ["executing"]:
+    assert time.monotonic() < deadline, "the run never reached its tool"
     time.sleep(0.01)
 """
     )

@@ -629,7 +629,9 @@ def _say_warnings(path: Path, transcript: Transcript, stderr: TextIO) -> None:
     """Count on stderr what the load could not read, which the page or outline shows as a
     notice: a terminal user sees it without opening the page (L-4)."""
     if transcript.warnings:
-        count = len(transcript.warnings)
+        from turnfold.formats.source import warning_count
+
+        count = warning_count(transcript.warnings)
         noun = "problem" if count == 1 else "problems"
         print(
             _shown(

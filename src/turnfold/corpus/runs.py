@@ -37,6 +37,7 @@ from turnfold.formats.errors import MalformedLine
 from turnfold.formats.resume import CountedLines, complete_lines, fingerprint
 from turnfold.formats.source import (
     Bounded,
+    join_warnings,
     json_lines,
     marked_encoding,
     open_source,
@@ -233,7 +234,7 @@ class Runs:
                 except Exception as exc:
                     result = exc
                 else:
-                    result.warnings[:0] = warned
+                    join_warnings(result.warnings, warned, before=True)
             yield place if name is None else name, line, result
 
 

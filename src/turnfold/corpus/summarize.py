@@ -47,7 +47,7 @@ from turnfold.formats.common import as_text
 from turnfold.formats.databases import one_look
 from turnfold.formats.frameworks import crewai
 from turnfold.formats.harnesses import archive, inspect_log, openhands
-from turnfold.formats.source import Source, open_source
+from turnfold.formats.source import Source, open_source, warning_count
 from turnfold.formats.traces import otlp
 from turnfold.formats.wrappers import CUSTOM_ID, UNKNOWN, OneFormat, runs_key
 from turnfold.model import (
@@ -594,7 +594,7 @@ def _examine_instances(item: Item, tables: bool, visit: Visit | None) -> Summary
     if not found.rows and item.part is None:  # a part of blank lines holds no instance
         return None
     # What concerns the file (an unreadable line) is a warning of every instance's load.
-    found.shared = len(source.warnings)
+    found.shared = warning_count(source.warnings)
     for row in found.rows:
         if row["error"] is None:
             row["warnings"] += found.shared
@@ -1096,7 +1096,8 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
         **{name: tokens.get(name) for name in TOKEN_COLUMNS},
         "cost_usd": facts.cost.usd if facts.cost is not None else None,
         "outcome": as_text(meta.get("outcome")),
-        "score": _score(meta.get("score")), "warnings": len(transcript.warnings), "error": None,
+        "score": _score(meta.get("score")), "warnings": warning_count(transcript.warnings),
+        "error": None,
     }  # fmt: skip
     return Summary("rows", [row], tool_rows, turn_rows)
 

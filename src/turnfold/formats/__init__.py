@@ -25,6 +25,7 @@ from turnfold.formats.source import (
     Source,
     expanded,
     from_json_value,
+    join_warnings,
     looks_like_text,
     open_source,
     table_of_runs,
@@ -271,7 +272,8 @@ def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Trans
                     raise run_error(exc, source.name, line) from None
                 except AgentRefused as exc:
                     raise exc.of(f"{source.name}, line {line}") from None
-                transcript.warnings[:0] = warned  # its line's, as a scan's row counts them
+                # Its line's, as a scan's row counts them.
+                join_warnings(transcript.warnings, warned, before=True)
                 return transcript
             if read.guess == UNKNOWN and not isinstance(record, MalformedLine):
                 read.learn(record)  # the dataset's first run: its format
@@ -324,7 +326,7 @@ def settle_load(
     warnings first, its accounting (``accounting``: the part of it that is this transcript's,
     when the source holds several), and a warning for what was passed over (X-2)."""
     if source.warnings:
-        transcript.warnings[:0] = source.warnings
+        join_warnings(transcript.warnings, source.warnings, before=True)
     kept = transcript.accounting = source.accounting if accounting is None else accounting
     report_losses(source.name, kept, transcript, module)
     return transcript

@@ -149,7 +149,13 @@ from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.protocol import read_through
-from turnfold.formats.source import Source, json_object_file, open_source, sibling_files
+from turnfold.formats.source import (
+    Source,
+    join_warnings,
+    json_object_file,
+    open_source,
+    sibling_files,
+)
 from turnfold.formats.wording import failure, notice, worded
 from turnfold.model import (
     AbortMarker,
@@ -1409,7 +1415,7 @@ class _Reader:
         except TranscriptFormatError as exc:
             self.source.warn(f"sub-agent steps: {exc.reason}", spawn.line)
             return None
-        child.warnings[:0] = source.warnings
+        join_warnings(child.warnings, source.warnings, before=True)
         child.metadata["agent_id"] = spawn.agent_id
         return child
 
@@ -1579,7 +1585,7 @@ class _Reader:
                 stream.close()
         self.source.accounting.merge(source.accounting)  # nothing of the child file unaccounted
         if child is not None:
-            child.warnings[:0] = source.warnings
+            join_warnings(child.warnings, source.warnings, before=True)
         return child
 
     def fill_from_meta(self, spawn: _Spawn, meta_path: Path) -> None:

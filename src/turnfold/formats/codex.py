@@ -196,6 +196,7 @@ from turnfold.formats.openai_responses import (
 from turnfold.formats.protocol import read_through
 from turnfold.formats.source import (
     Source,
+    join_warnings,
     open_source,
     sibling_files,
     type_of_record,
@@ -2728,6 +2729,6 @@ def _load_file(path: Path, depth: int, seen: set[Path]) -> tuple[Transcript, Sou
     finally:
         if stream is not None:
             stream.close()
-    child.warnings[:0] = source.warnings
+    join_warnings(child.warnings, source.warnings, before=True)
     child.accounting = source.accounting
     return child, source

@@ -64,6 +64,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.source import (
     Source,
+    join_warnings,
     keep_warning,
     open_source,
     sibling_files,
@@ -400,7 +401,7 @@ def _attach_subagents(source: Source, transcript: Transcript, folder: Path) -> N
             if stream is not None:
                 stream.close()
         source.accounting.merge(child_source.accounting)  # nothing of the child file unaccounted
-        transcript.warnings.extend(child.warnings)
+        join_warnings(transcript.warnings, child.warnings)
         prompt = (_first_prompt(child) or "").strip()
         matches = (c for c in open_calls if (_task_of(c) or "").strip() == prompt)
         call = next(matches, None) if prompt else None

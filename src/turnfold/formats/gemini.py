@@ -110,7 +110,7 @@ from turnfold.formats.gemini_parts import (
     usage_from,
 )
 from turnfold.formats.protocol import read_through
-from turnfold.formats.source import Source, open_source
+from turnfold.formats.source import Source, join_warnings, open_source
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -1044,7 +1044,7 @@ def _load_child(
     finally:
         if stream is not None:
             stream.close()
-    child.warnings[:0] = child_source.warnings
+    join_warnings(child.warnings, child_source.warnings, before=True)
     child.accounting = child_source.accounting
     # The child's records are the session's too: counted under their own types (issue 11).
     source.accounting.merge(child_source.accounting)

@@ -25,7 +25,7 @@ from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.source import Source, join_warnings, type_of_record
 from turnfold.model import (
     ENTRY_TYPES,
     Disposition,
@@ -464,11 +464,11 @@ def _transcript(
             note("warning", "warned")
         else:
             note("warning", "mapped")
-    warnings[:0] = read
+    join_warnings(warnings, read, before=True)
     if outer is not None:
         outer += [path + p for p in problems]
     else:
-        warnings += [LoadWarning(reason=p, source=source) for p in problems]
+        join_warnings(warnings, [LoadWarning(reason=p, source=source) for p in problems])
     return transcript
 
 
@@ -554,5 +554,5 @@ def load_records(
                 LoadWarning(reason=where + p, line=line, source=source, record=record_id)
                 for p in problems
             ]
-    transcript.warnings.extend(own_warnings)
+    join_warnings(transcript.warnings, own_warnings)
     return transcript

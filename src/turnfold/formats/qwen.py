@@ -104,7 +104,13 @@ from turnfold.formats.gemini_parts import (
     usage_from,
 )
 from turnfold.formats.protocol import not_read
-from turnfold.formats.source import Source, json_object_file, open_source, sibling_files
+from turnfold.formats.source import (
+    Source,
+    join_warnings,
+    json_object_file,
+    open_source,
+    sibling_files,
+)
 from turnfold.formats.wording import notice, stop
 from turnfold.model import (
     AbortMarker,
@@ -292,7 +298,7 @@ def _read_subagent_files(source: Source, reader: _Reader) -> None:
             reader.source = source
             if stream is not None:
                 stream.close()
-        source.warnings += child.warnings
+        join_warnings(source.warnings, child.warnings)
         source.accounting.merge(child.accounting)
 
 

@@ -339,18 +339,27 @@ class Source:
         :data:`MAX_LISTED_WARNINGS` the warning returned is the :class:`UnlistedWarnings` that
         counts it.
         """
-        current = self._current
-        at = current if current is not None and line is not None and current[0] == line else None
+        at = self._at(line)
         warning: LoadWarning | None = counted_unlisted(self.warnings)
         if warning is None:
             record = _record_id(at[1]) if at is not None else None
             warning = LoadWarning(reason=reason, line=line, source=self.name, record=record)
             keep_warning(self.warnings, warning)
+        self._warned(at, record_type)
+        return warning
+
+    def _at(self, line: int | None) -> tuple[int, Any] | None:
+        """The record being read, if it is the one on ``line``."""
+        current = self._current
+        return current if current is not None and line is not None and current[0] == line else None
+
+    def _warned(self, at: tuple[int, Any] | None, record_type: str | None) -> None:
+        """Account for a record a warning is about as warned about (as ``record_type``, or the
+        one being read, ``at``), unless the loader already said what it did with it."""
         if record_type is not None:
             self.note(record_type, "warned")
         elif not self._noted and at is not None:
             self.note(type_of_record(at[1]), "warned")
-        return warning
 
     def take_warnings(
         self,
@@ -365,22 +374,23 @@ class Source:
         for the record as ``record_type``, warned about, once.
 
         An :class:`UnlistedWarnings` among them moves as the count it holds, not as one more
-        warning: the listed warnings before it in its list fill this source's listed ones
-        first (a builder's list is emptied into the source record by record), so the count
-        joins the source's own.
+        warning: it joins this source's count (:func:`join_warnings`), however many this
+        source lists yet.
         """
         moved = warnings[start:]
         del warnings[start:]
         for index, warning in enumerate(moved):
-            self.warn(warning.reason, line, record_type=record_type if index == 0 else None)
-            counted = self.warnings[-1]
-            if type(warning) is UnlistedWarnings and type(counted) is UnlistedWarnings:
-                counted.count += warning.count - 1  # the warn above counted one of them
+            if type(warning) is not UnlistedWarnings:
+                self.warn(warning.reason, line, record_type=record_type if index == 0 else None)
+                continue
+            if index == 0:  # the record warned, told by its count alone
+                self._warned(self._at(line), record_type)
+            join_warnings(self.warnings, [warning])
 
     def hand_over(self, transcript: Transcript) -> Transcript:
         """``transcript`` as a format that reads its files itself (``read_path``) returns
         what it read from this source: the source's warnings first, and its accounting."""
-        transcript.warnings[:0] = self.warnings
+        join_warnings(transcript.warnings, self.warnings, before=True)
         transcript.accounting = self.accounting
         return transcript
 
@@ -422,16 +432,67 @@ def keep_warning(warnings: list[LoadWarning], warning: LoadWarning) -> None:
     >>> str(kept[-1])
     's:1001: 3 more problem(s) like those above, not listed one by one'
     """
-    if len(warnings) < MAX_LISTED_WARNINGS:
+    if len(warnings) < MAX_LISTED_WARNINGS and not (
+        warnings and type(warnings[-1]) is UnlistedWarnings
+    ):
         warnings.append(warning)
         return
     if counted_unlisted(warnings) is not None:
         return
-    last = warnings[-1]
-    if not isinstance(last, UnlistedWarnings):  # the first past the bound, or others came after
-        last = UnlistedWarnings(reason="", line=warning.line, source=warning.source)
-        warnings.append(last)
-    last.add()
+    join_warnings(warnings, (warning,))
+
+
+def join_warnings(
+    warnings: list[LoadWarning], more: Iterable[LoadWarning], *, before: bool = False
+) -> None:
+    """Add the warnings ``more`` holds to ``warnings``, in place (after its own, or before them:
+    what was read first), keeping the rule of a list of warnings: the listed ones first, at
+    most :data:`MAX_LISTED_WARNINGS` of them in their order, then one :class:`UnlistedWarnings`
+    counting the rest, the counts of both lists summed in it.
+
+    Lists joined by hand put one list's count before the other's listed warnings, or kept two
+    counts, or grew past the bound; a count held before the bound was missed by
+    :func:`warning_count`. ``warnings`` is changed in place, never replaced: a source's parser
+    goes on adding to its list. No warning given is changed: a count may be another list's too.
+
+    >>> first = [LoadWarning(reason="a", line=1), LoadWarning(reason="b", line=2)]
+    >>> rest = [LoadWarning(reason="c", line=3), UnlistedWarnings(reason="", line=4, count=5)]
+    >>> join_warnings(first, rest)
+    >>> [str(w) for w in first], warning_count(first)
+    (['1: a', '2: b', '3: c', '4: 5 more problem(s) like those above, not listed one by one'], 8)
+    >>> join_warnings(first, [LoadWarning(reason="d", line=9)], before=True)
+    >>> [w.line for w in first], warning_count(first)
+    ([9, 1, 2, 3, 4], 9)
+    """
+    if before:
+        more = [*more, *warnings]
+        del warnings[:]
+    tally = warnings[-1] if warnings and type(warnings[-1]) is UnlistedWarnings else None
+    listed = len(warnings) - (tally is not None)
+    counted, first = 0, None  # what ``more`` adds to the count, and the first warning it counts
+    for warning in more:
+        if type(warning) is UnlistedWarnings:
+            counted += warning.count
+        elif listed < MAX_LISTED_WARNINGS:
+            if tally is None:
+                warnings.append(warning)
+            else:  # the listed ones come before the count ("like those above")
+                warnings.insert(len(warnings) - 1, warning)
+            listed += 1
+            continue
+        else:
+            counted += 1
+        if first is None and tally is None:
+            first = warning
+    if not counted:
+        return
+    if tally is not None:  # a new count: the one there may be another list's too
+        warnings[-1] = dataclasses.replace(tally, count=tally.count + counted)
+    else:
+        assert first is not None
+        warnings.append(
+            UnlistedWarnings(reason="", line=first.line, source=first.source, count=counted)
+        )
 
 
 def counted_unlisted(warnings: list[LoadWarning]) -> UnlistedWarnings | None:
@@ -461,8 +522,9 @@ def warning_count(warnings: list[LoadWarning]) -> int:
     (1001, 1003)
     """
     # Past the listed ones the list holds only counts, and what a reader appended itself after
-    # one: a few entries, whatever the file.
-    past = warnings[MAX_LISTED_WARNINGS:]
+    # one: a few entries, whatever the file. Fewer listed ones (a run's share of its file's)
+    # end with their count (join_warnings, keep_warning): the last is all there is to look at.
+    past = warnings[MAX_LISTED_WARNINGS:] if len(warnings) > MAX_LISTED_WARNINGS else warnings[-1:]
     return len(warnings) + sum(w.count - 1 for w in past if type(w) is UnlistedWarnings)
 
 

@@ -69,7 +69,7 @@ from turnfold.formats.errors import (
     SampleSelectionError,
     TranscriptFormatError,
 )
-from turnfold.formats.source import json_object_file, record_limit
+from turnfold.formats.source import join_warnings, json_object_file, record_limit
 from turnfold.formats.wrappers import (
     ANSWERS,
     CHOSEN,
@@ -1361,7 +1361,7 @@ def read_messages(cell: Any, format: str | None = None, agent: Any = None) -> Tr
         read = _as_row(lambda: read_record(messages, format, agent), messages)
     held = cell.values() if type(cell) is dict else [cell]  # a virtual column's row: its cells
     said += [text for c in held if (text := getattr(c, "said", None))]
-    read.warnings += [LoadWarning(reason=text) for text in said]
+    join_warnings(read.warnings, [LoadWarning(reason=text) for text in said])
     return read
 
 

@@ -124,12 +124,14 @@ def _read_alike(transcript: Transcript, plan: ViewPlan) -> bytes:
     It is sent as ``hash()`` of all that: a partner is forked from this process, so both share
     the interpreter's hash key, and 64 bits tell two reads apart as well as a digest would,
     without importing hashlib for it (issue 19)."""
+    from turnfold.formats.source import warning_count  # a page's file was loaded: imported
+
     said = ["\n".join(item.key for item in plan.items)]
     pending = [transcript]
     while pending:
         read = pending.pop()
         last = read.entries[-1].id if read.entries else ""
-        said.append(f"|{len(read.entries)},{len(read.warnings)},{last}")
+        said.append(f"|{len(read.entries)},{warning_count(read.warnings)},{last}")
         for call in read.tool_calls():
             said.append(f"{call.id}:{call.status};")
             if call.subagent is not None and call.subagent.transcript is not None:

@@ -666,11 +666,21 @@ def _warnings_notice(transcript: Transcript, locale: str) -> NoticeNode | None:
     """One quiet notice for everything the loader skipped (L-4)."""
     if not transcript.warnings:
         return None
-    count = len(transcript.warnings)
+    # Only here: a transcript with warnings was loaded, so the loaders are imported already.
+    from turnfold.formats.source import UnlistedWarnings, warning_count
+
+    count = warning_count(transcript.warnings)
+    listed = sum(type(w) is not UnlistedWarnings for w in transcript.warnings)
+    # Past the listed ones a load only counts its warnings: the count is all of them (L-4).
+    text = (
+        plural("warnings.skipped", count, locale)
+        if listed == count
+        else plural("warnings.skipped_listed", count, locale, listed=listed)
+    )
     return {
         "kind": "notice",
         "key": "warnings",
-        "text": plural("warnings.skipped", count, locale),
+        "text": text,
         "items": [escape(str(_published(w))) for w in transcript.warnings],
     }
 

@@ -109,6 +109,7 @@ from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import (
     Source,
+    join_warnings,
     json_object_file,
     open_source,
     sibling_files,
@@ -863,7 +864,8 @@ def _nest_subagents(source: Source, transcript: Transcript) -> None:
     for run in runs:
         source.accounting.merge(run.source.accounting)
         # Its source's warnings first, as a load puts them (settle_load).
-        transcript.warnings.extend([*run.source.warnings, *run.nested.warnings])
+        join_warnings(transcript.warnings, run.source.warnings)
+        join_warnings(transcript.warnings, run.nested.warnings)
         _nest(run.call, run.owner, run.nested, run.child)
         cost = run.nested.metadata.get("cost_usd")
         if isinstance(cost, float):  # the session's cost holds its sub-agents', as tokens do

@@ -78,7 +78,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
 from turnfold.formats.protocol import read_events
-from turnfold.formats.source import Source, json_object_file, open_source, read_file
+from turnfold.formats.source import Source, join_warnings, json_object_file, open_source, read_file
 from turnfold.formats.wording import failure, notice, stop
 from turnfold.model import (
     AbortMarker,
@@ -593,7 +593,7 @@ class _Reader:
         finally:
             if stream is not None:
                 stream.close()
-        self.source.warnings += child_source.warnings
+        join_warnings(self.source.warnings, child_source.warnings)
         self.source.accounting.merge(child_source.accounting)
         attach_child(agent, child)
 
@@ -732,6 +732,6 @@ def _read_state(source: Source) -> Transcript:
     finally:
         if stream is not None:
             stream.close()
-    source.warnings += child.warnings
+    join_warnings(source.warnings, child.warnings)
     source.accounting.merge(child.accounting)
     return transcript

@@ -80,7 +80,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
 from turnfold.formats.protocol import read_events
-from turnfold.formats.source import Source, open_source, read_file
+from turnfold.formats.source import Source, join_warnings, open_source, read_file
 from turnfold.formats.wording import stop
 from turnfold.model import (
     AssistantText,
@@ -563,7 +563,7 @@ def _read_with_wire(source: Source, reader: _Reader, wire: Path) -> None:
     finally:
         if stream is not None:
             stream.close()
-    source.warnings += wire_source.warnings
+    join_warnings(source.warnings, wire_source.warnings)
     source.accounting.merge(wire_source.accounting)
 
 

@@ -155,12 +155,13 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_chat import OpenAIChatBuilder
-from turnfold.formats.source import Source, plain_each, plain_value
+from turnfold.formats.source import Source, keep_warning, plain_each, plain_value, warning_count
 from turnfold.formats.wording import notice as worded_notice
 from turnfold.model import (
     AssistantError,
     AssistantText,
     Entry,
+    LoadWarning,
     SubAgent,
     SystemNotice,
     Thinking,
@@ -487,7 +488,12 @@ class _Run:
         calls = [e for e in written if isinstance(e, ToolCall)]
         for failure in as_list(failures):
             if not isinstance(failure, Mapping):
-                self.source.warn("a tool failure that is no object not read", line)
+                # The output's own warning, beside its messages': it is tallied by them.
+                unread = "a tool failure that is no object not read"
+                keep_warning(
+                    self.transcript.warnings,
+                    LoadWarning(reason=unread, line=line, source=self.source.name),
+                )
                 continue
             name, args = failure.get("tool_name"), failure.get("tool_args")
             call = next(
@@ -740,17 +746,14 @@ def read(source: Source) -> Transcript:
             source.mapped(kind)
             for number, task in enumerate(as_list(record.get("tasks_output"))):
                 if _kind(task) == _TASK:
-                    source.note(_TASK, "mapped")
-                    run.task(task, line, f"task{number}")
+                    _read_output(source, run, _TASK, task, line, f"task{number}")
                 else:
                     source.warn(f"tasks_output[{number}] is no task output: not read", line)
             _usage(record.get("token_usage"), run.transcript)
         elif kind == _AGENT:
-            source.mapped(kind)
-            run.agent(record, line)
+            _read_output(source, run, kind, record, line, "agent")
         elif kind == _TASK:
-            source.mapped(kind)
-            run.task(record, line, f"task@{line}")
+            _read_output(source, run, kind, record, line, f"task@{line}")
         elif kind == _FRAME:
             frames = frames or Follower(run.transcript, source=source)
             record_type = f"frame/{record['type']}"
@@ -840,6 +843,19 @@ def _read_text_log(path: Path, source: Source) -> Transcript:
         run.logged(entry, kind, said)
         _tally(source, kind, line, said)
     return run.finish()
+
+
+def _read_output(
+    source: Source, run: _Run, kind: str, output: Mapping[str, Any], line: int, key: str
+) -> None:
+    """An agent's or a task's output, on ``line``, read, then tallied: warned if reading it
+    warned (its messages' and its failures' warnings are the run's, counted past the listed)."""
+    before = warning_count(run.transcript.warnings)
+    if kind == _AGENT:
+        run.agent(output, line)
+    else:
+        run.task(output, line, key)
+    source.note(kind, "warned" if warning_count(run.transcript.warnings) > before else "mapped")
 
 
 def _tally(source: Source, kind: str, line: int, said: list[str]) -> None:

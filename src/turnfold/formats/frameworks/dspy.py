@@ -88,7 +88,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
-from turnfold.formats.source import Source
+from turnfold.formats.source import Source, join_warnings
 from turnfold.formats.wording import notice
 from turnfold.model import (
     AssistantText,
@@ -660,7 +660,7 @@ class DspyBuilder(TranscriptBuilder):
             builder = DspyBuilder(child, self.source_name, agent=during, owned="all")
             builder.build(run)
             self._add_cost(builder.cost)
-            self.transcript.warnings.extend(child.warnings)
+            join_warnings(self.transcript.warnings, child.warnings)
             child.warnings = []
             return SubAgent(
                 name=name, task=task, transcript=child, tool_count=len(child.tool_calls())
@@ -879,7 +879,7 @@ class Follower:
                 self.transcript.append(entry)
         for key, value in made.metadata.items():
             self.transcript.metadata.setdefault(key, value)
-        self.transcript.warnings.extend(made.warnings)
+        join_warnings(self.transcript.warnings, made.warnings)
 
     def _step_start(self, step: int) -> int | None:
         """Where step ``step`` starts among the entries shown live: its call (``step-<n>``, as

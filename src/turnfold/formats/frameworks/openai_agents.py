@@ -123,6 +123,7 @@ from turnfold.formats.source import (
     counted_unlisted,
     flat_fields,
     is_flat,
+    join_warnings,
     keep_warning,
     model_fields,
     plain_each,
@@ -1806,15 +1807,20 @@ class Follower:
         firsts = (_first_output(response) for response in responses)
         self._read_outputs = {id(first) for first in firsts if first is not None}
         self.responses = _Responses(responses, items)
-        warned = len(self.source.warnings)
         for item in items:
             self._line += 1
             try:
                 _feed_object(self.source, self.builder, item, self._line, self.responses)
             except Exception as exc:
                 not_read(self.source, self._line, exc)
-        self.transcript.warnings.extend(self.source.warnings[warned:])
+        self._move_warnings()
         self.responses.go_on_live()
+
+    def _move_warnings(self) -> None:
+        """The warnings of what was just fed, moved to the transcript: past the listed ones the
+        source only counts them, and a slice of its list from its length before held none."""
+        join_warnings(self.transcript.warnings, self.source.warnings)
+        del self.source.warnings[:]
 
     def feed(self, event: Any) -> None:
         kind = getattr(event, "type", None)
@@ -1824,9 +1830,8 @@ class Follower:
             if self._read_items and id(getattr(event, "item", None)) in self._read_items:
                 return  # read from the run already (:meth:`begin`)
             self._line += 1
-            warned = len(self.source.warnings)
             _feed(self.source, self.builder, plain_item(event.item), self._line, self.responses)
-            self.transcript.warnings.extend(self.source.warnings[warned:])
+            self._move_warnings()
         elif kind == "raw_response_event":
             data = getattr(event, "data", None)
             if getattr(data, "type", None) == "response.completed":
@@ -1895,9 +1900,8 @@ class Follower:
             if call_id in self.builder.pending:
                 continue  # streamed after all (a later release of the SDK)
             self._line += 1
-            warned = len(self.source.warnings)
             _feed(self.source, self.builder, record, self._line, self.responses)
-            self.transcript.warnings.extend(self.source.warnings[warned:])
+            self._move_warnings()
 
     def _finished(self, run: Any) -> None:
         """What a load of the finished run reads beside its items: its final output, total
@@ -2106,7 +2110,7 @@ def _read_raised(
             _feed(uncounted, builder, record, line, responses)
         except Exception as exc:
             not_read(uncounted, line, exc)
-    source.warnings.extend(uncounted.warnings)
+    join_warnings(source.warnings, uncounted.warnings)
     failed = raised.get("failed")
     if isinstance(failed, list) and len(failed) == 2 and all(type(v) is str for v in failed):
         _mark_failed(builder, failed)

@@ -56,7 +56,7 @@ from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError, unselected
 from turnfold.formats.frameworks import strands
 from turnfold.formats.harnesses.openhands_sdk import event_file_value
-from turnfold.formats.source import Source
+from turnfold.formats.source import Source, join_warnings
 from turnfold.model import AssistantText, SubAgent, Transcript, UserMessage
 
 NAME = "strands-session"
@@ -257,7 +257,7 @@ def _run_transcripts(agent_id: str, records: list[Any]) -> list[tuple[Transcript
         quiet = Source(agent_id, iter(()))  # its records are the session's, counted there
         for line, record in enumerate(run, start=1):
             strands._session_message(quiet, builder, record, line)
-        child.warnings[:0] = quiet.warnings
+        join_warnings(child.warnings, quiet.warnings, before=True)
         texts = [e.text.strip() for e in child.entries if isinstance(e, AssistantText)]
         found.append((child, texts[-1] if texts else None))
     return found

@@ -116,7 +116,7 @@ from turnfold.formats.harnesses.archive import (
 )
 from turnfold.formats.harnesses.openhands_sdk import event_file_value
 from turnfold.formats.openai_chat import litellm_prompt_tokens, litellm_usage
-from turnfold.formats.source import Source, read_file, warning_count
+from turnfold.formats.source import Source, join_warnings, read_file, warning_count
 from turnfold.formats.wording import failure, notice, stop
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
@@ -1460,7 +1460,7 @@ def instances(source: Source) -> Iterator[tuple[str, Transcript]]:
         reader = _Reader(own, transcript)
         _instance(reader, record, line)
         reader.finish()
-        transcript.warnings[:0] = own.warnings
+        join_warnings(transcript.warnings, own.warnings, before=True)
         transcript.accounting = own.accounting
         report_losses(source.name, own.accounting, transcript, module)
         yield instance_id, transcript
