@@ -34,11 +34,17 @@ function ask(model, request) {
 function render({ model, el, host, signal }) {
   const strings = () => model.get("_strings") ?? {};
 
-  /** Ask for rows: the query the last page answered, with `patch`. @param {Partial<Query>} patch */
+  /**
+   * Ask for rows: the query asked for last, with `patch`. Not the query the last page answered:
+   * a second change made before the kernel answered the first (two filters set in a row, while
+   * the kernel is busy) had dropped the first. The kernel writes back what it could not use.
+   * @param {Partial<Query>} patch
+   */
   const query = (patch) => {
-    model.set("query", { ...model.get("_page").query, ...patch });
+    model.set("query", { ...model.get("query"), ...patch });
     model.save_changes();
   };
+  const asked = () => model.get("query");
   /** @param {string} key @param {string | null} entry */
   const open = (key, entry = null) => ask(model, { type: "open", key, entry });
 
@@ -55,8 +61,13 @@ function render({ model, el, host, signal }) {
   const hits = new HitList(strings, (key, entry) => open(key, entry), () => {
     search.value = "";
     ask(model, { type: "search", query: "" });
+    // The list (and the hit or the button that had the focus) hides: the keyboard goes back
+    // to where the search began rather than to the page's body.
+    search.focus();
   });
-  let filters = new Filters(model.get("_choices"), strings, query);
+  // A new view of a browser with hits (its cell run again) says what they are of.
+  search.value = model.get("_hits")?.query ?? "";
+  let filters = new Filters(model.get("_choices"), strings, query, asked);
   const grid = new RunsGrid({ query, open: (key) => open(key) }, strings);
   const pager = h("div", "tf-b-pager");
   const previous = h("button", "", { type: "button" });
@@ -112,7 +123,7 @@ function render({ model, el, host, signal }) {
   };
   // Another corpus (a rescan set from the kernel) offers other values to filter by.
   const drawChoices = () => {
-    const fresh = new Filters(model.get("_choices"), strings, query);
+    const fresh = new Filters(model.get("_choices"), strings, query, asked);
     fresh.update(model.get("_page"));
     filters.element.replaceWith(fresh.element);
     filters = fresh;

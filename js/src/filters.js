@@ -25,11 +25,13 @@ export class Filters {
    * @param {Choices} choices
    * @param {() => Record<string, string>} strings
    * @param {(patch: Partial<Query>) => void} query  ask for rows with these filters or columns
+   * @param {() => Query} asked  the query asked for last, answered or not: a change builds on it
    */
-  constructor(choices, strings, query) {
+  constructor(choices, strings, query, asked) {
     this.choices = choices;
     this.strings = strings;
     this.query = query;
+    this.asked = asked;
     /** @type {Query | null} */
     this.current = null;
     this.element = h("div", "tf-b-filters");
@@ -69,7 +71,7 @@ export class Filters {
 
   /** Replace the filter a control stands for. @param {{column: string, op: Filter["op"]}} control @param {string | number | null} value */
   set(control, value) {
-    const filters = (this.current?.filters ?? []).filter((filter) => !same(filter, control));
+    const filters = (this.asked().filters ?? []).filter((filter) => !same(filter, control));
     if (value !== null) filters.push({ column: control.column, op: control.op, value });
     this.query({ filters, offset: 0 });
   }
@@ -90,7 +92,7 @@ export class Filters {
     const add = text("button", "", this.strings().add);
     add.setAttribute("type", "button");
     const submit = () => {
-      const filters = [...(this.current?.filters ?? [])];
+      const filters = [...(this.asked().filters ?? [])];
       filters.push({ column: column.value, op: /** @type {Filter["op"]} */ (op.value), value: value.value || null });
       value.value = "";
       this.query({ filters, offset: 0 });
@@ -113,7 +115,7 @@ export class Filters {
       const label = h("label", "");
       const box = h("input", "", { type: "checkbox" });
       box.addEventListener("change", () => {
-        const shown = (this.current?.columns ?? []).filter((name) => name !== choice.name);
+        const shown = (this.asked().columns ?? []).filter((name) => name !== choice.name);
         if (box.checked) shown.push(choice.name);
         if (shown.length) this.query({ columns: shown });
         else box.checked = true; // a table of no column shows nothing: keep the last one
@@ -136,19 +138,21 @@ export class Filters {
       else input.value = filter?.value == null ? "" : String(filter.value);
     }
     const own = query.filters.filter((f) => !this.choices.controls.some((control) => same(f, control)));
-    this.chips.replaceChildren(...own.map((filter) => this.chip(filter, query)));
+    this.chips.replaceChildren(...own.map((filter) => this.chip(filter)));
     this.clear.hidden = query.filters.length === 0;
     for (const [name, box] of this.columnBoxes) box.checked = query.columns.includes(name);
   }
 
-  /** @param {Filter} filter @param {Query} query */
-  chip(filter, query) {
+  /** @param {Filter} filter */
+  chip(filter) {
     const label = this.choices.columns.find((c) => c.name === filter.column)?.label ?? filter.column;
     const chip = h("span", "tf-b-chip");
     const remove = text("button", "", "×");
     remove.setAttribute("type", "button");
     remove.setAttribute("aria-label", this.strings().remove ?? "");
-    remove.addEventListener("click", () => this.query({ filters: query.filters.filter((f) => f !== filter), offset: 0 }));
+    // The asked filter may still hold the value as typed (`"2"` for the 2 shown).
+    const other = (/** @type {Filter} */ f) => !same(f, filter) || String(f.value) !== String(filter.value);
+    remove.addEventListener("click", () => this.query({ filters: (this.asked().filters ?? []).filter(other), offset: 0 }));
     const op = this.choices.op_labels?.[filter.op] ?? filter.op;
     chip.append(text("span", "", `${label} ${op} ${filter.value ?? "∅"}`), remove);
     return chip;

@@ -190,6 +190,9 @@ export class RunsGrid {
   onKey(event) {
     const page = this.page;
     if (!page || event.altKey || event.ctrlKey || event.metaKey) return;
+    // The rows' keys: on a heading's sort button, Enter sorts (it had opened the cursor's row
+    // and the sort never came) and the arrows are the page's.
+    if (!(/** @type {HTMLElement} */ (event.target).closest("tbody"))) return;
     const last = page.rows.length - 1;
     let handled = true;
     if (event.key === "ArrowDown") {

@@ -196,6 +196,12 @@ async function render({ model, el }) {
   });
   root.append(search.element, sessionSlot, timelineSlot, noticeSlot, list);
   el.replaceChildren(root);
+  // A reader leaving the view (for the session browser's table, to open another run, whose
+  // kernel files this run's folds away at once) has the choices just made saved now: after the
+  // delay they had been lost, or saved as the next run's.
+  root.addEventListener("focusout", () => {
+    if (saveTimer !== undefined) save();
+  });
 
   /** @type {Map<string, HTMLElement>} top-level key → its element */
   const drawn = new Map();
@@ -365,6 +371,9 @@ async function render({ model, el }) {
         drawAll();
       }
     } else if (message.type === "replace" && message.view) {
+      // Choices not yet saved were the old transcript's: never saved as the new one's.
+      clearTimeout(saveTimer);
+      saveTimer = undefined;
       askedForFull = false;
       memory.reset(message.folds);
       view = message.view;

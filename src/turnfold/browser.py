@@ -225,6 +225,8 @@ class SessionBrowser(anywidget.AnyWidget):
         #: What to reveal once the new widget's first view is up (P-11): it cannot open a path
         #: before it is drawn.
         self._reveal_when_drawn: str | None = None
+        #: The query is being set to the one its page answers: that is no new request.
+        self._settling = False
         self._search_lock = threading.Lock()
         self._search_count = 0
         query, problems = self._paging.query(kwargs.pop("query", None))
@@ -274,8 +276,20 @@ class SessionBrowser(anywidget.AnyWidget):
     # --- rows ------------------------------------------------------------------------------------
 
     def _on_query(self, change: Any) -> None:
+        if self._settling:
+            return
         query, problems = self._paging.query(change["new"])
-        self._page = dict(self._paging.page(query, problems))
+        page = self._paging.page(query, problems)
+        self._page = dict(page)
+        if page["query"] != change["new"]:
+            # A view asks for rows by changing the query it asked for last, answered or not (a
+            # change made before the last was answered keeps it): it gets back the query the
+            # page answers, without what could not be used (said once, in the page's problems).
+            self._settling = True
+            try:
+                self.query = dict(page["query"])
+            finally:
+                self._settling = False
 
     @property
     def rows(self) -> pandas.DataFrame:
