@@ -26,11 +26,14 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from load import SMALL_OUTPUT_SIZES, best_of, generate_turns, python
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for benchmarks.load
+
+from benchmarks.load import SMALL_OUTPUT_SIZES, best_of, generate_turns, python
 
 
 def _binary(rng: random.Random) -> Callable[[int], bytes]:

@@ -68,15 +68,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-# benchmarks/ is not a package: the generator is imported from this directory, and the
-# JupyterLab harness from the browser tests.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests" / "browser"))
+# The repository: the generator is imported from benchmarks/, the JupyterLab harness from the
+# browser tests.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from labkit import STATIC, TIMEOUT_MS, Lab, browsing_lab, missing
+from tests.browser.labkit import STATIC, TIMEOUT_MS, Lab, browsing_lab, missing
 
-from corpus import trajectories
-from load import SMALL_OUTPUT_SIZES, generate_turns
+from benchmarks.corpus import trajectories
+from benchmarks.load import SMALL_OUTPUT_SIZES, generate_turns
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Dialog

@@ -28,11 +28,10 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for benchmarks.load
 
-# benchmarks/ is not a package: load.py, the generator, is imported from this directory.
 import turnfold
-from load import SMALL_OUTPUT_SIZES, best_of, generate_turns
+from benchmarks.load import SMALL_OUTPUT_SIZES, best_of, generate_turns
 from turnfold.compare_widget import CompareWidget
 from turnfold.comparison import align, compare_transcripts, side_of
 from turnfold.model import Entry, Transcript, UserMessage

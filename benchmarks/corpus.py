@@ -34,9 +34,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for benchmarks.load
 
-from load import generate, process_env
+from benchmarks.load import generate, process_env
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 MIXED = [

@@ -38,10 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: benchmarks, tests
 
-# benchmarks/ is not a package: its timing helper is imported from this directory.
-from load import best_of
+from benchmarks.load import best_of
 
 CONVERT_BAR, FOLLOW_BAR = 1.5, 1.10
 
@@ -248,10 +247,9 @@ def llamaindex(steps: int) -> Case:
 
 
 def agent_framework(steps: int) -> Case:
-    # The tests' scripted chat client (``tests/formats/agent_framework_runs.py``).
-    sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests" / "formats"))
+    # The tests' scripted chat client.
     from agent_framework import Agent, Content
-    from agent_framework_runs import _quiet, client_class, tools, turn
+    from tests.formats.agent_framework_runs import _quiet, client_class, tools, turn
 
     _quiet()
     add, _ = tools()
@@ -282,9 +280,8 @@ def dspy(steps: int) -> Case:
     import os
 
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price map fetched
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "formats"))
     import dspy as dspy_
-    import dspy_runs
+    from tests.formats import dspy_runs
 
     def run() -> Any:
         return dspy_runs.long_run(steps)[2]()  # the run's Prediction
@@ -313,8 +310,7 @@ def haystack(steps: int) -> Case:
     import os
 
     os.environ["HAYSTACK_TELEMETRY_ENABLED"] = "False"  # no posthog
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "formats"))
-    import haystack_runs
+    from tests.formats import haystack_runs
 
     def consume(wrap: Callable[[Any], Any]) -> Any:
         # Haystack streams only through a callback, called on the run's own thread: the run
@@ -343,8 +339,7 @@ def haystack(steps: int) -> Case:
 
 
 def agno(steps: int) -> Case:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "formats"))
-    import agno_runs  # Agno's telemetry off, before agno is imported
+    from tests.formats import agno_runs  # Agno's telemetry off, before agno is imported
 
     def consume(wrap: Callable[[Any], Any]) -> Any:
         for _ in wrap(agno_runs.long_run(steps, stream=True, stream_events=True)):
@@ -412,9 +407,9 @@ def measure(case: Case, runs: int) -> tuple[float, float]:
 
 BROWSER_SETUP = """\
 import json, sys, time
-sys.path.insert(0, {benchmarks!r})
+sys.path.insert(0, {repository!r})
 import turnfold
-import frameworks
+from benchmarks import frameworks
 
 followed, timings = [], {{"bare": [], "followed": []}}
 
@@ -444,8 +439,7 @@ timings["followed"].append((time.perf_counter() - started[0], time.process_time(
 def browser_follow(names: list[str], steps: int, runs: int) -> list[tuple[str, float]]:
     """Each framework's followed/bare ratio in a real kernel with the widget displayed."""
     # The JupyterLab harness of the browser tests.
-    sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests" / "browser"))
-    from labkit import TIMEOUT_MS, Lab, browsing_lab, missing
+    from tests.browser.labkit import TIMEOUT_MS, Lab, browsing_lab, missing
 
     reason = missing()
     if reason is not None:
@@ -455,8 +449,8 @@ def browser_follow(names: list[str], steps: int, runs: int) -> list[tuple[str, f
         tab = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
         tab.set_default_timeout(TIMEOUT_MS)
         lab = Lab(tab, server)
-        benchmarks = str(Path(__file__).resolve().parent)
-        cells = [BROWSER_SETUP.format(benchmarks=benchmarks), BROWSER_BARE, BROWSER_FOLLOWED]
+        repository = str(Path(__file__).resolve().parents[1])
+        cells = [BROWSER_SETUP.format(repository=repository), BROWSER_BARE, BROWSER_FOLLOWED]
         lab.write_notebook("follow.ipynb", cells)
         lab.open("follow.ipynb")
         lab.run_cell(0)

@@ -27,10 +27,9 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for benchmarks.load
 
-# benchmarks/ is not a package: its timing helper is imported from this directory.
-from load import best_of, process_env
+from benchmarks.load import best_of, process_env
 
 FIXTURE = (
     Path(__file__).resolve().parent.parent

@@ -36,10 +36,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for benchmarks.load
 
-# benchmarks/ is not a package: its generator is imported from this directory.
-from load import generate
+from benchmarks.load import generate
 
 RENDER_BAR = 2.5
 SIZE_BAR = 0.5

@@ -63,11 +63,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for benchmarks.load
 
-# benchmarks/ is not a package: load.py, the generator, is imported from this directory.
 import turnfold
-from load import SMALL_OUTPUT_SIZES, generate, generate_turns, parse_lines
+from benchmarks.load import SMALL_OUTPUT_SIZES, generate, generate_turns, parse_lines
 from turnfold.gcpause import collector_paused
 from turnfold.process import plan_projection
 from turnfold.recording import Recorder

@@ -32,10 +32,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for benchmarks.*
 
-from corpus import FIXTURES, MIXED, grow, make_corpus
-from load import process_env
+from benchmarks.corpus import FIXTURES, MIXED, grow, make_corpus
+from benchmarks.load import process_env
 
 FIRST_BAR = 0.7
 REBUILD_BAR = 0.05

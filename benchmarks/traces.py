@@ -37,10 +37,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for benchmarks.load
 
-# benchmarks/ is not a package: its timing helpers are imported from this directory.
-from load import WORDS, best_of, parse_lines
+from benchmarks.load import WORDS, best_of, parse_lines
 
 BAR = 3.0
 STYLES = ("genai", "openinference")

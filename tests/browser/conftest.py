@@ -20,7 +20,7 @@ Fixtures, from the outside in:
 
 A typical test (helpers in ``labkit.py``)::
 
-    from labkit import Lab
+    from tests.browser.labkit import Lab
 
     def test_something(lab: Lab) -> None:
         widget = lab.open_notebook("x.ipynb", [DEMO_SETUP, "widget"])
@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from labkit import (
+
+from tests.browser.labkit import (
     CHROMIUM,
     CHROMIUM_ARGS,
     STATIC,

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from labkit import Lab
 from playwright.sync_api import Locator, expect
-from test_widget_browser import _hostile_transcript
 
+from tests.browser.labkit import Lab
+from tests.browser.test_widget_browser import _hostile_transcript
 from turnfold.model import UserMessage
 
 RUNS = Path(__file__).parents[1] / "fixtures" / "compare"

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from labkit import Lab
 from playwright.sync_api import expect
+
+from tests.browser.labkit import Lab
 
 COMPARE_QA = Path(__file__).parents[1] / "fixtures" / "compare-qa"
 TWO_LOGS = f"""\

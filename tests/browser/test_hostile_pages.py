@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from tests.hostile_inputs import NEW_READERS, PAYLOAD, hostile_copy
 
+from tests.hostile_inputs import NEW_READERS, PAYLOAD, hostile_copy
 from turnfold.cli import main
 from turnfold.render.html import CSP
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from labkit import Lab
 from playwright.sync_api import Locator, expect
-from test_hostile_pages import TRAP
+
+from tests.browser.labkit import Lab
+from tests.browser.test_hostile_pages import TRAP
 from tests.hostile_inputs import NEW_READERS, hostile_copy
 
 SETUP = """\

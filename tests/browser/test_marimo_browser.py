@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
-from labkit import TIMEOUT_MS, _free_port, new_page, serving
 from playwright.sync_api import expect
+
+from tests.browser.labkit import TIMEOUT_MS, _free_port, new_page, serving
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Locator, Page

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from labkit import TIMEOUT_MS
 from playwright.sync_api import expect
-from tests.test_marimo_html import OUTPUTS, export
 
+from tests.browser.labkit import TIMEOUT_MS
+from tests.test_marimo_html import OUTPUTS, export
 from turnfold.render.html import MIN_SHAPE_PX
 
 if TYPE_CHECKING:

@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
-from labkit import TIMEOUT_MS, Lab, code_notebook, new_page
 from playwright.sync_api import expect
+
+from tests.browser.labkit import TIMEOUT_MS, Lab, code_notebook, new_page
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Locator, Page, Route

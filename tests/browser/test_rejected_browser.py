@@ -6,8 +6,9 @@ Fixtures and helpers are documented in ``conftest.py``.
 
 from __future__ import annotations
 
-from labkit import Lab
 from playwright.sync_api import expect
+
+from tests.browser.labkit import Lab
 
 REJECTED_SETUP = """\
 from turnfold.model import AssistantText, Thinking, ToolCall, Transcript, UserMessage

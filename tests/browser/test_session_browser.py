@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from labkit import Lab
 from playwright.sync_api import Locator, expect
-from test_widget_browser import _hostile_transcript, _load_test_module
 
+from tests.browser.labkit import Lab
+from tests.browser.test_widget_browser import _hostile_transcript, _load_test_module
 from turnfold.model import Transcript, UserMessage
 
 if TYPE_CHECKING:

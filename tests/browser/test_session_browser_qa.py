@@ -8,9 +8,10 @@ helpers are documented in ``conftest.py`` and ``test_session_browser.py``.
 
 from __future__ import annotations
 
-from labkit import Lab
 from playwright.sync_api import expect
-from test_session_browser import MANY, SETUP, TREE, browser_of, rows
+
+from tests.browser.labkit import Lab
+from tests.browser.test_session_browser import MANY, SETUP, TREE, browser_of, rows
 
 #: Runs in a folder of the test's own, so that a rescan finds what the test adds.
 COPY = """\

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from labkit import Lab
 from playwright.sync_api import Locator
-from test_session_browser import SCAN_TREE, SETUP, browser_of
+
+from tests.browser.labkit import Lab
+from tests.browser.test_session_browser import SCAN_TREE, SETUP, browser_of
 
 #: What the grid looks like to a reader: per column, its heading, whether it is a text column,
 #: how much of it lies past the visible edge of the scrolled box, and how many of its cells

@@ -12,8 +12,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from labkit import Lab
 from playwright.sync_api import expect
+
+from tests.browser.labkit import Lab
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from test_widget_browser import _hostile_transcript, _load_test_module
 
+from tests.browser.test_widget_browser import _hostile_transcript, _load_test_module
 from turnfold.model import Transcript, UserMessage
 from turnfold.render.page import render_page
 from turnfold.render.site import INDEX, RUNS, build_site

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from test_site_browser import TREE, visiting
 
+from tests.browser.test_site_browser import TREE, visiting
 from turnfold.model import AssistantText, ToolCall, ToolResult, Transcript, UserMessage
 from turnfold.render.compare_page import render_compare_page
 from turnfold.render.page import render_page

@@ -5,10 +5,10 @@ Fixtures and helpers are documented in ``conftest.py``; screenshots go to ``test
 
 from __future__ import annotations
 
-from labkit import Lab
 from playwright.sync_api import Locator, expect
-from test_widget_browser import _luminance
 
+from tests.browser.labkit import Lab
+from tests.browser.test_widget_browser import _luminance
 from turnfold.render.viewmodel import ancestor_path, build_view_model
 from turnfold.samples import claude_code_session
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tests.test_timeline_page import hour_with_blinks
-
 from turnfold.render.html import MIN_SHAPE_PX
 from turnfold.render.page import render_page
 

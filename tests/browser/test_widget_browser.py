@@ -12,9 +12,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from labkit import Lab
 from playwright.sync_api import expect
 
+from tests.browser.labkit import Lab
 from turnfold.model import Transcript
 from turnfold.render.content import PROSE_CHARS
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from labkit import Lab
 from playwright.sync_api import Locator, expect
-from test_compare_browser import FIRST_A, TWO_DEMOS
-from test_session_browser import SCAN_TREE, SETUP, TREE, browser_of, column, rows
 
+from tests.browser.labkit import Lab
+from tests.browser.test_compare_browser import FIRST_A, TWO_DEMOS
+from tests.browser.test_session_browser import SCAN_TREE, SETUP, TREE, browser_of, column, rows
 from turnfold.formats import FORMATS
 
 # A session of fifty minutes whose second turn lasts 5 ms, its one call 3 ms: a thousandth of

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 
-from labkit import Lab
 from playwright.sync_api import expect
+
+from tests.browser.labkit import Lab
 
 # A command whose log is longer than the view shows (F-12: the first lines, a "show more",
 # and the rest behind "Show the whole output"), and an answer longer than PROSE_CHARS.

@@ -20,7 +20,7 @@ ADK's own ``MockModel`` needs pytest), so nothing reaches a network. ``calc``, t
 ``long_running_run`` calls a ``LongRunningFunctionTool`` and waits until the client answers
 it; ``confirming_run`` waits for the user to confirm a tool (``require_confirmation``).
 
-``python tests/formats/adk_runs.py`` rewrites the files under ``tests/fixtures/frameworks/adk/``.
+``python -m tests.formats.adk_runs`` rewrites the files under ``tests/fixtures/frameworks/adk/``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import Any
 
-from loops import run_async
+from tests.formats.loops import run_async
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "adk"
 PROMPT = "Add 1 and 2, try explode, ask the helper and the researcher, then let the writer answer."

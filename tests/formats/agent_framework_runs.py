@@ -25,7 +25,7 @@ into the framework's ``[Tool results: …]`` messages; ``sliding_window`` is a
 ``CompactionProvider`` with a ``SlidingWindowStrategy``, which leaves messages out of the
 context with no summary.
 
-``python tests/formats/agent_framework_runs.py`` writes the fixtures under
+``python -m tests.formats.agent_framework_runs`` writes the fixtures under
 ``tests/fixtures/frameworks/agent-framework/``.
 """
 
@@ -36,7 +36,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from loops import run_async
+from tests.formats.loops import run_async
 
 PROMPT = "add 1 and 2, explode y, ask the researcher"
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "agent-framework"

@@ -12,7 +12,7 @@ which asks a research team used as a tool (``TeamTool``, whose ``researcher`` ca
 and hands off onward to ``checker``, which calls ``explode`` (fails) and hands back to
 ``writer``, which answers.
 
-``python tests/formats/autogen_runs.py [name...]`` rewrites the files under
+``python -m tests.formats.autogen_runs [name...]`` rewrites the files under
 ``tests/fixtures/frameworks/autogen/`` (those whose names contain a given ``name``, else all):
 each ``TaskResult`` as ``model_dump_json()`` and the solo run's messages as
 ``[m.dump() for m in result.messages]``. A fourth run, a ``SelectorGroupChat``, covers the
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from loops import run_async
+from tests.formats.loops import run_async
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "autogen"
 PROMPT = "Add 1 and 2, try the exploding tool, and ask the researcher why."

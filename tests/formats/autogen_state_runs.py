@@ -8,7 +8,7 @@ does), offline on AutoGen's own ``ReplayChatCompletionClient`` (``autogen_runs.p
 the ``Swarm`` of ``autogen_runs.team()`` (``triage`` calls ``add``, hands off to ``writer``,
 which answers).
 
-``python tests/formats/autogen_state_runs.py`` rewrites the files under
+``python -m tests.formats.autogen_state_runs`` rewrites the files under
 ``tests/fixtures/frameworks/autogen/``.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from autogen_runs import (
+from tests.formats.autogen_runs import (
     FIXTURES,
     TEAM_PROMPT,
     _calls,
@@ -69,7 +69,7 @@ def team_run() -> tuple[Any, dict[str, Any]]:
 
 
 def main() -> None:
-    from autogen_runs import version
+    from tests.formats.autogen_runs import version
 
     _, state = agent_run()
     path = FIXTURES / f"autogen_v{version()}_save-state_agent.json"

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from counters import records
+from tests.formats.counters import records
 
 _CALL_KEYS = (
     "functionCall", "function_call", "executableCode", "executable_code", "toolCall", "tool_call",

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from counters import records
+from tests.formats.counters import records
 
 
 def _spans(record: dict[str, Any]) -> list[dict[str, Any]]:

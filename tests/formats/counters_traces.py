@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from counters import records
+from tests.formats.counters import records
 
 
 def _attributes(span: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ which writes the committed fixtures (:func:`write_fixtures`): each output's
 (:func:`~turnfold.formats.frameworks.crewai.stream_events`): the two-task crew's, the same
 with its models streaming, and the hierarchical crew's. Its live-object tests run there too::
 
-    cd /path/to/turnfold && PYTHONPATH=src:.:tests/formats /tmp/crew/bin/python -m pytest \\
+    cd /path/to/turnfold && PYTHONPATH=src:. /tmp/crew/bin/python -m pytest \\
         -q -p no:cacheprovider -o addopts="" tests/formats/test_crewai.py
 """
 

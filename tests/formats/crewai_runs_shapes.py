@@ -1,7 +1,7 @@
 """More real CrewAI (``crewai`` 1.15.30) runs of shapes users hit, on the scripted model of
-:mod:`crewai_runs` (offline; run in its venv, as it says)::
+:mod:`tests.formats.crewai_runs` (offline; run in its venv, as it says)::
 
-    cd /tmp/scratch && PYTHONPATH=/path/to/turnfold/src:/path/to/turnfold/tests/formats \\
+    cd /tmp/scratch && PYTHONPATH=/path/to/turnfold/src:/path/to/turnfold \\
         /tmp/crew/bin/python /path/to/turnfold/tests/formats/crewai_runs_shapes.py
 
 writes the frames of two crews streamed (:func:`~turnfold.formats.frameworks.crewai.
@@ -22,8 +22,8 @@ from typing import Any
 
 from crewai import Agent, Crew, Task
 from crewai.tools import tool
-from crewai_runs import FIXTURES, VERSION, ScriptedLLM, add, call
 
+from tests.formats.crewai_runs import FIXTURES, VERSION, ScriptedLLM, add, call
 from turnfold.formats.frameworks.crewai import stream_events
 
 

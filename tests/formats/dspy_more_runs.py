@@ -10,7 +10,7 @@ ReAct over three examples (one right, one wrong, one whose program raises), its 
 with ``save_as_json=`` (and, for a devset with no failure, ``save_as_csv=``: DSPy's CSV writer
 takes its columns from the first row and raises on a failed example's, which has fewer).
 
-``python tests/formats/dspy_more_runs.py`` writes the Evaluate fixtures under
+``python -m tests.formats.dspy_more_runs`` writes the Evaluate fixtures under
 ``tests/fixtures/datasets/``.
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import dspy_runs  # sets litellm's local price map before dspy is imported
+from tests.formats import dspy_runs  # sets litellm's local price map before dspy is imported
 
 #: Files of many runs sit with the datasets (a load names their rows; a scan makes a row of each).
 FIXTURES = dspy_runs.FIXTURES.parents[1] / "datasets"

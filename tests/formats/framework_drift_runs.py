@@ -10,7 +10,7 @@ Agent Framework orchestrations not covered by ``agent_framework_runs.py``.
 - ``concurrent``, ``group_chat``, ``magentic``: the orchestrations' builders on the scripted
   chat client of ``agent_framework_runs``.
 
-``python tests/formats/framework_drift_runs.py`` (in an environment with the newer releases)
+``python -m tests.formats.framework_drift_runs`` (in an environment with the newer releases)
 writes the fixtures named after the installed versions.
 """
 
@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_framework_runs import FIXTURES as AF_FIXTURES
-from agent_framework_runs import client_class, tools, turn
-from loops import run_async
-from pydantic_ai_runs import FIXTURES as PAI_FIXTURES
-from pydantic_ai_runs import on_thread
+from tests.formats.agent_framework_runs import FIXTURES as AF_FIXTURES
+from tests.formats.agent_framework_runs import client_class, tools, turn
+from tests.formats.loops import run_async
+from tests.formats.pydantic_ai_runs import FIXTURES as PAI_FIXTURES
+from tests.formats.pydantic_ai_runs import on_thread
 
 DRAFT, FINAL, RETRY = "draft answer", "final answer", "not final yet"
 REQUESTS_LEFT = "2 model requests left."

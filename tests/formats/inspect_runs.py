@@ -14,7 +14,7 @@ sample    baseline                              candidate
 ========  ====================================  =============================================
 
 Run as a script to regenerate the committed logs (``tests/fixtures/compare``):
-``.venv/bin/python tests/formats/inspect_runs.py``.
+``.venv/bin/python -m tests.formats.inspect_runs``.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import match
 from inspect_ai.solver import generate, use_tools
 from inspect_ai.tool import Tool, ToolError, tool
+
 from tests.formats.inspect_logs import _offline_tokens, add
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "compare"

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from llamaindex_runs import add, explode
-from loops import run_async
+from tests.formats.llamaindex_runs import add, explode
+from tests.formats.loops import run_async
 
 PROMPT = "add 1 and 2, then explode"
 

@@ -6,7 +6,7 @@ and fixtures.
 ``ToolOutput.is_error``) and answers. ``handoff``: an ``AgentWorkflow`` whose ``lead`` agent
 hands off to ``math``, which calls ``add`` and answers.
 
-``python tests/formats/llamaindex_runs.py`` writes the fixtures under
+``python -m tests.formats.llamaindex_runs`` writes the fixtures under
 ``tests/fixtures/frameworks/llamaindex/`` (the memory's messages, ``ChatMessage.model_dump()``
 each, as users save them).
 """
@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from loops import run_async
+from tests.formats.loops import run_async
 
 PROMPT = "add 1 and 2, then explode"
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "llamaindex"

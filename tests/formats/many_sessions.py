@@ -8,12 +8,11 @@ its own."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import shutil
 import sqlite3
-import sys
 from pathlib import Path
 
+from tests.fixtures.traces.mlflow import mlflow_recipe
 from turnfold.formats.traces import mlflow
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
@@ -27,7 +26,6 @@ AGNO = FRAMEWORKS / "agno" / "agno_v3.1.10_sqlitedb.db"
 AGENTS_SDK = FRAMEWORKS / "openai-agents" / "openai-agents_v0.24.0_sqlitesession.db"
 LANGGRAPH = FRAMEWORKS / "langchain" / "langgraph_v1.2.24_sqlitesaver_checkpoints.sqlite"
 BATCH_OUTPUT = FIXTURES / "datasets" / "openai-3.57.0_batch_chat_output.jsonl"
-MLFLOW_RECIPE = FIXTURES / "traces" / "mlflow" / "mlflow_recipe.py"
 
 
 def opencode_of_two(folder: Path) -> Path:
@@ -45,13 +43,7 @@ def opencode_of_two(folder: Path) -> Path:
 def mlflow_of_two(folder: Path) -> Path:
     """MLflow's default store as the real ``mlflow`` writes it (the recipe's two traces of one
     session), the second trace moved to a session of its own: two conversations."""
-    spec = importlib.util.spec_from_file_location(MLFLOW_RECIPE.stem, MLFLOW_RECIPE)
-    assert spec is not None
-    assert spec.loader is not None
-    # Registered before it runs: its dataclasses look their module up by name.
-    recipe = sys.modules.setdefault(spec.name, importlib.util.module_from_spec(spec))
-    spec.loader.exec_module(recipe)
-    recipe.run(folder)
+    mlflow_recipe.run(folder)
     store = folder / "mlflow.db"
     with contextlib.closing(sqlite3.connect(store)) as db, db:
         (second,) = db.execute(

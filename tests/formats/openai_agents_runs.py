@@ -11,7 +11,7 @@ which calls ``add`` again and answers. The chain run (:func:`chain`): ``triage``
 which writes a note, calls ``add`` and hands back to ``writer``, which calls ``add`` once
 more and answers.
 
-``python tests/formats/openai_agents_runs.py`` rewrites the files under
+``python -m tests.formats.openai_agents_runs`` rewrites the files under
 ``tests/fixtures/frameworks/openai-agents/``: ``RunResult.to_input_list()`` and
 ``RunResult.to_state().to_json()`` and its ``generated_items`` alone, and the chain run's
 ``to_state().to_json()``.
@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from loops import on_thread
+from tests.formats.loops import on_thread
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "openai-agents"
 PROMPT = "Add 1 and 2, try the exploding tool, then let the writer answer."

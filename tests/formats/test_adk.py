@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+import turnfold
 from tests.formats.adk_runs import PROMPT
 from tests.formats.counters_adk import adk as count_calls
 from tests.formats.counters_adk import adk_by_agent as count_by_agent
-
-import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.frameworks import adk
 from turnfold.formats.openai_responses import unix_timestamp

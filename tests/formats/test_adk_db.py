@@ -23,14 +23,13 @@ import pytest
 
 pytest.importorskip("google.adk")
 
-import adk_runs
-from counters_adk import adk_db as count_calls
-from loops import run_async
-from oversized import PADDING, lower_limit, shown, skipped
-from recipes import recipe as load_recipe
-from stores import writable
-
 import turnfold
+from tests.formats import adk_runs
+from tests.formats.counters_adk import adk_db as count_calls
+from tests.formats.loops import run_async
+from tests.formats.oversized import PADDING, lower_limit, shown, skipped
+from tests.formats.recipes import recipe as load_recipe
+from tests.formats.stores import writable
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import adk_db
 from turnfold.model import AssistantText, Transcript, UserMessage

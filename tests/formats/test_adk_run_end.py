@@ -108,7 +108,7 @@ def test_A2_a_followed_run_a_tool_s_exception_ended_ends_as_its_load_with_one_er
     """The stream raised the exception too (``Follow`` ends its transcript with it): the
     followed run ends with the one error a load of its session shows, not two."""
     pytest.importorskip("google.adk")
-    import adk_runs
+    from tests.formats import adk_runs
 
     (session, _, failure), live = adk_runs.followed(adk_runs.raising_run)
     assert isinstance(failure, ValueError)
@@ -127,12 +127,13 @@ def _over_the_llm_call_limit(
     Its session, the followed transcript (when ``follow``) and the exception raised."""
     import logging
 
-    import adk_runs
     from google.adk.agents import LlmAgent
     from google.adk.agents.run_config import RunConfig
     from google.adk.runners import InMemoryRunner
     from google.genai import types
-    from loops import run_async
+
+    from tests.formats import adk_runs
+    from tests.formats.loops import run_async
 
     replies = [[("add", {"a": n, "b": 1}, f"c{n}")] for n in range(6)]
     calc = LlmAgent(name="calc", model=adk_runs._scripted(replies, 10), tools=[adk_runs.add])

@@ -32,8 +32,8 @@ from turnfold.model import (
 
 pytest.importorskip("agent_framework")
 
-import agent_framework_runs as runs
-from counters_agent_framework import agent_framework as count_calls
+from tests.formats import agent_framework_runs as runs
+from tests.formats.counters_agent_framework import agent_framework as count_calls
 
 RESPONSE = runs.FIXTURES / "agent-framework_v1.23.0_response_calc.json"
 SESSION = runs.FIXTURES / "agent-framework_v1.23.0_session_calc.json"
@@ -379,7 +379,7 @@ def _looping_agent() -> Any:
 def test_A1_the_invocation_limit_s_fallback_text_is_a_warning_not_the_answer(stream: bool) -> None:
     """The framework's fallback text ("Function invocation limit reached…") was shown as the
     agent's answer, in the model's words; no model wrote it: the run stopped without one."""
-    from loops import run_async
+    from tests.formats.loops import run_async
 
     runs._quiet()
     agent = _looping_agent()

@@ -26,8 +26,8 @@ from turnfold.usage import transcript_tokens
 
 pytest.importorskip("agent_framework")
 
-import agent_framework_runs as runs
-from counters_agent_framework import agent_framework as count_calls
+from tests.formats import agent_framework_runs as runs
+from tests.formats.counters_agent_framework import agent_framework as count_calls
 
 SUMMARIZED = runs.FIXTURES / "agent-framework_v1.23.0_session_summarized.json"
 WINDOW = runs.FIXTURES / "agent-framework_v1.23.0_session_sliding-window.json"

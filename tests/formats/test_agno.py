@@ -17,11 +17,10 @@ import pytest
 
 pytest.importorskip("agno")
 
+import turnfold
 from tests.formats import agno_runs
 from tests.formats.counters_agno import agno as count_calls
 from tests.formats.loops import run_async
-
-import turnfold
 from turnfold.formats.frameworks import adapter_of, agno
 from turnfold.model import (
     AbortMarker,

@@ -20,14 +20,13 @@ import pytest
 
 pytest.importorskip("agno")
 
-import agno_runs
-from counters_agno import agno_db as count_calls
-from loops import run_async
-from oversized import PADDING, lower_limit, shown, skipped
-from recipes import recipe as load_recipe
-from stores import writable
-
 import turnfold
+from tests.formats import agno_runs
+from tests.formats.counters_agno import agno_db as count_calls
+from tests.formats.loops import run_async
+from tests.formats.oversized import PADDING, lower_limit, shown, skipped
+from tests.formats.recipes import recipe as load_recipe
+from tests.formats.stores import writable
 from turnfold.formats import databases
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import agno_db

@@ -15,10 +15,9 @@ import pytest
 
 pytest.importorskip("agno")
 
-import agno_runs
-from loops import run_async
-
 import turnfold
+from tests.formats import agno_runs
+from tests.formats.loops import run_async
 from turnfold.model import AssistantText, ToolCall, Transcript
 from turnfold.process import plan_projection, recorded_duration_ms
 

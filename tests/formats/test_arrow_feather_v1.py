@@ -16,9 +16,9 @@ import pyarrow as pa
 import pyarrow.feather as feather
 import pyarrow.parquet as pq
 import pytest
-from tests.table_runs import trajectory
 
 import turnfold
+from tests.table_runs import trajectory
 from turnfold.corpus import engine as engine_module
 from turnfold.corpus import scan
 from turnfold.formats import tables

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+import turnfold
 from tests.formats import autogen_runs as runs
 from tests.formats.counters_autogen import autogen as count_calls
 from tests.formats.counters_autogen import calls_by_agent
 from tests.formats.nesting import calls_by_id, calls_by_level
-
-import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.frameworks import adapter_of, autogen
 from turnfold.formats.source import open_source

@@ -18,11 +18,10 @@ import pytest
 
 pytest.importorskip("autogen_agentchat")
 
-import autogen_state_runs as runs
-from autogen_runs import FIXTURES
-from counters_autogen import autogen_state as count_calls
-
 import turnfold
+from tests.formats import autogen_state_runs as runs
+from tests.formats.autogen_runs import FIXTURES
+from tests.formats.counters_autogen import autogen_state as count_calls
 from turnfold.model import AssistantText, ToolCall, Transcript, UserMessage
 
 AGENT = FIXTURES / "autogen_v0.7.5_save-state_agent.json"

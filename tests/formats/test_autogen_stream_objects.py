@@ -17,10 +17,9 @@ import pytest
 
 pytest.importorskip("autogen_agentchat")
 
+import turnfold
 from tests.formats import autogen_runs as runs
 from tests.formats.test_autogen import _shape
-
-import turnfold
 from turnfold.model import Thinking, ToolCall, Transcript, UserMessage
 
 #: Each run_stream of autogen_runs, its prompt and the thoughts its TaskResult records (the

@@ -25,9 +25,8 @@ import pytest
 pytest.importorskip("autogen_agentchat")
 pytest.importorskip("autogen_ext")
 
-from tests.formats import autogen_runs as runs
-
 import turnfold
+from tests.formats import autogen_runs as runs
 from turnfold.formats.frameworks import autogen
 from turnfold.model import AssistantText, Thinking, ToolCall, Transcript, UserMessage
 

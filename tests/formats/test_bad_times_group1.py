@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.changed_copies import document_copy, lines_copy
-from tests.formats.oversized import shown
 
 import turnfold
+from tests.changed_copies import document_copy, lines_copy
+from tests.formats.oversized import shown
 from turnfold.formats.agents.claude_stream import StreamReader
 from turnfold.formats.source import MAX_LISTED_WARNINGS, Source
 from turnfold.model import Transcript

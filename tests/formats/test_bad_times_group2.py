@@ -21,10 +21,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import turnfold
 from tests.changed_copies import document_copy, lines_copy
 from tests.formats.oversized import shown
-
-import turnfold
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 CURSOR = (

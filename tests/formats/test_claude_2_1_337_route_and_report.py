@@ -20,9 +20,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.claude_background_runs import agent_call, read_events, write_events
-
 import turnfold
+from tests.claude_background_runs import agent_call, read_events, write_events
 from turnfold.formats.agents.claude_stream import StreamReader, subagent_usage
 from turnfold.formats.frameworks import claude_agent_sdk
 from turnfold.formats.source import open_source

@@ -45,6 +45,7 @@ from turnfold.usage import counts_of
 pytest.importorskip("claude_agent_sdk", reason="claude-agent-sdk is in the frameworks extra")
 
 from claude_agent_sdk import types as t
+
 from tests.formats import claude_agent_sdk_runs as runs
 from tests.formats.counters_claude_agent_sdk import claude_agent_sdk as count_saved_calls
 

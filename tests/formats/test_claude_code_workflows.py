@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from tests.formats.test_claude_code import Session, text, tool_use
-
 from turnfold import ToolCall, Transcript, load, scan
 from turnfold.tools import format_subagent_line
 

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import turnfold
 from tests.formats.codex_cells import nested
 from tests.formats.codex_cells import rows as view_rows
-
-import turnfold
 from turnfold.render.viewmodel import build_view_model
 from turnfold.settings import DisplaySettings
 

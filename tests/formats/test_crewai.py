@@ -348,7 +348,7 @@ def test_answers_are_the_turns_last_texts() -> None:
 @pytest.fixture(scope="module")
 def runs() -> Any:
     pytest.importorskip("crewai")
-    import crewai_runs
+    from tests.formats import crewai_runs
 
     return crewai_runs
 
@@ -1097,7 +1097,7 @@ def test_C1_a_scan_finds_a_crew_s_text_log_by_its_name(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def shapes(runs: Any) -> Any:
-    import crewai_runs_shapes
+    from tests.formats import crewai_runs_shapes
 
     return crewai_runs_shapes
 

@@ -17,9 +17,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from oversized import PADDING, lower_limit, shown, skipped
 
 import turnfold
+from tests.formats.oversized import PADDING, lower_limit, shown, skipped
 from turnfold.formats import databases, path_format
 from turnfold.formats.agents import crush, opencode
 from turnfold.model import (

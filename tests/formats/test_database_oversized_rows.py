@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from oversized import LIMIT, PADDING, lower_limit, peak_kib
 
+from tests.formats.oversized import LIMIT, PADDING, lower_limit, peak_kib
 from turnfold.formats import databases
 
 OPENCODE = Path(__file__).parents[1] / "fixtures" / "opencode" / "work" / "opencode.db"

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from oversized import LIMIT, PADDING, lower_limit, peak_kib, shown, skipped
 
 import turnfold
+from tests.formats.oversized import LIMIT, PADDING, lower_limit, peak_kib, shown, skipped
 from turnfold.formats import databases
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"

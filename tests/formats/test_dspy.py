@@ -14,13 +14,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import dspy_runs  # sets litellm's local price map before dspy is imported
 import pytest
-from counters_dspy import dspy as count_calls
-from flat_reads import assert_read_alike
-from loops import run_async
 
 import turnfold
+from tests.formats import dspy_runs  # sets litellm's local price map before dspy is imported
+from tests.formats.counters_dspy import dspy as count_calls
+from tests.formats.flat_reads import assert_read_alike
+from tests.formats.loops import run_async
 from turnfold.formats import TranscriptFormatError
 from turnfold.formats.frameworks import adapter_of
 from turnfold.formats.frameworks import dspy as reader

@@ -13,10 +13,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-import dspy_more_runs
 import pytest
 
 import turnfold
+from tests.formats import dspy_more_runs
 from turnfold.model import Entry, SystemNotice, Thinking, ToolCall
 
 dspy = pytest.importorskip("dspy")

@@ -13,11 +13,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import dspy_more_runs
-import dspy_runs
 import pytest
 
 import turnfold
+from tests.formats import dspy_more_runs, dspy_runs
 from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.frameworks import dspy_evaluate
 from turnfold.formats.source import open_source

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import dspy_more_runs
-import dspy_runs
 import pytest
 
 import turnfold
+from tests.formats import dspy_more_runs, dspy_runs
 from turnfold.usage import transcript_tokens
 
 dspy = pytest.importorskip("dspy")

@@ -13,10 +13,9 @@ from turnfold.model import AssistantText, SystemNotice, Transcript
 pytest.importorskip("pydantic_ai")
 pytest.importorskip("agent_framework")
 
-import framework_drift_runs as runs
-from counters_agent_framework import agent_framework as count_af_calls
-from counters_pydantic_ai import pydantic_ai as count_pai_calls
-
+from tests.formats import framework_drift_runs as runs
+from tests.formats.counters_agent_framework import agent_framework as count_af_calls
+from tests.formats.counters_pydantic_ai import pydantic_ai as count_pai_calls
 from turnfold.formats.frameworks import agent_framework, pydantic_ai
 
 CAPABILITY = runs.PAI_FIXTURES / "pydantic-ai_v2.78.0_all-messages_capability-retry.json"
@@ -115,7 +114,7 @@ def test_A1_a_call_whose_approval_the_user_refused_is_cancelled_not_a_success() 
 
 
 def _run_and_follow(build: Any) -> tuple[Transcript, Transcript]:
-    from agent_framework_runs import workflow_run, workflow_streamed
+    from tests.formats.agent_framework_runs import workflow_run, workflow_streamed
 
     loaded = turnfold.load(workflow_run(build(), "do it"))
     transcript = Transcript()

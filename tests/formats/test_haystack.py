@@ -19,11 +19,10 @@ os.environ["HAYSTACK_TELEMETRY_ENABLED"] = "False"  # before Haystack is importe
 
 pytest.importorskip("haystack")
 
-import haystack_runs
-from counters_haystack import haystack as count_calls
-from loops import run_async
-
 import turnfold
+from tests.formats import haystack_runs
+from tests.formats.counters_haystack import haystack as count_calls
+from tests.formats.loops import run_async
 from turnfold.formats.frameworks import adapter_of, haystack
 from turnfold.model import (
     AssistantText,

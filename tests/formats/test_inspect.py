@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.formats.counters_harnesses import inspect as count_calls
-from tests.formats.counters_harnesses import inspect_sample as count_sample_calls
 
 import turnfold
+from tests.formats.counters_harnesses import inspect as count_calls
+from tests.formats.counters_harnesses import inspect_sample as count_sample_calls
 from turnfold.caches import CACHE_ENV
 from turnfold.cost import estimate, session_cost
 from turnfold.formats import TranscriptFormatError, which_format

@@ -24,9 +24,15 @@ pytest.importorskip("langchain_core")
 pytest.importorskip("langgraph")
 pytest.importorskip("langchain")
 
-from tests.formats import langgraph_saved_streams as saved_streams
+from pydantic import BaseModel
 
 import turnfold
+from tests.formats import langchain_runs as runs
+from tests.formats import langgraph_saved_streams as saved_streams
+from tests.formats.counters_langchain import langchain as count_saved_calls
+from tests.formats.counters_langchain import langchain_by_agent as count_by_agent
+from tests.formats.flat_reads import assert_read_alike, read_both
+from tests.formats.structured_answers import answer_of, structured_answers
 from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.frameworks import langchain as adapter
 from turnfold.formats.source import open_source
@@ -40,14 +46,6 @@ from turnfold.model import (
     TranscriptChange,
     UserMessage,
 )
-
-sys.path.insert(0, str(Path(__file__).parent))
-import langchain_runs as runs
-from counters_langchain import langchain as count_saved_calls
-from counters_langchain import langchain_by_agent as count_by_agent
-from flat_reads import assert_read_alike, read_both
-from pydantic import BaseModel
-from structured_answers import answer_of, structured_answers
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "langchain"
 TO_DICT = FIXTURES / "langchain_v1.8.3_messages-to-dict_tool-error.json"
@@ -732,8 +730,7 @@ def test_A2_following_a_handoff_graph_ends_with_what_load_gives(mode: Any, subgr
 
 
 def _benchmark_run(steps: int) -> Any:
-    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
-    import frameworks
+    from benchmarks import frameworks
 
     return frameworks.CASES["langchain"](steps).run()
 

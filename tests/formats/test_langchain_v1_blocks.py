@@ -13,7 +13,6 @@ records built by hand below are marked so, written from ``langchain_core.message
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +23,10 @@ pytest.importorskip("langgraph")
 pytest.importorskip("langchain")
 
 import turnfold
+from tests.fixtures.frameworks.langchain import v1_blocks_recipe as recipe
 from turnfold.formats.frameworks import langchain as adapter
 from turnfold.formats.langchain_blocks import ai_content
 from turnfold.model import AssistantText, Thinking, ToolCall, Transcript, UserMessage
-
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "fixtures" / "frameworks" / "langchain"))
-import v1_blocks_recipe as recipe  # noqa: E402
 
 #: What the run shows, in order (the prompt first): the Anthropic-shaped response's thinking
 #: (a reasoning block with its signature), its web search (a server call, settled by its

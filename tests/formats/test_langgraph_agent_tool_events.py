@@ -25,11 +25,11 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
+
+import turnfold
 from tests.formats import langchain_runs as runs
 from tests.formats import langgraph_saved_streams as saved
 from tests.formats.test_langgraph_saved_stream import shown
-
-import turnfold
 from turnfold.formats.frameworks import langchain as adapter
 from turnfold.model import AssistantText, ToolCall, Transcript
 

@@ -28,13 +28,12 @@ import pytest
 pytest.importorskip("langchain")
 pytest.importorskip("langgraph.checkpoint.sqlite")
 
+import turnfold
 from tests.formats import langchain_runs as runs
 from tests.formats.counters_langgraph import langgraph_checkpoints as count_calls
 from tests.formats.oversized import PADDING, lower_limit, skipped
 from tests.formats.recipes import recipe as load_recipe
 from tests.formats.stores import writable
-
-import turnfold
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import agno_db, langgraph_checkpoints
 from turnfold.model import (

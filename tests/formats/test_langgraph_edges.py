@@ -29,12 +29,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.types import Command
+
+import turnfold
 from tests import followed_runs
 from tests.formats import langchain_runs as runs
 from tests.formats.test_langgraph_leftovers import NOT_STREAMED, _reviewed_agent, _shown
 from tests.test_langchain_hitl import EDIT_B, SAID_B, _agent, _edit
-
-import turnfold
 from turnfold.formats.source import MAX_LISTED_WARNINGS, UnlistedWarnings, warning_count
 from turnfold.model import (
     AbortMarker,

@@ -28,9 +28,9 @@ pytest.importorskip("langchain")
 pytest.importorskip("langgraph.checkpoint.sqlite")
 
 from langgraph.types import Command
-from tests.formats import langchain_runs as runs
 
 import turnfold
+from tests.formats import langchain_runs as runs
 from turnfold.formats.errors import SampleSelectionError
 from turnfold.formats.harnesses import inspect_log
 from turnfold.model import Entry, ToolCall, Transcript, UserMessage

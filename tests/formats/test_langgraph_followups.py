@@ -20,6 +20,8 @@ pytest.importorskip("langchain")
 from langchain_core.load import dumps as lc_dumps
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
+
+import turnfold
 from tests.formats.test_langgraph_leftovers import (
     EDIT_AND_REJECT,
     TASK_MODES,
@@ -30,8 +32,6 @@ from tests.formats.test_langgraph_leftovers import (
     _shown,
     _tool_routed,
 )
-
-import turnfold
 from turnfold.model import AssistantError, SystemNotice, Transcript
 from turnfold.process import Turn, project
 from turnfold.render.text import render_text

@@ -33,10 +33,10 @@ from langgraph.errors import NodeError
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.types import Command
-from tests import followed_runs
-from tests.formats import langchain_runs as runs
 
 import turnfold
+from tests import followed_runs
+from tests.formats import langchain_runs as runs
 from turnfold.model import AbortMarker, AssistantError, SystemNotice, ToolCall, Transcript
 from turnfold.render.text import render_text
 from turnfold.render.viewmodel import build_view_model

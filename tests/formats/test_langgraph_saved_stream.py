@@ -20,10 +20,9 @@ pytest.importorskip("langchain_core")
 pytest.importorskip("langgraph")
 pytest.importorskip("langchain")
 
+import turnfold
 from tests.formats import langchain_runs as runs
 from tests.formats import langgraph_saved_streams as saved
-
-import turnfold
 from turnfold.formats import which_format
 from turnfold.formats.source import open_source
 from turnfold.model import AssistantText, Thinking, ToolCall, Transcript, UserMessage

@@ -26,10 +26,9 @@ import pytest
 pytest.importorskip("langchain")
 pytest.importorskip("langgraph.checkpoint.sqlite")
 
+import turnfold
 from tests.formats import langchain_runs as runs
 from tests.formats.recipes import recipe as load_recipe
-
-import turnfold
 from turnfold.formats.frameworks import langgraph_checkpoints
 from turnfold.model import CompactionBoundary, ToolCall, Transcript
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from turns_shown import turns_shown
 
 import turnfold
+from tests.formats.turns_shown import turns_shown
 from turnfold.formats import which_format
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import from_object

@@ -22,12 +22,13 @@ from turnfold.model import AssistantText, SystemNotice, Thinking, ToolCall, Tran
 
 pytest.importorskip("llama_index.core")
 
-import llamaindex_runs
-from counters_llamaindex import llamaindex as count_calls
-from flat_reads import assert_read_alike, read_both
-from loops import run_async
 from pydantic import BaseModel
-from structured_answers import answer_of, structured_answers
+
+from tests.formats import llamaindex_runs
+from tests.formats.counters_llamaindex import llamaindex as count_calls
+from tests.formats.flat_reads import assert_read_alike, read_both
+from tests.formats.loops import run_async
+from tests.formats.structured_answers import answer_of, structured_answers
 
 SOLO = llamaindex_runs.FIXTURES / "llama-index-core_v0.14.25_memory_solo.json"
 HANDOFF = llamaindex_runs.FIXTURES / "llama-index-core_v0.14.25_memory_handoff.json"

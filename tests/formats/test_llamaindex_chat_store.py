@@ -19,9 +19,8 @@ import pytest
 
 pytest.importorskip("llama_index.core")
 
-from counters_llamaindex import llamaindex_chat_store as count_calls
-
 import turnfold
+from tests.formats.counters_llamaindex import llamaindex_chat_store as count_calls
 from turnfold.model import AssistantText, ToolCall, Transcript, UserMessage
 
 STORE = (

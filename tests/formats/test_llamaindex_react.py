@@ -19,9 +19,9 @@ from turnfold.model import AssistantText, SystemNotice, Thinking, ToolCall, Tran
 
 pytest.importorskip("llama_index.core")
 
-import llamaindex_react_runs as runs
-import llamaindex_runs
-from loops import run_async
+from tests.formats import llamaindex_react_runs as runs
+from tests.formats import llamaindex_runs
+from tests.formats.loops import run_async
 
 ANSWER = "1+2=3; explode failed."
 

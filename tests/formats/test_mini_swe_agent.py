@@ -4,7 +4,7 @@ The fixtures under ``tests/fixtures/harnesses/mini-swe-agent/`` were written by 
 ``mini-swe-agent`` package (its ``DeterministicModel`` family from
 ``minisweagent/models/test_models.py``, or its ``LitellmModel`` against a scripted Chat
 Completions server on 127.0.0.1, and a ``LocalEnvironment`` in a temporary folder, no
-network) with :func:`write_runs`; ``python tests/formats/test_mini_swe_agent.py`` rewrites them.
+network) with :func:`write_runs`; ``python -m tests.formats.test_mini_swe_agent`` rewrites them.
 One more is a real DeepSeek run from mini-swe-agent's repository, trimmed (``SOURCES.md``).
 The tests below also run the package again when it is installed (the ``test`` extra), so a new
 release's trajectories are read as well.
@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.formats.counters_harnesses import mini_swe_agent as count_calls
 
 import turnfold
+from tests.formats.counters_harnesses import mini_swe_agent as count_calls
 from turnfold.formats import which_format
 from turnfold.formats.harnesses import mini_swe_agent
 from turnfold.formats.source import open_source

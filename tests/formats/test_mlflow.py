@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.fixtures.traces.mlflow import mlflow_recipe as recipe
-from tests.formats.oversized import PADDING, lower_limit, skipped
 
 import turnfold
+from tests.fixtures.traces.mlflow import mlflow_recipe as recipe
+from tests.formats.oversized import PADDING, lower_limit, skipped
 from turnfold.formats import path_format
 from turnfold.formats.errors import SampleSelectionError, TranscriptFormatError
 from turnfold.model import (

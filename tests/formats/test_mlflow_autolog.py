@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.fixtures.traces.mlflow import autolog_recipe as recipe
-from tests.formats import langchain_runs as lc
 
 import turnfold
+from tests.fixtures.traces.mlflow import autolog_recipe as recipe
+from tests.formats import langchain_runs as lc
 from turnfold.model import AssistantText, Thinking, Transcript, UserMessage
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "traces" / "mlflow"

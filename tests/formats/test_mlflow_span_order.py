@@ -14,9 +14,9 @@ import json
 from typing import Any
 
 import pytest
-from tests.fixtures.traces.mlflow import mlflow_recipe as recipe
 
 import turnfold
+from tests.fixtures.traces.mlflow import mlflow_recipe as recipe
 from turnfold.model import ToolCall, Transcript
 
 

@@ -21,7 +21,7 @@ FIXTURES = Path(__file__).parents[1] / "fixtures"
 COUNTERS: dict[str, Callable[[Path], int]] = {
     name: counter
     for path in sorted(Path(__file__).parent.glob("counters*.py"))
-    for name, counter in importlib.import_module(path.stem).COUNTERS.items()
+    for name, counter in importlib.import_module(f"tests.formats.{path.stem}").COUNTERS.items()
 }
 #: The suffixes of session files: JSON and JSON lines, SWE-agent trajectories, Inspect logs.
 SUFFIXES = (".json", ".jsonl", ".traj", ".eval", ".md")  # .md: Aider chat histories

@@ -14,7 +14,6 @@ the handoff call's sub-agent, its last text (the run's answer) stays at the top 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -22,13 +21,13 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
+
+import turnfold
 from tests.formats.counters_openai_agents import calls_by_agent
 from tests.formats.counters_openai_agents import openai_agents as count_calls
 from tests.formats.flat_reads import assert_read_alike, read_both
 from tests.formats.nesting import calls_by_id, calls_by_level
 from tests.formats.structured_answers import answer_of, structured_answers
-
-import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.source import open_source
 from turnfold.model import (
@@ -635,7 +634,6 @@ def test_A2_following_a_handoff_chain_nests_live_as_the_load_does() -> None:
 def test_A2_the_live_widget_ends_showing_what_a_widget_of_the_loaded_chain_shows() -> None:
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
     from tests.formats import openai_agents_runs
-
     from turnfold.widget import TranscriptWidget
 
     widgets: list[TranscriptWidget] = []
@@ -699,8 +697,7 @@ def _copied(result: Any) -> dict[str, Any]:
 
 
 def _benchmark_run(steps: int) -> Any:
-    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
-    import frameworks
+    from benchmarks import frameworks
 
     return frameworks.CASES["openai-agents"](steps).run()
 
@@ -767,7 +764,6 @@ def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_item_by_item(
     input) is the builder's alone, and reads as before."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
     from tests.formats import openai_agents_runs
-
     from turnfold.formats.frameworks import openai_agents
 
     first = openai_agents_runs.run(openai_agents_runs.solo, "Go.")
@@ -808,7 +804,6 @@ def test_A1_random_runs_of_one_agent_read_flat_as_the_builder_reads_them(
     import random
 
     from tests.formats import openai_agents_runs
-
     from turnfold.formats.frameworks import openai_agents
 
     for seed in range(8):
@@ -846,7 +841,6 @@ def test_U1_a_text_id_the_run_reuses_takes_no_other_response_s_usage(
     item, from the saved state and from copied records alike."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
     from tests.formats import openai_agents_runs
-
     from turnfold.formats.frameworks import openai_agents
 
     for handoff in (False, True):
@@ -887,7 +881,6 @@ def test_U1_random_runs_that_reuse_ids_keep_every_response_s_usage_once(
     import random
 
     from tests.formats import openai_agents_runs
-
     from turnfold.formats.frameworks import openai_agents
 
     for seed in range(8):
@@ -948,9 +941,8 @@ def test_A2_following_only_the_events_of_a_run_stopped_for_approval_says_it_is_u
     says once, at its end, that approvals are not shown and to follow the run itself; not
     when the run raised (the follow ends it with the error), which stopped for none."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    from tests.formats import openai_agents_runs
-
     from agents import UserError
+    from tests.formats import openai_agents_runs
     from turnfold.formats.frameworks.openai_agents import UNSHOWN_APPROVALS
 
     follow, result, _ = _follow(
@@ -1017,9 +1009,8 @@ def _follow_resumed(
     events waiting): the followed transcript and the finished ``RunResultStreaming``."""
     import asyncio
 
-    from tests.formats import openai_agents_runs
-
     from agents import Runner
+    from tests.formats import openai_agents_runs
 
     agent = openai_agents_runs.approval(texts)
     _, state = openai_agents_runs.run_approved(approve, resume=False, agent=agent)
@@ -1083,9 +1074,8 @@ def test_A2_a_run_followed_after_it_went_on_reads_each_response_once() -> None:
     import asyncio
     import threading
 
-    from tests.formats import openai_agents_runs
-
     from agents import Runner
+    from tests.formats import openai_agents_runs
 
     gate = threading.Event()
     followed: list[turnfold.Follow] = []
@@ -1220,9 +1210,8 @@ def test_A2_the_call_whose_exception_ends_a_followed_run_is_its_error() -> None:
     leaves unanswered is the failed one, ``error`` with the exception's text; with two such
     calls the error does not say which, and neither is guessed."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    from tests.formats import openai_agents_runs
-
     from agents import UserError
+    from tests.formats import openai_agents_runs
 
     followed: list[turnfold.Follow] = []
 
@@ -1247,9 +1236,8 @@ def _raised_run(calls: int) -> tuple[turnfold.Follow, Any, Any]:
     """:func:`openai_agents_runs.strict`'s run (``calls`` calls of ``strict``) streamed and
     followed until its tool's exception ends it: the follow, the ``RunResultStreaming`` and
     the exception its stream raised."""
-    from tests.formats import openai_agents_runs
-
     from agents import UserError
+    from tests.formats import openai_agents_runs
 
     followed: list[tuple[turnfold.Follow, Any]] = []
 
@@ -1330,9 +1318,8 @@ def test_A1_an_answer_an_output_guardrail_refused_is_rejected_not_the_answer() -
     followed, the text is a rejected reply (``meta["rejected"]``, labelled "Rejected")
     beside the run's error, not the answer of a turn that merely failed."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    from tests.formats import openai_agents_runs
-
     from agents import OutputGuardrailTripwireTriggered
+    from tests.formats import openai_agents_runs
 
     followed: list[tuple[turnfold.Follow, Any]] = []
 
@@ -1367,9 +1354,8 @@ def test_A1_the_run_data_of_a_raised_run_shows_its_calls_and_that_it_raised() ->
     failed call and the exception, as following the streamed run ends; the turn is failed
     either way. An exception without run data is refused, saying why."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    from tests.formats import openai_agents_runs
-
     from agents import UserError
+    from tests.formats import openai_agents_runs
     from turnfold.formats.frameworks.openai_agents import UNKNOWN_EXCEPTION
 
     follow, _, streamed = _raised_run(1)
@@ -1534,9 +1520,8 @@ def test_A2_following_a_run_with_a_session_shows_its_history_as_the_load_does() 
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
     import asyncio
 
-    from tests.formats.loops import on_thread
-
     from agents import Runner, SQLiteSession
+    from tests.formats.loops import on_thread
 
     agent, session = _turns_agent(), SQLiteSession("qa")
     for prompt in ("Add, then explode.", "Again"):
@@ -1565,9 +1550,8 @@ def test_A1_a_streamed_run_past_its_max_turns_loads_with_its_error_as_followed()
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
     import asyncio
 
-    from tests.formats.loops import on_thread
-
     from agents import MaxTurnsExceeded, Runner
+    from tests.formats.loops import on_thread
 
     async def two_turns() -> tuple[turnfold.Follow, Any, BaseException]:
         run = Runner.run_streamed(_turns_agent(), "Add, then explode.", max_turns=2)

@@ -22,14 +22,13 @@ import pytest
 
 pytest.importorskip("agents")
 
-import openai_agents_runs
-from counters_openai_agents import openai_agents_db as count_calls
-from loops import run_async
-from oversized import PADDING, lower_limit, skipped
-from recipes import recipe as load_recipe
-from stores import writable
-
 import turnfold
+from tests.formats import openai_agents_runs
+from tests.formats.counters_openai_agents import openai_agents_db as count_calls
+from tests.formats.loops import run_async
+from tests.formats.oversized import PADDING, lower_limit, skipped
+from tests.formats.recipes import recipe as load_recipe
+from tests.formats.stores import writable
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import openai_agents_db
 from turnfold.model import AssistantText, Transcript, UserMessage

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from oversized import PADDING, lower_limit, shown, skipped
 
 import turnfold
+from tests.formats.oversized import PADDING, lower_limit, shown, skipped
 from turnfold.formats import TranscriptFormatError, path_format, which_format
 from turnfold.formats.agents import opencode
 from turnfold.formats.source import open_source

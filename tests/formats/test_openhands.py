@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.formats.counters_harnesses import openhands as count_calls
 
 import turnfold
+from tests.formats.counters_harnesses import openhands as count_calls
 from turnfold.cli import main
 from turnfold.formats.errors import SampleSelectionError
 from turnfold.formats.harnesses import openhands, openhands_sdk

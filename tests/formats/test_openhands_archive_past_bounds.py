@@ -15,9 +15,9 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from tests.formats.test_openhands_archive import V0_SESSION, _member, _v0_members, _write
 
 import turnfold
+from tests.formats.test_openhands_archive import V0_SESSION, _member, _v0_members, _write
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.harnesses import archive
 

@@ -807,7 +807,7 @@ def write_strands_trace(mode: str, path: Path) -> Path:
     """The strands fixture's run (tests/formats/strands_runs.py: ``calc`` calls ``add`` twice
     in one response, ``explode``, which raises, and ``researcher``, an agent used as a tool,
     which calls ``add``; then it reasons and answers) traced by Strands itself, one line."""
-    import strands_runs
+    from tests.formats import strands_runs
 
     with _strands_tracing(mode) as exporter:
         strands_runs.run(trace_attributes={"session.id": "tf-strands-1"})
@@ -868,7 +868,7 @@ def _llm_spans_agent() -> Any:
     """smolagents_runs' main run (a plan, ``add``, ``explode`` raising, two calls in one step,
     the managed agent ``helper``, ``final_answer``) with a call of a tool the agent lacks
     after ``explode`` (its step fails with no tool span), each agent on :func:`_served_model`."""
-    import smolagents_runs
+    from tests.formats import smolagents_runs
 
     agent = smolagents_runs.make_agent()
     replies = agent.model.replies
@@ -888,8 +888,9 @@ def _code_llm_spans_agent() -> Any:
     stop sequence of the model call, where a model's reply ends); code that prints, then raises
     in ``explode``, and the same reply again; a reply with no code (``AgentParsingError``);
     code asking the helper; ``final_answer`` from code."""
-    import smolagents_runs
     from smolagents import CodeAgent
+
+    from tests.formats import smolagents_runs
 
     add, explode = smolagents_runs._tools()
     helper = smolagents_runs.make_agent().managed_agents["helper"]
@@ -920,7 +921,7 @@ def trace_smolagents(run: str) -> tuple[Any, str]:
     the AGENT spans' task, answer and token counts are all there is of the model; the
     ``llm-spans`` and ``code-llm-spans`` runs have them (:func:`_llm_spans_agent`,
     :func:`_code_llm_spans_agent`)."""
-    import smolagents_runs
+    from tests.formats import smolagents_runs
 
     make, task = {
         "tool-calling": (smolagents_runs.make_agent, smolagents_runs.TASK),
@@ -1262,8 +1263,9 @@ def _read_as(transcript: Transcript, *, thoughts: bool = True) -> list[tuple[Any
 def _scripted_tool_agent(replies: list[Any], *, llm_spans: bool, max_steps: int = 20) -> Any:
     """A ``ToolCallingAgent`` with smolagents_runs' tools on the scripted ``replies``: on
     :func:`_served_model` (LLM spans) or on smolagents_runs' model class (none)."""
-    import smolagents_runs
     from smolagents import ToolCallingAgent
+
+    from tests.formats import smolagents_runs
 
     model = _served_model(replies) if llm_spans else smolagents_runs._model_class()(replies)
     return ToolCallingAgent(
@@ -1276,8 +1278,9 @@ def _scripted_tool_agent(replies: list[Any], *, llm_spans: bool, max_steps: int 
 
 
 def _scripted_code_agent(replies: list[str], *, llm_spans: bool, max_steps: int = 20) -> Any:
-    import smolagents_runs
     from smolagents import CodeAgent
+
+    from tests.formats import smolagents_runs
 
     messages = [smolagents_runs._message(text) for text in replies]
     model = _served_model(messages) if llm_spans else smolagents_runs._model_class()(messages)
@@ -1307,7 +1310,7 @@ def test_H4_a_smolagents_step_error_no_call_owns_is_the_notice_the_loader_shows(
     error notice on its step, after the step's thought. Without LLM spans the thoughts are not
     in the trace; everything else reads alike."""
     pytest.importorskip("openinference.instrumentation.smolagents")
-    import smolagents_runs
+    from tests.formats import smolagents_runs
 
     message = smolagents_runs._message
     replies = [
@@ -1340,7 +1343,7 @@ def test_H4_a_smolagents_step_error_of_no_one_call_is_a_notice_beside_the_calls_
     also knows that the other call ran (its tool span), which the agent's memory does not
     record (a failed step keeps no observations)."""
     pytest.importorskip("openinference.instrumentation.smolagents")
-    import smolagents_runs
+    from tests.formats import smolagents_runs
 
     message = smolagents_runs._message
     replies = [
@@ -1381,7 +1384,7 @@ def test_H4_a_smolagents_run_that_hits_max_steps_reads_as_the_agent_itself_loads
     the model's reply as the answer (not a plan), with that call's usage. Traced without LLM
     spans, a run that answered in none of the steps it was allowed hit the limit too."""
     pytest.importorskip("openinference.instrumentation.smolagents")
-    import smolagents_runs
+    from tests.formats import smolagents_runs
 
     if kind == "code":
         agent = _scripted_code_agent(
@@ -1435,7 +1438,7 @@ def test_H4_a_smolagents_answer_that_is_not_text_reads_as_the_agent_itself_loads
     ``turnfold.load(agent)`` shows it (a CodeAgent's ``action_output``, a ToolCallingAgent's
     call argument), the answer is its JSON."""
     pytest.importorskip("openinference.instrumentation.smolagents")
-    import smolagents_runs
+    from tests.formats import smolagents_runs
 
     value, shown = _NOT_TEXT[answer]
     if kind == "code":

@@ -17,9 +17,9 @@ import json
 from typing import Any
 
 import pytest
-from test_otlp import FIXTURES, _chat_span, _request, _span, outline
 
 import turnfold
+from tests.formats.test_otlp import FIXTURES, _chat_span, _request, _span, outline
 from turnfold.formats.traces.messages import span_usage
 from turnfold.model import AssistantText, Thinking, ToolCall, UserMessage
 from turnfold.usage import transcript_tokens

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_otlp import (
+
+import turnfold
+from tests.formats.test_otlp import (
     FIXTURES,
     _chat_span,
     _memory_provider,
@@ -30,8 +32,6 @@ from test_otlp import (
     _span,
     outline,
 )
-
-import turnfold
 from turnfold.model import ToolCall, Transcript, UserMessage
 from turnfold.session import session_facts
 from turnfold.usage import transcript_tokens

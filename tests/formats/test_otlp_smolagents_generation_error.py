@@ -26,7 +26,8 @@ import pytest
 
 pytest.importorskip("openinference.instrumentation.smolagents")
 
-from test_otlp import (
+import turnfold
+from tests.formats.test_otlp import (
     FIXTURES,
     SERVED_OUT,
     _memory_provider,
@@ -36,8 +37,6 @@ from test_otlp import (
     _scripted_tool_agent,
     _served_model,
 )
-
-import turnfold
 from turnfold.model import AssistantError, AssistantText, Transcript, UserMessage
 from turnfold.process import project
 from turnfold.render.viewmodel import Turn
@@ -55,7 +54,7 @@ GENERATION_ERROR = {
 def _agent(kind: str, *, answered: int = 1, max_steps: int = 20) -> Any:
     """An agent whose model's server answers ``answered`` replies (a thought and a call of
     ``add``), then fails."""
-    import smolagents_runs
+    from tests.formats import smolagents_runs
 
     if kind == "code":
         replies = ["Thought: add.\n<code>\nprint(add(a=1, b=2))\n</code>"][:answered]
@@ -234,8 +233,9 @@ def test_H4_a_managed_agent_whose_model_call_failed_nests_under_its_manager_s_ca
     are its own run, nested under its manager's ``helper`` call, which failed with the error
     its manager's step was told; the manager's run goes on and answers, as
     ``turnfold.load(agent)`` shows it."""
-    import smolagents_runs
     from smolagents import ToolCallingAgent
+
+    from tests.formats import smolagents_runs
 
     message = smolagents_runs._message
     add, _ = smolagents_runs._tools()

@@ -23,7 +23,8 @@ import pytest
 
 pytest.importorskip("openinference.instrumentation.smolagents")
 
-from test_otlp import (
+import turnfold
+from tests.formats.test_otlp import (
     _memory_provider,
     _read_as,
     _request_line,
@@ -31,8 +32,6 @@ from test_otlp import (
     _scripted_tool_agent,
     trace_agent_run,
 )
-
-import turnfold
 from turnfold.model import AssistantText, Transcript
 
 TASK = "add 1 and 2"
@@ -42,7 +41,7 @@ MAX_STEPS_ANSWER = "The answer is 3."
 def _max_steps_agent(*, llm_spans: bool) -> Any:
     """A ``ToolCallingAgent`` allowed one step, which adds: smolagents then asks the model for
     an answer (``provide_final_answer``), the scripted reply :data:`MAX_STEPS_ANSWER`."""
-    import smolagents_runs
+    from tests.formats import smolagents_runs
 
     message = smolagents_runs._message
     first = message("Let me add first.", ("add", {"a": 1, "b": 2}, "call_1"))

@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+import turnfold
 from tests.fixtures.traces.mlflow import mlflow_recipe
 from tests.formats.oversized import LIMIT, PADDING, lower_limit, shown, skipped
 from tests.formats.recipes import recipe as load_recipe
 from tests.formats.stores import writable
-
-import turnfold
 from turnfold.formats import databases
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
+
+import turnfold
 from tests.formats import pydantic_ai_runs as runs
 from tests.formats.counters_pydantic_ai import pydantic_ai as count_saved_calls
 from tests.formats.structured_answers import answer_of, structured_answers
-
-import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.frameworks import pydantic_ai as adapter
 from turnfold.formats.source import open_source

@@ -15,9 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.formats import pydantic_ai_runs as runs
-
 import turnfold
+from tests.formats import pydantic_ai_runs as runs
 from turnfold.following import follow
 from turnfold.formats.frameworks import pydantic_ai as adapter
 from turnfold.model import AssistantText, Transcript, UserMessage

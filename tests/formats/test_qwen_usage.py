@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from tests.formats.test_qwen import assistant, fcall, load, result, user
-
 from turnfold import AssistantText, ToolCall
 from turnfold.usage import count_tokens
 

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+import turnfold
 from tests.formats.many_sessions import (
     ADK,
     AGENTS_SDK,
@@ -30,8 +32,6 @@ from tests.formats.many_sessions import (
     mlflow_of_two,
     opencode_of_two,
 )
-
-import turnfold
 from turnfold.formats.agents import crush, opencode
 from turnfold.formats.errors import SampleSelectionError
 from turnfold.formats.frameworks import adk_db, agno_db, langgraph_checkpoints, openai_agents_db

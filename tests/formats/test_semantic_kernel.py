@@ -266,7 +266,7 @@ def test_a_file_of_no_sk_messages_is_a_clear_error(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def runs() -> Any:
     pytest.importorskip("semantic_kernel")
-    import semantic_kernel_runs  # type: ignore[import-not-found]
+    from tests.formats import semantic_kernel_runs  # type: ignore[import-not-found]
 
     return semantic_kernel_runs
 

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-from turns_shown import turns_shown
 
 import turnfold
+from tests.formats.turns_shown import turns_shown
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.model import AssistantText, ToolCall, UserMessage
 

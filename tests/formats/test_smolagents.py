@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+import turnfold
 from tests.formats import smolagents_runs as runs
 from tests.formats.counters_smolagents import smolagents as count_saved
 from tests.formats.structured_answers import answer_of
-
-import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.frameworks.smolagents import Follower
 from turnfold.formats.source import open_source

@@ -17,9 +17,8 @@ import pytest
 
 pytest.importorskip("smolagents")
 
-from tests.formats import smolagents_runs as runs
-
 import turnfold
+from tests.formats import smolagents_runs as runs
 from turnfold.model import AssistantError, AssistantText, ToolCall, Transcript, UserMessage
 from turnfold.process import project
 from turnfold.render.viewmodel import Turn

@@ -32,8 +32,8 @@ from turnfold.usage import counts_of
 
 pytest.importorskip("strands")
 
-import strands_runs
-from counters_strands import strands as count_calls
+from tests.formats import strands_runs
+from tests.formats.counters_strands import strands as count_calls
 
 FIXTURE = strands_runs.FIXTURES / "strands_v1.62.0_messages_agent-tool.json"
 CALLS = [

@@ -19,10 +19,9 @@ import pytest
 
 pytest.importorskip("strands")
 
-import strands_runs
-from recipes import recipe as load_recipe
-
 import turnfold
+from tests.formats import strands_runs
+from tests.formats.recipes import recipe as load_recipe
 from turnfold.model import AssistantText, PendingAction, ToolCall, Transcript, UserMessage
 
 recipe = load_recipe(strands_runs.FIXTURES / "strands_followups_recipe.py")

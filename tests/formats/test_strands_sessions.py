@@ -20,11 +20,10 @@ import pytest
 
 pytest.importorskip("strands")
 
-import strands_runs
-from counters_strands import strands_session as count_calls
-from recipes import recipe as load_recipe
-
 import turnfold
+from tests.formats import strands_runs
+from tests.formats.counters_strands import strands_session as count_calls
+from tests.formats.recipes import recipe as load_recipe
 from turnfold.model import AssistantText, ToolCall, Transcript, UserMessage
 from turnfold.tools import format_subagent_line
 

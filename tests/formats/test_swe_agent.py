@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.formats.counters_harnesses import swe_agent as count_calls
 
 import turnfold
+from tests.formats.counters_harnesses import swe_agent as count_calls
 from turnfold.formats.harnesses import swe_agent
 from turnfold.model import AssistantError, AssistantText, SystemNotice, ToolCall, UserMessage
 from turnfold.session import session_facts

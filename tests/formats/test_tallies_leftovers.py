@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.changed_copies import document_copy
 
 import turnfold
+from tests.changed_copies import document_copy
 from turnfold.formats.agents.claude_stream import StreamReader
 from turnfold.formats.source import MAX_LISTED_WARNINGS, Source, UnlistedWarnings, warning_count
 from turnfold.model import Transcript, UserMessage
@@ -284,8 +284,8 @@ def test_A2_the_notice_of_review_edits_not_streamed_names_the_tasks_mode() -> No
     only ``updates``, ``values`` and ``debug``."""
     pytest.importorskip("langchain")
     from langchain_core.load import dumps as lc_dumps
-    from tests.formats.test_langgraph_leftovers import _resumed
 
+    from tests.formats.test_langgraph_leftovers import _resumed
     from turnfold.model import SystemNotice
     from turnfold.render.text import render_text
     from turnfold.render.viewmodel import build_view_model
