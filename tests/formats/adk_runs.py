@@ -392,3 +392,18 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def dumped_event(author: str, parts: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """An event as ``Event.model_dump`` writes it (the shape of this module's fixtures): a
+    function response is the user's, anything else of an agent the model's; ``extra`` fields
+    added."""
+    role = "user" if author == "user" or any("function_response" in p for p in parts) else "model"
+    return {
+        "author": author,
+        "invocation_id": "e-1",
+        "content": {"role": role, "parts": parts},
+        "actions": {"state_delta": {}},
+        "timestamp": 1796000000.5,
+        **extra,
+    }

@@ -22,6 +22,7 @@ import pytest
 
 import turnfold
 from tests.formats.adk_runs import PROMPT
+from tests.formats.adk_runs import dumped_event as _event
 from tests.formats.counters_adk import adk as count_calls
 from tests.formats.counters_adk import adk_by_agent as count_by_agent
 from turnfold.formats import TranscriptFormatError, which_format
@@ -60,18 +61,6 @@ def all_calls(transcript: Transcript) -> list[ToolCall]:
 
 def _calls(transcript: Transcript) -> dict[str, ToolCall]:
     return {c.call_id: c for c in all_calls(transcript)}
-
-
-def _event(author: str, parts: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    role = "user" if author == "user" or any("function_response" in p for p in parts) else "model"
-    return {
-        "author": author,
-        "invocation_id": "e-1",
-        "content": {"role": role, "parts": parts},
-        "actions": {"state_delta": {}},
-        "timestamp": 1796000000.5,
-        **extra,
-    }
 
 
 def _fc(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -26,6 +26,7 @@ import pytest
 
 import turnfold
 from tests.changed_copies import document_copy
+from tests.formats.adk_runs import dumped_event
 from turnfold.formats.agents.claude_stream import StreamReader
 from turnfold.formats.source import MAX_LISTED_WARNINGS, Source, UnlistedWarnings, warning_count
 from turnfold.model import Transcript, UserMessage
@@ -201,18 +202,6 @@ def test_X1_a_followed_stream_json_event_past_the_listed_warnings_counts_each() 
     assert counts["later_event"] == {"warned": earlier}
 
 
-def _adk_event(author: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """An event as ``Event.model_dump`` writes it (the fixtures of ``adk_runs.py``)."""
-    role = "user" if author == "user" or any("function_response" in p for p in parts) else "model"
-    return {
-        "author": author,
-        "invocation_id": "e-1",
-        "content": {"role": role, "parts": parts},
-        "actions": {"state_delta": {}},
-        "timestamp": 1796000000.5,
-    }
-
-
 @pytest.mark.parametrize("as_lines", [False, True], ids=["events", "jsonl"])
 def test_X1_an_adk_event_of_more_warnings_than_are_listed_counts_each(as_lines: bool) -> None:
     """One ADK event of 1,005 function responses for calls no event made: every warning
@@ -221,8 +210,8 @@ def test_X1_an_adk_event_of_more_warnings_than_are_listed_counts_each(as_lines: 
     answers = [{"id": f"call_gone_{n}", "name": "add", "response": {"result": 1}}
                for n in range(MANY)]  # fmt: skip
     events = [
-        _adk_event("user", [{"text": "add them"}]),
-        _adk_event("calc", [{"function_response": answer} for answer in answers]),
+        dumped_event("user", [{"text": "add them"}]),
+        dumped_event("calc", [{"function_response": answer} for answer in answers]),
     ]
     given: Any = "".join(json.dumps(e) + "\n" for e in events) if as_lines else events
     transcript = turnfold.load(given, format="adk")

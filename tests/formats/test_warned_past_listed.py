@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 import turnfold
+from tests.formats.adk_runs import dumped_event
 from turnfold.formats import source
 from turnfold.formats.source import UnlistedWarnings
 from turnfold.model import Transcript, UserMessage
@@ -217,26 +218,14 @@ def test_X1_openai_agents_a_call_read_in_place_past_the_listed_warnings_is_accou
 # --- Google ADK (formats/frameworks/adk.py) -----------------------------------------------------
 
 
-def adk_event(author: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """An event as ``Event.model_dump`` writes it (the fixtures of ``adk_runs.py``)."""
-    role = "user" if author == "user" or any("function_response" in p for p in parts) else "model"
-    return {
-        "author": author,
-        "invocation_id": "e-1",
-        "content": {"role": role, "parts": parts},
-        "actions": {"state_delta": {}},
-        "timestamp": 1796000000.5,
-    }
-
-
 @pytest.mark.parametrize("as_lines", [False, True], ids=["events", "jsonl"])
 def test_L4_adk_events_warned_past_the_listed_warnings_are_accounted_once_each(
     few_listed: None, as_lines: bool
 ) -> None:
     answers = [{"id": f"call_gone_{n}", "name": "add", "response": {"result": 1}}
                for n in range(BAD)]  # fmt: skip
-    responses = [adk_event("calc", [{"function_response": answer}]) for answer in answers]
-    events = [adk_event("user", [{"text": "add them"}]), *responses]
+    responses = [dumped_event("calc", [{"function_response": answer}]) for answer in answers]
+    events = [dumped_event("user", [{"text": "add them"}]), *responses]
     transcript = turnfold.load(jsonl(events) if as_lines else events, format="adk")
     # Once each, under its type: not a second time as the JSON object it is.
     assert counts(transcript) == {"user": {"mapped": 1}, "function_response": {"warned": BAD}}

@@ -59,7 +59,7 @@ from turnfold.corpus.summarize import (
     TOOL_CALL_COLUMNS,
     TURN_COLUMNS,
     Summary,
-    _error_row,
+    error_row,
     examine,
     examine_many,
     summarize,
@@ -829,7 +829,7 @@ def _examine_chunk(items: list[Item]) -> list[Summary]:
 def _died_row(item: Item, error: str) -> Summary:
     """An item whose reading killed its worker process: a row with its error (C-7), which the
     index keeps as it keeps any (a rescan kills no worker again unless the file changed)."""
-    return Summary("rows", [_error_row(item, error)])
+    return Summary("rows", [error_row(item, error)])
 
 
 def _unsearched(item: Item, error: str) -> Any:

@@ -180,14 +180,14 @@ def summarize(item: Item) -> dict[str, Any]:
         try:
             listed = log_items(item)
         except Exception as exc:
-            return _error_row(item, _reason(exc), inspect_log.NAME)
+            return error_row(item, _reason(exc), inspect_log.NAME)
         if not listed:
-            return _error_row(item, "the log holds no samples", inspect_log.NAME)
+            return error_row(item, "the log holds no samples", inspect_log.NAME)
         if len(listed) > 1:
             names = ", ".join(repr(i.sample) for i in listed[:5])
             more = ", …" if len(listed) > 5 else ""
             why = f"an eval log of {len(listed)} samples: name one as Item(sample=…): {names}{more}"
-            return _error_row(item, why, inspect_log.NAME)
+            return error_row(item, why, inspect_log.NAME)
         item = listed[0]
     found = examine(item, tables=False)
     if len(found.rows) > 1:  # an eval output of several instances, or a dataset's rows
@@ -200,14 +200,14 @@ def summarize(item: Item) -> dict[str, Any]:
             many = (f"an archive of {count} OpenHands sessions" if _is_archive(item)
                     else f"an eval output of {count} instances")  # fmt: skip
         why = f"{many}: name one as Item(sample=…): {names}{more}"
-        return _error_row(item, why, format)
+        return error_row(item, why, format)
     if found.rows:
         return found.rows[0]
     why = {
         "child": "a sub-agent's file: it belongs to its parent session",
         "part": "a Gemini CLI resume's briefing stub: it belongs to the session of its sessionId",
     }.get(found.kind, "no loader recognises this file")
-    return _error_row(item, why)
+    return error_row(item, why)
 
 
 def log_items(item: Item) -> list[Item]:
@@ -279,9 +279,9 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
         try:
             found = _examine_instances(item, tables, visit)
         except Exception as exc:  # a scan never aborts on one item (C-7)
-            return _one(_error_row(item, _reason(exc), openhands.NAME))
+            return _one(error_row(item, _reason(exc), openhands.NAME))
         reason = "a part of an eval output holds a line that is no instance"
-        return found or _one(_error_row(item, reason, openhands.NAME))
+        return found or _one(error_row(item, reason, openhands.NAME))
     if item.part is not None:
         return _examine_runs(item, tables, visit)
     if _is_other_text(item):
@@ -342,7 +342,7 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
     except _NotASession as exc:
         return Summary(exc.kind, session=exc.session)
     except Exception as exc:  # a scan never aborts on one item (C-7)
-        return _one(_error_row(item, _reason(exc), format))
+        return _one(error_row(item, _reason(exc), format))
     return _summarized(transcript, item, format, tables, visit)
 
 
@@ -375,7 +375,7 @@ def _examine_growing(item: Item, tables: bool, visit: Visit | None) -> Summary |
             return None  # no session: maybe a dataset's rows, which examine() reads whole
         return Summary(exc.kind, session=exc.session)
     except Exception as exc:  # a scan never aborts on one item (C-7)
-        return _one(_error_row(item, _reason(exc), format))
+        return _one(error_row(item, _reason(exc), format))
     found = _summarized(transcript, item, format, tables, visit)
     found.checkpoint = pickle.dumps(kept, pickle.HIGHEST_PROTOCOL) if kept is not None else None
     return found
@@ -387,7 +387,7 @@ def _summarized(
     try:
         found = _summary(transcript, item, format, tables)
     except Exception as exc:  # a loader's transcript the projection cannot take is still a row
-        return _one(_error_row(item, _reason(exc), format))
+        return _one(error_row(item, _reason(exc), format))
     if visit is not None:
         visit(transcript, found.rows[0])
     return found
@@ -435,7 +435,7 @@ def _each_a_row(
     one that could not be read a row with its ``error``; packed as they pile up."""
     for each, transcript in runs:
         if isinstance(transcript, Exception):
-            found.extend(_one(_error_row(each, _reason(transcript), format)))
+            found.extend(_one(error_row(each, _reason(transcript), format)))
         else:
             found.extend(_summarized(transcript, each, format, tables, visit))
         if len(found.rows) >= PACK_ROWS:
@@ -451,9 +451,9 @@ def _examine_log(item: Item, tables: bool, visit: Visit | None) -> Summary:
         _each_a_row(found, log_transcripts(item), inspect_log.NAME, tables, visit)
     except Exception as exc:
         if not found.count:
-            return _one(_error_row(item, _reason(exc), inspect_log.NAME))
+            return _one(error_row(item, _reason(exc), inspect_log.NAME))
     if not found.count:
-        return _one(_error_row(item, "the log holds no samples", inspect_log.NAME))
+        return _one(error_row(item, "the log holds no samples", inspect_log.NAME))
     return found
 
 
@@ -481,20 +481,20 @@ def _examine_sessions(item: Item, database: Any, tables: bool, visit: Visit | No
     try:
         ids = [session for session, _ in database.sessions(Path(item.path))]
     except Exception as exc:
-        return _one(_error_row(item, _reason(exc), name))
+        return _one(error_row(item, _reason(exc), name))
     for session in ids:
         each = Item(key=f"{item.key}#{session}", path=item.path, sample=session,
                     format=name, size=item.size, mtime_ns=item.mtime_ns)  # fmt: skip
         try:
             transcript = load(item.path, format=name, sample=session)
         except Exception as exc:  # one session's failure costs no other its row (C-7)
-            found.extend(_one(_error_row(each, _reason(exc), name)))
+            found.extend(_one(error_row(each, _reason(exc), name)))
             continue
         found.extend(_summarized(transcript, each, name, tables, visit))
         if len(found.rows) >= PACK_ROWS:
             found.pack()
     if not found.count:
-        return _one(_error_row(item, "the database holds no session", name))
+        return _one(error_row(item, "the database holds no session", name))
     return found
 
 
@@ -561,7 +561,7 @@ def _examine_archive(item: Item, tables: bool, visit: Visit | None) -> Summary:
     except _NotASession as exc:
         return Summary(exc.kind, unread=exc.unread)
     except Exception as exc:  # a scan never aborts on one item (C-7)
-        return _one(_error_row(item, _reason(exc), openhands.NAME))
+        return _one(error_row(item, _reason(exc), openhands.NAME))
     return found
 
 
@@ -587,7 +587,7 @@ def _examine_instances(item: Item, tables: bool, visit: Visit | None) -> Summary
     except Exception as exc:  # the file broke off: the instances read so far stay rows (C-7)
         if not found.rows:
             raise
-        found.extend(_one(_error_row(item, _reason(exc), openhands.NAME)))
+        found.extend(_one(error_row(item, _reason(exc), openhands.NAME)))
     finally:
         if stream is not None:
             stream.close()
@@ -642,13 +642,13 @@ def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
             format = as_text(result.metadata.get("source_format"))
             found.extend(_summarized(result, replace(each, format=format), format, tables, visit))
         else:
-            found.extend(_one(_error_row(each, _reason(result))))
+            found.extend(_one(error_row(each, _reason(result))))
         if item.sample is not None:
             break  # the one asked for: the rest of the file is not read
         if len(found.rows) >= PACK_ROWS:
             found.pack()
     if not found.count and item.part is None:
-        return _one(_error_row(item, f"no record #{item.sample}" if item.sample else "no runs"))
+        return _one(error_row(item, f"no record #{item.sample}" if item.sample else "no runs"))
     if reading.mark is not None and (item.part is not None or item.grew):
         found.checkpoint = pickle.dumps(reading.mark, pickle.HIGHEST_PROTOCOL)
     return found
@@ -675,7 +675,7 @@ def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summar
                 transcript = read(cell)
             except Exception as exc:
                 exc = table_runs.row_error(exc, item.path, place)
-                found.extend(_one(_error_row(each, _reason(exc), named)))
+                found.extend(_one(error_row(each, _reason(exc), named)))
             else:
                 format = as_text(transcript.metadata.get("source_format"))
                 found.extend(_summarized(transcript, replace(each, format=format), format,
@@ -683,7 +683,7 @@ def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summar
             if len(found.rows) >= PACK_ROWS:
                 found.pack()
     except Exception as exc:  # the file itself (changed since the scan began, say)
-        found.extend(_one(_error_row(item, _reason(exc), named)))
+        found.extend(_one(error_row(item, _reason(exc), named)))
     return found
 
 
@@ -972,7 +972,9 @@ def load_item(item: Item, format: str | None) -> Transcript:
         raise table_runs.row_error(exc, table_runs.IN_MEMORY, int(item.sample)) from None
 
 
-def _error_row(item: Item, error: str, format: str | None = None) -> dict[str, Any]:
+def error_row(item: Item, error: str, format: str | None = None) -> dict[str, Any]:
+    """The row of an item that could not be read: its key, path, sample and format, and why
+    (C-7); a scan's, a search's and a site's alike."""
     row: dict[str, Any] = dict.fromkeys(COLUMNS)
     row.update(key=item.key, path=item.path, sample=item.sample, format=format or item.format,
                error=error)  # fmt: skip

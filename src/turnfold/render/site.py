@@ -56,7 +56,7 @@ from turnfold.corpus.summarize import (
     DATETIME_COLUMNS,
     TITLE_LIMIT,
     Summary,
-    _error_row,
+    error_row,
     examine,
 )
 from turnfold.i18n import plural, translate
@@ -296,7 +296,7 @@ def _died(killed: dict[str, str], item: Item, error: str) -> _File:
 
 
 def _unreadable(item: Item, error: str) -> _File:
-    return _File("rows", [_Run(_error_row(item, error), None, 0, "", None)])
+    return _File("rows", [_Run(error_row(item, error), None, 0, "", None)])
 
 
 def _unlink_pages(out: Path, built: list[_File]) -> None:
