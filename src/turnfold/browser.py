@@ -39,7 +39,7 @@ from turnfold.corpus.paging import Choices, Page, Paging, Query
 from turnfold.i18n import join_list, plural, translate
 from turnfold.model import SystemNotice, Transcript
 from turnfold.render.html import palette_css
-from turnfold.render.search import MAX_QUERY_LENGTH, QueryTooLong, search_query
+from turnfold.render.search import QueryTooLong, search_query
 from turnfold.render.table import RUNS_CSS, runs_html
 from turnfold.settings import DisplaySettings
 from turnfold.widget import TranscriptWidget, refuse_unknown
@@ -347,9 +347,8 @@ class SessionBrowser(anywidget.AnyWidget):
         try:
             query = search_query(query)
         except QueryTooLong:  # said at once, and not sent back whole to the view
-            label = translate("search.too_long", self.settings.locale,
-                              limit=f"{MAX_QUERY_LENGTH:,}")  # fmt: skip
             shown = query.strip()[:_QUERY_SHOWN] + "…"
+            label = QueryTooLong.said(self.settings.locale)
             self._hits = {"query": shown, "searching": False, "hits": [], "label": label}
             return
         if not query:

@@ -61,7 +61,7 @@ from turnfold.render.anchors import key_of_anchor
 from turnfold.render.content import content_css, escape
 from turnfold.render.html import render_html, timeline_css
 from turnfold.render.nodes import TimelineNode, TopNode, View
-from turnfold.render.search import MAX_QUERY_LENGTH, QueryTooLong, search_view
+from turnfold.render.search import QueryTooLong, search_view
 from turnfold.render.text import render_text
 from turnfold.render.viewmodel import NodeReuse, ancestor_path, plan_view, rebuilt
 from turnfold.session import SessionTally
@@ -475,7 +475,7 @@ class TranscriptWidget(anywidget.AnyWidget):
         try:
             hits, total = search_view(self.view, query, skip={USAGE_KEY}, whole=self._whole_text)
         except QueryTooLong:  # a view's request: said in its search box, never raised
-            return [], 0, translate("search.too_long", locale, limit=f"{MAX_QUERY_LENGTH:,}")
+            return [], 0, QueryTooLong.said(locale)
         if total:
             label = plural("search.matches", total, locale)
         else:

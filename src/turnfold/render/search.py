@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from itertools import chain
 from typing import Any
 
+from turnfold.i18n import translate
 from turnfold.render.text import html_to_text
 from turnfold.render.viewmodel import ancestor_path, iter_nodes
 
@@ -28,6 +29,11 @@ MAX_QUERY_LENGTH = 4000
 
 class QueryTooLong(ValueError):
     """A query longer than :data:`MAX_QUERY_LENGTH`."""
+
+    @staticmethod
+    def said(locale: str) -> str:
+        """What a search box says of such a query, in the reader's language."""
+        return translate("search.too_long", locale, limit=f"{MAX_QUERY_LENGTH:,}")
 
 
 def search_query(query: str, *, regex: bool = False) -> str:
