@@ -39,6 +39,7 @@ from turnfold.corpus.discover import (
     table_files,
 )
 from turnfold.corpus.engine import (
+    Deaths,
     default_workers,
     ordered_map,
     part_share,
@@ -735,28 +736,18 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
         # A large file is read in parts, by every worker at once (spec C-5).
         parts = Parts(todo, workers, client,
                       {i: heads[p] for i, p in enumerate(places) if p in heads})  # fmt: skip
-        # A part whose reading killed its worker gives no rows, and its file is one error row
-        # (C-7): the rows of the other parts, numbered on past a part that gave none, would
-        # open other runs than theirs.
-        killed: dict[str, str] = {}
-
-        def died(item: Item, error: str) -> Summary:
-            if item.part is None:
-                return _died_row(item, error)
-            killed.setdefault(item.key, error)
-            return Summary("rows")
-
+        deaths = Deaths(_died_row, lambda: Summary("rows"))
         with _progress(len(items) + len(parts.work) - len(todo), "Scanning") as bar:
             for position in known:
                 run.tally(known[position])
             run.cached = len(known)
             bar.update(len(known))
-            for index_in_work, summary in _spread(parts.work, workers, client, died):
+            for index_in_work, summary in _spread(parts.work, workers, client, deaths):
                 bar.update(1)
                 file = parts.done(index_in_work, summary)
                 if file is not None:
                     position = places[file[0]]
-                    error = killed.pop(items[position].key, None)
+                    error = deaths.of(items[position])
                     took(position, file[1] if error is None else _died_row(items[position], error))
                     _report(bar, run)
             # A sub-agent's file that changed (or went) changes its session's row, though the

@@ -24,7 +24,7 @@ import itertools
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from turnfold.corpus.discover import Item
 
@@ -35,6 +35,31 @@ R = TypeVar("R")
 #: What a caller makes of an item whose reading killed its worker process (C-7): given the
 #: item and why it gave nothing (naming its file), the result the item's work would have given.
 Died = Callable[[Item, str], R]
+
+
+class Deaths(Generic[R]):
+    """A ``died`` (:data:`Died`) that makes a file whose reading killed a worker one result
+    of a file that could not be read (C-7), read whole or in parts: ``unreadable(item, why)``
+    for an item that is a whole file; for a part of one, ``nothing()``, its file noted, whose
+    error :meth:`of` tells once the file's parts are gathered (the rows of its other parts,
+    numbered on past a part that gave none, would open other runs than theirs)."""
+
+    def __init__(self, unreadable: Died[R], nothing: Callable[[], R]) -> None:
+        self.unreadable = unreadable
+        self._nothing = nothing
+        self._killed: dict[str, str] = {}  # the files a part of which killed its worker: why
+
+    def __call__(self, item: Item, error: str) -> R:
+        if item.part is None:
+            return self.unreadable(item, error)
+        self._killed.setdefault(item.key, error)
+        return self._nothing()
+
+    def of(self, item: Item) -> str | None:
+        """Why a part of ``item``'s file killed its worker, if one did (told once)."""
+        return self._killed.pop(item.key, None)
+
+
 #: A chunk of file items aims at this many bytes, so one worker round trip is worth its cost.
 CHUNK_BYTES = 4 * 1024 * 1024
 #: ...and holds at most this many items (rows of a table are small).

@@ -32,7 +32,6 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +48,7 @@ from turnfold.corpus.columns import (
     row_of,
 )
 from turnfold.corpus.discover import Item, discover, parquet_files
-from turnfold.corpus.engine import spread, worth_workers
+from turnfold.corpus.engine import Deaths, spread, worth_workers
 from turnfold.corpus.paging import default_columns, sample_order
 from turnfold.corpus.parts import Parts
 from turnfold.corpus.summarize import (
@@ -249,19 +248,22 @@ def build_site(
     # rows are keyed as the file's, so each page is named as it is written).
     parts = Parts(todo, workers, None, {}, numbered=False)
     work = parts.work
-    killed: dict[str, str] = {}  # the files a part of which killed its worker: why
-    died = partial(_died, killed)
+    # A file whose reading killed its worker (C-7) is a run that could not be read, as one
+    # whose load raised is (its row says why; no page), which the manifest keeps as it keeps
+    # any (a rebuild kills no worker again unless the file changed); a part's death makes its
+    # whole file one, as a scan's row of it (:func:`turnfold.scan`).
+    deaths = Deaths(_unreadable, lambda: _File("rows", []))
     with bars.bar(len(work), "Rendering", "file", delay=bars.DELAY_S,
                   disable=not progress) as bar:  # fmt: skip
         writer = _PageWriter(str(out), snapshot)
         for at, done in spread(writer, work, workers=workers, parallel=worth_workers(work),
-                               died=died):  # fmt: skip
+                               died=deaths):  # fmt: skip
             bar.update(1)
             file = parts.gathered(at, done)
             if file is not None:
                 at_todo, built = file
                 item = todo[at_todo]
-                error = killed.pop(item.key, None)
+                error = deaths.of(item)
                 if error is not None:
                     _unlink_pages(out, built)
                     built = [_unreadable(item, error)]
@@ -281,18 +283,6 @@ def build_site(
     written = sum(1 for entry in read.values() for run in entry.runs if run.page)
     pages = sum(1 for run in runs if run["page"])
     return SiteReport(index, len(runs), written, pages - written, skipped)
-
-
-def _died(killed: dict[str, str], item: Item, error: str) -> _File:
-    """A file whose reading killed its worker (C-7): a run that could not be read, as one whose
-    load raised is (its row says why; no page), which the manifest keeps as it keeps any (a
-    rebuild kills no worker again unless the file changed). A part of a large file makes its
-    file one such run, as a scan's row of it (:func:`turnfold.scan`): ``killed`` notes it until
-    the file's other parts are read."""
-    if item.part is None:
-        return _unreadable(item, error)
-    killed.setdefault(item.key, error)
-    return _File("rows", [])
 
 
 def _unreadable(item: Item, error: str) -> _File:
