@@ -359,12 +359,10 @@ class _Reader:
         group = _group(value) or group
         if group is None:
             self._remember(value)
-        told: list[str] = []
-        stamp = warned_timestamp(value.get("timestamp"), checked_timestamp, told.append,
+        stamp = warned_timestamp(value.get("timestamp"), checked_timestamp,
+                                 lambda reason: self.source.warn(reason, line),
                                  f"record {str(value['uuid'])[:80]}", name="timestamp")  # fmt: skip
         items = self._convert(value, line, stamp)
-        for reason in told:  # said once the record is counted: counted once
-            self.source.warn(reason, line)
         parent = value.get("parentUuid")
         name = value.get("agentName")
         # A later record with the same uuid replaces the earlier one, position included.

@@ -272,7 +272,11 @@ class Source:
         #: What the loader did with each record (issue 11); see :meth:`note`.
         self.accounting = accounting if accounting is not None else Accounting()
         self._current: tuple[int, Any] | None = None  # the record records() yielded last
-        self._noted = True
+        #: What the loader said of the current record: nothing yet (False), what it did with it
+        #: (True), or only a warning on its line (None: pending warned, as ``_pending``; see
+        #: :meth:`warn`). Falsy both ways, so a record noted costs records() one test, as before.
+        self._noted: bool | None = True
+        self._pending = ""  # the generic type of the record pending warned
         self._rest = records
         self.head: list[tuple[int, Any]] = []
         for record in records:
@@ -295,20 +299,27 @@ class Source:
 
         The loader says what it did with each record (:meth:`note`, or :meth:`warn` on its
         line) before it asks for the next one; a record it passed over without a word is
-        listed in ``accounting.unaccounted``.
+        listed in ``accounting.unaccounted``, one it only warned about is counted warned.
         """
         if self._consumed:
             raise RuntimeError(f"{self.name}: records() can be read only once")
         self._consumed = True
         unaccounted = self.accounting.unaccounted
-        # The head, then the rest, straight from their iterators: a generator between them
-        # would be one more frame to resume per record.
-        for record in itertools.chain(self.head, self._rest):
-            self._current, self._noted = record, False
-            yield record
-            if not self._noted:
-                unaccounted.append((record[0], type_of_record(record[1])))
-        self._current, self._noted = None, True
+        try:
+            # The head, then the rest, straight from their iterators: a generator between them
+            # would be one more frame to resume per record.
+            for record in itertools.chain(self.head, self._rest):
+                self._current, self._noted = record, False
+                yield record
+                if not self._noted:
+                    if self._noted is None:
+                        self.note(self._pending, "warned")
+                    else:
+                        unaccounted.append((record[0], type_of_record(record[1])))
+            self._current, self._noted = None, True
+        finally:
+            if self._noted is None:  # a record warned about, where the loader stopped reading
+                self.note(self._pending, "warned")
 
     def note(self, record_type: str, disposition: Disposition) -> None:
         """Account for one record: the current one of :meth:`records`, or one a loader walks
@@ -334,8 +345,12 @@ class Source:
     ) -> LoadWarning:
         """Record a problem with this source and return the warning.
 
-        A warning on the line of the current record (or naming a ``record_type``) accounts for
-        that record as warned about, unless the loader already said what it did with it. Past
+        A warning naming a ``record_type`` accounts for a record of it as warned about. A
+        warning on the line of the current record, before the loader said what it did with it,
+        leaves it pending warned: what the loader then notes of it counts it instead (a time
+        that is no time, found while converting a record that is then mapped: counted once,
+        mapped), and if the loader notes nothing before the next record (or the end), it is
+        counted warned under its generic type (:func:`type_of_record`). Past
         :data:`MAX_LISTED_WARNINGS` the warning returned is the :class:`UnlistedWarnings` that
         counts it.
         """
@@ -354,12 +369,13 @@ class Source:
         return current if current is not None and line is not None and current[0] == line else None
 
     def _warned(self, at: tuple[int, Any] | None, record_type: str | None) -> None:
-        """Account for a record a warning is about as warned about (as ``record_type``, or the
-        one being read, ``at``), unless the loader already said what it did with it."""
+        """Account for a record a warning is about as warned about: as ``record_type`` at
+        once, or the one being read, ``at``, pending (:meth:`warn`), unless the loader already
+        said what it did with it."""
         if record_type is not None:
             self.note(record_type, "warned")
-        elif not self._noted and at is not None:
-            self.note(type_of_record(at[1]), "warned")
+        elif self._noted is False and at is not None:
+            self._noted, self._pending = None, type_of_record(at[1])
 
     def take_warnings(
         self,

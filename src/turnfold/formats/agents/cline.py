@@ -1683,9 +1683,7 @@ def read_panel(
     errors: set[str] = set()  # the errors the panel showed since the last request
     said_any = False  # whether a message of the panel was read: the next is not its first
     deleted = False  # whether a checkpoint restore deleted requests whose tokens still count
-    told: list[tuple[int, str]] = []  # the last message's times that are no time (_say_told)
     for line, message in messages:
-        _say_told(source, told, beside_history)
         kind = _panel_kind(message)
         if kind in _RESPONSE_ENDS and stop is not None:
             _stopped(transcript, stop, errors)
@@ -1721,10 +1719,11 @@ def read_panel(
             continue
         first, said_any = not said_any, True
         what = f"{UI_NAME} message {line}" if beside_history else f"message {line}"
-        unread: list[str] = []
-        stamp = warned_timestamp(message.get("ts"), ms_to_iso, unread.append, what, name="ts",
-                                 unit="ms since the epoch")  # fmt: skip
-        told += [(line, reason) for reason in unread]
+        # A panel read beside its history is another file than the source's: no line of the
+        # source is named.
+        stamp = warned_timestamp(message.get("ts"), ms_to_iso,
+                                 partial(source.warn, line=None if beside_history else line),
+                                 what, name="ts", unit="ms since the epoch")  # fmt: skip
         provider = _model_info(message, "providerId") or provider
         own_model = _model_info(message, "modelId")
         model = own_model or model
@@ -1983,7 +1982,6 @@ def read_panel(
         if isinstance(entry, ToolCall):
             waiting.append(entry)
             last_call = last_call_shown = entry
-    _say_told(source, told, beside_history)
     placed = _respond(transcript, response, pending) and placed
     if stop is not None:
         _stopped(transcript, stop, errors)
@@ -2008,15 +2006,6 @@ def read_panel(
 
 #: What ends a request's response in the panel: the next request, the user's words, a resume.
 _RESPONSE_ENDS = frozenset({"say/api_req_started", "say/user_feedback", "say/task", *_RESUMES})
-
-
-def _say_told(source: Source, told: list[tuple[int, str]], beside_history: bool) -> None:
-    """Say what the message last read told of its times, now it is counted (said on its line
-    before, it would be counted warned and then mapped: twice); a panel read beside its history
-    is another file than the source's, so no line of the source is named."""
-    for line, reason in told:
-        source.warn(reason, None if beside_history else line)
-    told.clear()
 
 
 def _cancelled(info: Mapping[str, Any]) -> Entry | None:

@@ -207,16 +207,10 @@ class _Reader:
         self.lead_id: str | None = None
 
     def event(self, record: Mapping[str, Any], line: int) -> None:
-        """One event, read without a ``ts`` that is no time, which is said on its line once
-        the event is counted (so it is counted once)."""
-        told: list[str] = []
-        stamp = warned_timestamp(record.get("ts"), checked_timestamp, told.append,
+        """One event, read without a ``ts`` that is no time, which is said on its line."""
+        stamp = warned_timestamp(record.get("ts"), checked_timestamp,
+                                 lambda reason: self.source.warn(reason, line),
                                  _event_named(record), name="ts")  # fmt: skip
-        self._event(record, stamp, line)
-        for reason in told:
-            self.source.warn(reason, line)
-
-    def _event(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
         kind = record.get("type")
         if stamp is not None:
             # The run's own span: its first line is printed as it starts (before the model's

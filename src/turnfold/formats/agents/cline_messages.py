@@ -84,6 +84,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -673,10 +674,10 @@ def _read(source: Source, *, nest: bool, skip: int = 0, cwd: str | None = None) 
         if line <= skip:  # an earlier run of a teammate's conversation, shown with that run
             source.note(role_of(message), "mapped")
             continue
-        told: list[str] = []
         stamp = None
         if isinstance(message, Mapping):
-            stamp = warned_timestamp(message.get("ts"), ms_to_iso, told.append,
+            stamp = warned_timestamp(message.get("ts"), ms_to_iso,
+                                     partial(source.warn, line=line),
                                      f"message {line}", name="ts",
                                      unit="ms since the epoch")  # fmt: skip
         builder.stamp = stamp
@@ -688,8 +689,6 @@ def _read(source: Source, *, nest: bool, skip: int = 0, cwd: str | None = None) 
             if source.is_document:  # a line of JSON lines is noted by its warning
                 source.note(role_of(message), "warned")
             continue
-        for reason in told:  # said once the message is counted: counted once
-            source.warn(reason, line)
         added = transcript.entries[before:]
         if isinstance(message, Mapping) and message.get("role") == "assistant":
             info = message.get("modelInfo")

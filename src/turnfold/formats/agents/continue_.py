@@ -296,9 +296,6 @@ class _Reader:
         self.model: str | None = None
         self.line = 1
         self.unknown: set[str] = set()
-        #: What reading the current item found wrong in it that did not cost it its place (a
-        #: time that is no time), said once the item is counted: counted once.
-        self.told: list[str] = []
 
     def add(self, entry: Entry) -> Entry:
         return self.transcript.append(entry)
@@ -326,7 +323,6 @@ class _Reader:
         message = item["message"]
         role = message.get("role")
         kind = f"item/{role}"
-        self.told = []
         try:
             handler = getattr(self, f"_{role}") if role in _ROLES else None
             if handler is None:
@@ -337,8 +333,6 @@ class _Reader:
             self.warn(f"history[{index}]: not read: {type(exc).__name__}: {exc}", kind)
             return
         self.source.mapped(kind)
-        for reason in self.told:
-            self.source.warn(reason, self.line)
         for key in item:
             if key in _IGNORED_FIELDS:
                 self.source.ignored(f"item/{key}")
@@ -392,7 +386,8 @@ class _Reader:
         response: list[Entry] = []
         reasoning = item.get("reasoning")
         if isinstance(reasoning, MAPPINGS) and as_text(reasoning.get("text")):
-            started = warned_timestamp(reasoning.get("startAt"), _epoch_ms, self.told.append,
+            started = warned_timestamp(reasoning.get("startAt"), _epoch_ms,
+                                       lambda reason: self.source.warn(reason, self.line),
                                        f"history[{index}]", name="reasoning.startAt",
                                        unit="ms since the epoch")  # fmt: skip
             thinking = Thinking(

@@ -492,17 +492,15 @@ class _Reader:
         if kind == "session.info" and (said := self._said_elsewhere(record, data)) is not None:
             self.source.ignored(said)
             return
-        told: list[str] = []
         named = record.get("id")
         what = f"event {named[:80]}" if isinstance(named, str) and named else f"a {kind} event"
-        stamp = warned_timestamp(record.get("timestamp"), checked_timestamp, told.append, what,
+        stamp = warned_timestamp(record.get("timestamp"), checked_timestamp,
+                                 lambda reason: self.source.warn(reason, line), what,
                                  name="timestamp")  # fmt: skip
         thread = self._thread(record, data)
         handler = getattr(self, "_" + kind.replace(".", "_"))
         handler(thread, data, stamp, line)
         self.source.mapped(kind)
-        for reason in told:  # said once the event is counted: counted once
-            self.source.warn(reason, line)
 
     def _add(self, thread: _Thread, entry: Entry) -> Entry:
         return thread.transcript.append(entry)

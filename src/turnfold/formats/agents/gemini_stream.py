@@ -223,16 +223,11 @@ class _Reader:
             self.text_at = None
 
     def event(self, record: Mapping[str, Any], line: int) -> None:
-        """One event, read without a ``timestamp`` that is no time, which is said on its line
-        once the event is counted (so it is counted once)."""
-        told: list[str] = []
-        stamp = warned_timestamp(record.get("timestamp"), checked_timestamp, told.append,
+        """One event, read without a ``timestamp`` that is no time, which is said on its
+        line."""
+        stamp = warned_timestamp(record.get("timestamp"), checked_timestamp,
+                                 lambda reason: self.source.warn(reason, line),
                                  _event_named(record), name="timestamp")  # fmt: skip
-        self._event(record, stamp, line)
-        for reason in told:
-            self.source.warn(reason, line)
-
-    def _event(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
         kind = record.get("type")
         if kind == "message":
             role = record.get("role")

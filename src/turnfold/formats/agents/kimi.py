@@ -251,9 +251,6 @@ class _Reader:
         self.mode: str | None = None
         self.recognised = False
         self.first_other: int | None = None
-        #: What reading the current record found wrong in it that did not cost it its place (a
-        #: time that is no time), said once the record is counted: counted once.
-        self.told: list[str] = []
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -275,20 +272,19 @@ class _Reader:
         if kind in RECORDS.ignored:
             self.source.ignored(kind)
             return
-        self.told = []
-        stamp = warned_timestamp(record.get("time"), ms_to_iso, self.told.append,
+        stamp = warned_timestamp(record.get("time"), ms_to_iso,
+                                 lambda reason: self.source.warn(reason, line),
                                  f"the {kind} record", name="time",
                                  unit="ms since the epoch")  # fmt: skip
         getattr(self, "_" + kind.replace(".", "_"))(record, stamp, line)
-        for reason in self.told:
-            self.source.warn(reason, line)
 
     # --- the session ------------------------------------------------------------------------
 
     def _metadata(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
         if as_text(record.get("protocol_version")):
             self.meta.setdefault("protocol_version", record["protocol_version"])
-        started = warned_timestamp(record.get("created_at"), ms_to_iso, self.told.append,
+        started = warned_timestamp(record.get("created_at"), ms_to_iso,
+                                   lambda reason: self.source.warn(reason, line),
                                    "the metadata record", name="created_at",
                                    unit="ms since the epoch")  # fmt: skip
         if started is not None:

@@ -296,13 +296,11 @@ class _Reader:
                              record_type="(object)")  # fmt: skip
             return
         self.recognised = True
-        told: list[str] = []
-        stamp = warned_timestamp(record.get("timestamp"), _stamp, told.append,
+        stamp = warned_timestamp(record.get("timestamp"), _stamp,
+                                 lambda reason: self.source.warn(reason, line),
                                  f"the {message['type'][:80]} wire event", name="timestamp",
                                  unit="seconds since the epoch")  # fmt: skip
         self.event(message, stamp, line)
-        for reason in told:  # said once the record is counted: counted once
-            self.source.warn(reason, line)
 
     def event(self, message: Mapping[str, Any], stamp: str | None, line: int) -> None:
         kind = message["type"]

@@ -1228,8 +1228,6 @@ def _feed(source: Source, builder: AdkBuilder, event: Any, line: int) -> None:
     listed, warned = len(warnings), warning_count(warnings)
     kind = builder.feed(event, line)
     if warning_count(warnings) > warned:
-        # Noted before the warnings move: the source would note the event itself, a second
-        # time, under the type of its JSON.
         source.note(kind, "warned")
         source.take_warnings(warnings, line, start=listed)
     else:

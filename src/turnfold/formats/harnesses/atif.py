@@ -78,7 +78,13 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.harnesses.inspect_log import score_outcome
-from turnfold.formats.source import Source, json_object_file, open_source, record_limit
+from turnfold.formats.source import (
+    Source,
+    json_object_file,
+    open_source,
+    record_limit,
+    warning_count,
+)
 from turnfold.formats.wording import notice
 from turnfold.model import (
     AssistantText,
@@ -337,9 +343,10 @@ class _Reader:
     def step(self, step: Mapping[str, Any], position: int, transcript: Transcript,
              runs: list[Any]) -> None:  # fmt: skip
         kind = step["source"]
-        told: list[str] = []  # said once the step is known to be shown
-        when = warned_timestamp(step.get("timestamp"), checked_timestamp, told.append,
+        before = warning_count(self.source.warnings)
+        when = warned_timestamp(step.get("timestamp"), checked_timestamp, self.source.warn,
                                 f"step {position}", name="timestamp")  # fmt: skip
+        untimed = warning_count(self.source.warnings) > before
         text = _text(step.get("message"))
         made: list[Entry] = []
         if kind == "system":
@@ -381,9 +388,7 @@ class _Reader:
             ):
                 carrier.meta = {**carrier.meta, "cost_usd": cost}  # the response's, as Cline's
         transcript.extend(made)
-        for reason in told:
-            self.source.warn(reason)
-        self.source.note(kind, "warned" if told else "mapped")
+        self.source.note(kind, "warned" if untimed else "mapped")
 
     def calls(self, step: Mapping[str, Any], position: int) -> list[ToolCall]:
         listed = step.get("tool_calls")

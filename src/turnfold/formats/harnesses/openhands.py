@@ -453,8 +453,6 @@ class _Reader:
         self.accumulated: Mapping[str, Any] | None = None
         self.warned: set[str] = set()  # the reasons warned of once (_warn_once)
         self.agent_state: Any = None  # the last agent_state_changed's
-        #: What the event being read says of its time that is no time (:meth:`_stamp`).
-        self._told: list[str] = []
 
     # --- events ---------------------------------------------------------------------------
 
@@ -468,33 +466,28 @@ class _Reader:
             self.cost = recorded_cost(metrics) if "accumulated_cost" in metrics else self.cost
             accumulated = metrics.get("accumulated_token_usage")
             self.accumulated = accumulated if isinstance(accumulated, Mapping) else self.accumulated
-        try:
-            if isinstance(event.get("action"), str):
-                return self._action(event, line)
-            if isinstance(event.get("observation"), str):
-                self._observation(event, line, paired)
-                return None
-        finally:
-            for reason in self._told:
-                self.source.warn(reason, line)
-            self._told.clear()
+        if isinstance(event.get("action"), str):
+            return self._action(event, line)
+        if isinstance(event.get("observation"), str):
+            self._observation(event, line, paired)
+            return None
         self.source.warn("event with neither action nor observation skipped", line,
                          record_type="(event)")  # fmt: skip
         return None
 
-    def _stamp(self, event: Mapping[str, Any]) -> str | None:
-        """An event's ``timestamp``; one that is no time is left out, said once the event is
-        read and counted (:meth:`feed`: the warning is of a record counted once)."""
+    def _stamp(self, event: Mapping[str, Any], line: int) -> str | None:
+        """An event's ``timestamp``; one that is no time is left out, said on its line."""
         named = event.get("id")
         what = f"event {str(named)[:80]}" if isinstance(named, (int, str)) else "an event"
-        return warned_timestamp(event.get("timestamp"), checked_timestamp, self._told.append,
-                                what, name="timestamp")  # fmt: skip
+        return warned_timestamp(event.get("timestamp"), checked_timestamp,
+                                partial(self.source.warn, line=line), what,
+                                name="timestamp")  # fmt: skip
 
     def _action(self, event: Mapping[str, Any], line: int) -> ToolCall | None:
         kind: str = event["action"]
         record = f"action/{kind}"
         args: Mapping[str, Any] = _mapping(event.get("args"))
-        stamp = self._stamp(event)
+        stamp = self._stamp(event, line)
         transcript = self.context.transcript
         if kind == "message":
             text = _text(args.get("content")) or _text(event.get("message"))
@@ -649,7 +642,7 @@ class _Reader:
         kind: str = event["observation"]
         record = f"observation/{kind}"
         extras = _mapping(event.get("extras"))
-        stamp = self._stamp(event)
+        stamp = self._stamp(event, line)
         if kind == "agent_state_changed":
             self._state(extras, stamp)
             return

@@ -914,8 +914,6 @@ class _Reader:
         #: ``delegate`` calls of the ``delegate`` command, each with its (agent id, task) pairs.
         self.delegations: list[tuple[ToolCall, list[tuple[str, str]]]] = []
         self.agent_types: dict[str, str] = {}  # by agent id, from the ``spawn`` calls
-        #: What the event being read says of its time that is no time (:meth:`_stamp`).
-        self._told: list[str] = []
 
     # --- the state --------------------------------------------------------------------------
 
@@ -983,25 +981,20 @@ class _Reader:
             return
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is not None:
-            try:
-                handler(self, event, line)
-            finally:
-                for reason in self._told:
-                    self.source.warn(reason, line)
-                self._told.clear()
+            handler(self, event, line)
         elif isinstance(kind, str) and kind in EVENT_KINDS:
             self.source.ignored(kind)
         else:
             name = kind if isinstance(kind, str) else "(event)"
             self.source.warn(f"unknown event kind {kind!r} skipped", line, record_type=name)
 
-    def _stamp(self, event: Mapping[str, Any]) -> str | None:
-        """An event's ``timestamp``; one that is no time is left out, said once the event is
-        read and counted (:meth:`feed`: the warning is of a record counted once)."""
+    def _stamp(self, event: Mapping[str, Any], line: int) -> str | None:
+        """An event's ``timestamp``; one that is no time is left out, said on its line."""
         named = _str(event.get("id"))
         what = f"event {named[:80]}" if named else f"a {event.get('kind')} event"
-        return warned_timestamp(event.get("timestamp"), checked_timestamp, self._told.append,
-                                what, name="timestamp")  # fmt: skip
+        return warned_timestamp(event.get("timestamp"), checked_timestamp,
+                                lambda reason: self.source.warn(reason, line), what,
+                                name="timestamp")  # fmt: skip
 
     def _system(self, event: Mapping[str, Any], line: int) -> None:
         text = _text_of(event.get("system_prompt"))
@@ -1011,7 +1004,7 @@ class _Reader:
 
     def _message(self, event: Mapping[str, Any], line: int) -> None:
         message = _mapping(event.get("llm_message"))
-        stamp = self._stamp(event)
+        stamp = self._stamp(event, line)
         text, images, remote = _content(message.get("content"))
         meta: dict[str, Any] = {"image_urls": remote} if remote else {}
         skills = [s for s in as_list(event.get("activated_skills")) if isinstance(s, str)]
@@ -1046,7 +1039,7 @@ class _Reader:
         self.source.mapped("MessageEvent")
 
     def _action(self, event: Mapping[str, Any], line: int) -> None:
-        stamp = self._stamp(event)
+        stamp = self._stamp(event, line)
         response = _str(event.get("llm_response_id"))
         entries: list[Entry] = [*_thinking(event, stamp)]
         thought, _, _ = _content(event.get("thought"))
@@ -1201,7 +1194,7 @@ class _Reader:
             )
             return
         result = self._result(call, observation)
-        stamp = self._stamp(event)
+        stamp = self._stamp(event, line)
         self.transcript.update(call, status=status_of(observation), result=result, ended_at=stamp)
         task_id = observation.get("task_id")
         if call.subagent is not None and isinstance(task_id, str):
@@ -1245,13 +1238,13 @@ class _Reader:
             status="cancelled",
             result=text_result(reason) if reason else result("reader.rejected"),
             meta=meta,
-            ended_at=self._stamp(event),
+            ended_at=self._stamp(event, line),
         )
         self.source.mapped("UserRejectObservation")
 
     def _agent_error(self, event: Mapping[str, Any], line: int) -> None:
         said = _str(event.get("error"))
-        stamp = self._stamp(event)
+        stamp = self._stamp(event, line)
         call = self._call_of(event)
         if call is None:
             self.transcript.append(
@@ -1269,7 +1262,7 @@ class _Reader:
             CompactionBoundary(
                 summary=_str(event.get("summary")),
                 trigger="condenser",
-                timestamp=self._stamp(event),
+                timestamp=self._stamp(event, line),
                 meta={"forgotten_events": len(forgotten)} if forgotten else {},
             )
         )
@@ -1278,7 +1271,7 @@ class _Reader:
     def _conversation_error(self, event: Mapping[str, Any], line: int) -> None:
         code = _str(event.get("code"))
         said = _str(event.get("detail")) or code
-        stamp = self._stamp(event)
+        stamp = self._stamp(event, line)
         meta = {"code": code} if code else {}
         self.transcript.append(
             AssistantError(message=said, timestamp=stamp, meta=meta) if said
@@ -1291,13 +1284,13 @@ class _Reader:
             notice(
                 "reader.user_paused_agent",
                 subtype="pause",
-                timestamp=self._stamp(event),
+                timestamp=self._stamp(event, line),
             )
         )
         self.source.mapped("PauseEvent")
 
     def _interrupt(self, event: Mapping[str, Any], line: int) -> None:
-        stamp = self._stamp(event)
+        stamp = self._stamp(event, line)
         for call in self.calls.values():
             if call.result is None and call.status == "unknown":
                 self.transcript.update(call, status="cancelled", ended_at=stamp)
@@ -1320,14 +1313,14 @@ class _Reader:
                 {"hook": hook, "tool": tool, "said": said},
                 level="warning",
                 subtype="hook",
-                timestamp=self._stamp(event),
+                timestamp=self._stamp(event, line),
             )
         )
         self.source.mapped("HookExecutionEvent")
 
     def _acp(self, event: Mapping[str, Any], line: int) -> None:
         call_id = _str(event.get("tool_call_id")) or f"acp-{line}"
-        stamp = self._stamp(event)
+        stamp = self._stamp(event, line)
         status = _ACP_STATUS.get(str(event.get("status")), "unknown")
         if event.get("is_error") is True:
             status = "error"

@@ -88,6 +88,7 @@ from turnfold.formats.traces.otlp import (
     chosen_conversation,
     conversations,
     reparent,
+    said_once,
 )
 from turnfold.formats.traces.spans import (
     _MAPS,
@@ -813,14 +814,13 @@ def _read_traces(source: Source) -> _Traces:
     read = _Traces()
     at: dict[tuple[str, str], int] = {}
     left_out: dict[tuple[str, str], str | None] = {}
-    #: What the spans' times that are no time say, once each, told once the line's spans are
-    #: counted (as the OTLP reader's ``_read_spans``).
+    #: What the spans' times that are no time say, once each (as the OTLP reader's
+    #: ``_read_spans``).
     said: set[str] = set()
     for line, record in source.records():
         if isinstance(record, MalformedLine):
             source.warn(record.reason, line)
             continue
-        told: list[str] = []
         if _is_trace(record):
             info = record["info"]
             raws = record["data"]["spans"]
@@ -835,12 +835,11 @@ def _read_traces(source: Source) -> _Traces:
             continue
         session = _conversation_id(info, raws)
         replies = _Replies(raws)
+        warn = said_once(source, line, said)
         after: int | None = None  # the place of the span written before, in this trace
         for raw in raws:
             span = (
-                _span(raw, line, session, replies, told.append, after)
-                if isinstance(raw, _MAPS)
-                else None
+                _span(raw, line, session, replies, warn, after) if isinstance(raw, _MAPS) else None
             )
             if span is None:
                 source.warn("span without a trace_id or span_id skipped", line, record_type="span")
@@ -861,10 +860,6 @@ def _read_traces(source: Source) -> _Traces:
                 read.spans.append(span)
             else:
                 left_out[key] = span.parent_id
-        for reason in told:
-            if reason not in said:
-                said.add(reason)
-                source.warn(reason, line)
     reparent(read.spans, left_out)
     return read
 

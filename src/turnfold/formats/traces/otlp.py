@@ -227,6 +227,7 @@ from turnfold.formats.traces.smolagents_spans import (
 from turnfold.formats.traces.spans import (
     _MAPS,
     Span,
+    Warn,
     _console_span,
     _jaeger_span,
     _json,
@@ -1468,26 +1469,25 @@ def _read_spans(source: Source) -> list[Span]:
     #: The parents of the spans left out, by (trace id, span id), to hang the spans read under
     #: them from the span above (:func:`reparent`).
     left_out: dict[tuple[str, str], str | None] = {}
-    #: What the spans' times that are no time say (a span written twice says it once), told
-    #: once the line's spans are counted: a warning then is of a span, not of the whole line.
+    #: What the spans' times that are no time say (a span written twice says it once).
     said: set[str] = set()
     for line, record in source.records():
         if isinstance(record, MalformedLine):
             source.warn(record.reason, line)
             continue
-        told: list[str] = []
+        warn = said_once(source, line, said)
         traces = jaeger_traces(record)
         if is_console_span(record):
-            found = [_console_span(record, line, told.append)]
+            found = [_console_span(record, line, warn)]
         elif traces is not None:
             found = [
-                _jaeger_span(raw, line, told.append)
+                _jaeger_span(raw, line, warn)
                 for trace in traces
                 for raw in as_list(trace.get("spans"))
                 if isinstance(raw, _MAPS)
             ]
         elif _is_request(record):
-            found = [_span(raw, line, told.append) for raw in raw_spans(record)]
+            found = [_span(raw, line, warn) for raw in raw_spans(record)]
             if not found:
                 source.ignored("request/(empty)")
         else:
@@ -1511,12 +1511,20 @@ def _read_spans(source: Source) -> list[Span]:
                 spans.append(span)
             else:
                 left_out[key] = span.parent_id
-        for reason in told:
-            if reason not in said:
-                said.add(reason)
-                source.warn(reason, line)
     reparent(spans, left_out)
     return spans
+
+
+def said_once(source: Source, line: int, said: set[str]) -> Warn:
+    """A warning of ``source`` on ``line``, unless ``said`` holds its reason already (a span
+    written twice says what is wrong with it once)."""
+
+    def warn(reason: str) -> None:
+        if reason not in said:
+            said.add(reason)
+            source.warn(reason, line)
+
+    return warn
 
 
 def _conversation(name: str, key: str, grouped: Mapping[str, list[Span]]) -> Transcript:
