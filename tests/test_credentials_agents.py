@@ -39,13 +39,12 @@ from tests.credential_homes import (
     Maker,
     indented,
     plant,
-    refused_unopened,
-    said_unopened,
     scan_here,
     scans_of_homes,
     touched,
     written,
 )
+from tests.credentials_cases import each_one_named
 from turnfold import scan
 from turnfold.formats.credentials import keeper_of
 
@@ -209,24 +208,10 @@ def test_C1_a_home_scan_opens_none_of_the_agents_settings_and_counts_none(
     assert touched(opened, SECRETS) == []
 
 
-@pytest.mark.parametrize("place", list(SECRETS))
-def test_C7_one_named_to_scan_is_said_and_never_opened(
-    place: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: list[str]
-) -> None:
-    home = _home(tmp_path, monkeypatch, secrets=True)
-    opened.clear()
-    said_unopened(home / place, SECRETS[place][1])
-    assert touched(opened, SECRETS) == []
-
-
-@pytest.mark.parametrize("place", list(SECRETS))
-def test_L4_one_named_to_load_is_refused_unopened(
-    place: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: list[str]
-) -> None:
-    home = _home(tmp_path, monkeypatch, secrets=True)
-    opened.clear()
-    refused_unopened(home / place, SECRETS[place][1], TOKEN)
-    assert touched(opened, SECRETS) == []
+(
+    test_C7_one_named_to_scan_is_said_and_never_opened,
+    test_L4_one_named_to_load_is_refused_unopened,
+) = each_one_named(SECRETS, TOKEN, lambda root, monkeypatch: _home(root, monkeypatch, secrets=True))
 
 
 def test_C7_the_moved_folders_and_the_home_go_by_the_variables_as_they_are_now(

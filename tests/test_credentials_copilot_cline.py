@@ -9,7 +9,13 @@ the name without its extension older builds wrote and 1.0.102 still reads; ``set
 (``proxyUrl``, whose credentials ``copilot config`` writes as they are, and the ``env`` of
 inline ``hooks``); ``lsp-config.json`` (the LSP servers' ``env``); ``providers.json`` (the
 bring-your-own-key providers: their keys); the user's hook files ``hooks/*.json`` (``env``);
-``mcp-secrets/`` (the MCP secrets' fallback store where no keychain is).
+``mcp-secrets/`` (the MCP secrets' fallback store where no keychain is); ``config`` and
+``lsp-config``, the names without extension older builds wrote (0.0.420 still reads them
+where no ``.json`` is; 1.0.102's XDG migration moves them into ``~/.copilot`` by those names),
+``config`` holding the login's token (``copilot_tokens``, ``store_token_plaintext``). Builds
+before 1.0 kept that folder in ``$XDG_CONFIG_HOME/.copilot`` when the variable was set (and
+their sessions in ``$XDG_STATE_HOME/.copilot``): ``EI`` of 0.0.420's ``index.js``; the
+migration's lists of each folder's names, ``cli-main.js`` of 1.0.102.
 
 Cline's (``CREDENTIALS`` of ``turnfold.formats.agents.cline``), in its data folder
 (``resolveClineDataDir`` of ``@cline/shared``'s storage, cline/cline
@@ -33,6 +39,7 @@ scratch home, ``unshare -n``); Cline's ``settings/providers.json`` and
 anthropic -k … -m claude-sonnet-4-6``, ``cline mcp add context7 … --transport http --header
 … --yes``, ``cline mcp add github --yes -- npx …``, the same way). The rest are **hand-made**
 in the shapes the tools' sources and docs give (``add-lsp-servers.md``, the hooks reference,
+the config schema and the MCP OAuth token files of 0.0.420's ``index.js``,
 ``LegacySecrets`` / ``LegacyGlobalState`` of
 ``sdk/packages/core/src/services/storage/provider-settings-legacy-migration.ts``,
 ``CONNECTOR_CONFIG_SCHEMA`` of ``connector-store.ts``); every value is made up. The sessions
@@ -59,6 +66,7 @@ from tests.credential_homes import (
     touched,
     written,
 )
+from tests.credentials_cases import each_one_named
 from turnfold.formats.credentials import keeper_of
 from turnfold.formats.errors import TranscriptFormatError
 
@@ -117,18 +125,30 @@ COPILOT_MCP = {"mcpServers": {
 COPILOT_HOOK = {"type": "command", "bash": "./notify.sh", "env": {"SLACK_TOKEN": f"xoxb-{TOKEN}"}}
 COPILOT_SETTINGS = {"proxyUrl": f"http://me:{TOKEN}@proxy.example.invalid:3128",
                     "hooks": {"sessionStart": [COPILOT_HOOK]}}  # fmt: skip
+#: The config of builds before 1.0 (the schema of 0.0.420's ``index.js``): the login, and its
+#: token kept in the file where ``store_token_plaintext`` is set or no keychain is, keyed
+#: ``<host>:<login>``.
+COPILOT_OLD_CONFIG = {
+    "last_logged_in_user": {"host": "https://github.com", "login": "me"},
+    "logged_in_users": [{"host": "https://github.com", "login": "me"}],
+    "store_token_plaintext": True,
+    "copilot_tokens": {"https://github.com:me": f"gho_{TOKEN}"},
+}
+COPILOT_LSP = {"lspServers": {"python": {
+    "command": "pyright-langserver", "args": ["--stdio"],
+    "fileExtensions": {".py": "python"}, "env": {"PYRIGHT_TOKEN": TOKEN}}}}  # fmt: skip
 COPILOT_SECRETS: dict[str, Maker] = {
     "mcp-config.json": _json(COPILOT_MCP),
     "mcp-config": _json(COPILOT_MCP),
     "settings.json": _json(COPILOT_SETTINGS),
-    "lsp-config.json": _json({"lspServers": {"python": {
-        "command": "pyright-langserver", "args": ["--stdio"],
-        "fileExtensions": {".py": "python"}, "env": {"PYRIGHT_TOKEN": TOKEN}}}}),
+    "lsp-config.json": _json(COPILOT_LSP),
     "providers.json": _json({"providers": {"azure": {
         "type": "azure", "baseUrl": "https://llm.example.invalid", "apiKey": TOKEN}},
         "models": {}}),
     "hooks/notify.json": _json({"version": 1, "hooks": {"sessionEnd": [COPILOT_HOOK]}}),
     "mcp-secrets/index.json": _json({"github": {"GITHUB_PERSONAL_ACCESS_TOKEN": TOKEN}}),
+    "config": _json(COPILOT_OLD_CONFIG),
+    "lsp-config": _json(COPILOT_LSP),
 }  # fmt: skip
 
 #: Cline's data folder: ``settings/`` as ``cline auth`` and ``cline mcp add`` wrote it, the
@@ -169,7 +189,8 @@ SECRETS: dict[str, tuple[Maker, str]] = {
 @pytest.fixture(autouse=True)
 def own_folders(monkeypatch: pytest.MonkeyPatch) -> None:
     """The tools' folders are the test's: a developer's own variables would name others."""
-    for variable in ("XDG_DATA_HOME", "COPILOT_HOME", *CLINE_VARIABLES):
+    for variable in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "COPILOT_HOME",
+                     *CLINE_VARIABLES):  # fmt: skip
         monkeypatch.delenv(variable, raising=False)
 
 
@@ -217,24 +238,10 @@ def test_C1_a_home_scan_opens_none_of_copilot_s_and_cline_s_secrets_and_counts_n
     assert touched(opened, SECRETS) == []
 
 
-@pytest.mark.parametrize("place", list(SECRETS))
-def test_C7_one_named_to_scan_is_said_and_never_opened(
-    place: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: list[str]
-) -> None:
-    home = _home(tmp_path, monkeypatch, secrets=True)
-    opened.clear()
-    said_unopened(home / place, SECRETS[place][1])
-    assert touched(opened, SECRETS) == []
-
-
-@pytest.mark.parametrize("place", list(SECRETS))
-def test_L4_one_named_to_load_is_refused_unopened(
-    place: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: list[str]
-) -> None:
-    home = _home(tmp_path, monkeypatch, secrets=True)
-    opened.clear()
-    refused_unopened(home / place, SECRETS[place][1], TOKEN)
-    assert touched(opened, SECRETS) == []
+(
+    test_C7_one_named_to_scan_is_said_and_never_opened,
+    test_L4_one_named_to_load_is_refused_unopened,
+) = each_one_named(SECRETS, TOKEN, lambda root, monkeypatch: _home(root, monkeypatch, secrets=True))
 
 
 #: Each variable, with whose tool it moves, that tool's credential files under the folder it
@@ -307,3 +314,43 @@ def test_C7_files_of_those_names_elsewhere_are_no_one_s_credentials(
         assert keeper_of(tmp_path / place) is None, place
     for place, (_, keeper) in SECRETS.items():
         assert keeper_of(tmp_path / "me" / place) == keeper, place
+
+
+#: What builds before 1.0 kept in ``$XDG_CONFIG_HOME/.copilot``, by the names the XDG migration
+#: of 1.0.102 lists (``config.json``, ``config``, ``mcp-config``, ``lsp-config``,
+#: ``mcp-oauth-config``, ``hooks``…): the login's token, the MCP servers' and LSP servers'
+#: ``env``, an MCP server's OAuth tokens (``<server>.tokens.json``), a hook's ``env``.
+XDG_CONFIG_SECRETS: dict[str, Maker] = {
+    "config": _json(COPILOT_OLD_CONFIG),
+    "config.json": _json(COPILOT_OLD_CONFIG),
+    "mcp-config": _json(COPILOT_MCP),
+    "lsp-config": _json(COPILOT_LSP),
+    "mcp-oauth-config/3f9a1c0e.tokens.json": written(
+        {"access_token": TOKEN, "token_type": "Bearer", "refresh_token": TOKEN}),
+    "hooks/notify.json": _json({"version": 1, "hooks": {"sessionEnd": [COPILOT_HOOK]}}),
+}  # fmt: skip
+
+
+def test_C1_the_xdg_folders_of_copilot_builds_before_1_0_are_its_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: list[str]
+) -> None:
+    """With ``$XDG_CONFIG_HOME`` and ``$XDG_STATE_HOME`` set, a build before 1.0 kept its
+    config in ``$XDG_CONFIG_HOME/.copilot`` and its sessions in ``$XDG_STATE_HOME/.copilot``,
+    folders of the same name as ``~/.copilot``: a scan opens none of the first's credentials
+    and counts none, each one named is said and refused unopened, and a session of the second
+    is read."""
+    config, state = tmp_path / "xdg" / "config", tmp_path / "xdg" / "state"
+    monkeypatch.setenv("HOME", str(tmp_path / "me"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    plant(config / ".copilot", XDG_CONFIG_SECRETS)
+    _put(COPILOT_SESSION, state / ".copilot" / COPILOT_PLACE)
+    opened.clear()
+    for folder in (config, config / ".copilot", config / ".copilot" / "mcp-oauth-config"):
+        corpus = scan_here(folder)
+        assert (len(corpus), corpus.skipped) == (0, 0), folder
+    for place in XDG_CONFIG_SECRETS:
+        said_unopened(config / ".copilot" / place, "copilot")
+        refused_unopened(config / ".copilot" / place, "copilot", TOKEN)
+    assert touched(opened, XDG_CONFIG_SECRETS) == []
+    assert [row["format"] for row in scan_here(state / ".copilot")] == ["copilot"]

@@ -31,13 +31,12 @@ import pytest
 from tests.credential_homes import (
     Maker,
     plant,
-    refused_unopened,
-    said_unopened,
     scan_here,
     scans_of_homes,
     touched,
     written,
 )
+from tests.credentials_cases import each_one_named
 from turnfold.formats.credentials import keeper_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -143,28 +142,12 @@ def test_C1_a_home_scan_opens_neither_cursor_s_nor_continue_s_keys(
     assert touched(opened, SECRETS) == touched(connected, SECRETS) == []
 
 
-@pytest.mark.parametrize("place", list(SECRETS))
-def test_C7_one_named_to_scan_is_said_and_never_opened(
-    place: str, tmp_path: Path, opened: list[str], connected: list[str]
-) -> None:
-    home = _home(tmp_path, secrets=True)
-    opened.clear()
-    connected.clear()
-    said_unopened(home / place, SECRETS[place][1])
-    assert touched(opened, SECRETS) == touched(connected, SECRETS) == []
-
-
-@pytest.mark.parametrize("place", list(SECRETS))
-def test_L4_one_named_to_load_is_refused_unopened(
-    place: str, tmp_path: Path, opened: list[str], connected: list[str]
-) -> None:
-    """Whatever format is asked for: the IDE's database, read as Cursor's, would be a chat
-    store; it is refused before any reader sees it, so no token can reach a transcript."""
-    home = _home(tmp_path, secrets=True)
-    opened.clear()
-    connected.clear()
-    refused_unopened(home / place, SECRETS[place][1], TOKEN)
-    assert touched(opened, SECRETS) == touched(connected, SECRETS) == []
+# A load is refused whatever format is asked for: the IDE's database, read as Cursor's, would
+# be a chat store; it is refused before any reader sees it, so no token can reach a transcript.
+(
+    test_C7_one_named_to_scan_is_said_and_never_opened,
+    test_L4_one_named_to_load_is_refused_unopened,
+) = each_one_named(SECRETS, TOKEN, lambda root, _: _home(root, secrets=True))
 
 
 def test_C7_files_of_those_names_elsewhere_are_no_one_s_credentials(tmp_path: Path) -> None:

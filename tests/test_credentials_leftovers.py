@@ -9,11 +9,16 @@ Where each tool keeps them, read in its own code (cited beside each reader's ``C
   ``core/util/paths.ts``); the blocks' folders read at any depth (``walkDir``'s
   ``recursive: true``), so ``mcpServers/team/github.json`` is a block; the CLI's hook settings
   ``.continue/settings.json`` (an HTTP hook's ``headers``, ``extensions/cli/src/hooks/``); a
-  workspace's ``.continuerc.json`` at its root (``core/config/json/loadRcConfigs.ts``).
+  workspace's ``.continuerc.json`` at its root, and every ``<name>.continuerc.json`` there:
+  ``getWorkspaceRcConfigs`` reads each name that ``endsWith(".continuerc.json")``
+  (``core/config/json/loadRcConfigs.ts``), a config like ``config.json`` with its models' keys.
 - The Copilot CLI: ``~/.copilot/ide/<uuid>.lock``, the IDE's MCP server's ``Authorization``
   header (``createLockFile``, microsoft/vscode-copilot-chat ``src/extension/chatSessions/
   copilotcli/vscode-node/lockFile.ts``), and a repository's ``.github/mcp.json`` (GitHub's CLI
-  command reference, "MCP server loading priority").
+  command reference, "MCP server loading priority"), its hook files ``.github/hooks/*.json``
+  and the inline ``hooks`` of ``.github/copilot/settings.json`` and ``settings.local.json``,
+  whose command hooks carry an ``env`` (GitHub's "Copilot hooks reference", "Hooks
+  locations" and "Command hooks"; an HTTP hook, ``headers``).
 - Qwen Code 0.24.4 and Claude Code 2.1.332: ``ide/<port>.lock`` of ``~/.qwen`` and
   ``~/.claude``, the IDE companion's ``authToken`` (``IdeClient`` in ``@qwen-code/qwen-code``'s
   bundle; the ``ws-ide`` config of the ``claude`` binary).
@@ -66,6 +71,7 @@ from tests.credential_homes import (
 from turnfold.formats import credentials
 from turnfold.formats.credentials import (
     LIKELY_DEEP_FOLDERS,
+    LIKELY_ENDINGS,
     LIKELY_FILE_VARIABLES,
     Credentials,
     home_folder,
@@ -99,6 +105,14 @@ COPILOT_LOCK = {"socketPath": "/tmp/vscode-copilot-cli-1.sock", "scheme": "unix"
 #: The IDE lock file Claude Code's and Qwen Code's IDE companions write.
 IDE_LOCK = {"pid": 4242, "workspaceFolders": ["/home/me/work"], "ideName": "VS Code",
             "transport": "ws", "port": 40123, "authToken": TOKEN}  # fmt: skip
+#: A Copilot CLI command hook with a token in its ``env``, and an HTTP hook with one in its
+#: ``headers`` (the hooks reference's "Command hooks" and "HTTP hooks").
+COPILOT_HOOKS = {"preToolUse": [
+    {"type": "command", "bash": "./scripts/audit.sh", "powershell": "./scripts/audit.ps1",
+     "cwd": ".", "env": {"AUDIT_TOKEN": TOKEN}, "timeoutSec": 30},
+    {"type": "http", "url": "https://hooks.example.invalid/copilot",
+     "headers": {"Authorization": f"Bearer {TOKEN}"}, "timeoutSec": 30},
+]}  # fmt: skip
 #: Managed settings: an ``env`` with a key and an ``apiKeyHelper``.
 MANAGED = {"env": {"ANTHROPIC_API_KEY": f"sk-ant-{TOKEN}"},
            "apiKeyHelper": f"echo sk-ant-{TOKEN}"}  # fmt: skip
@@ -126,9 +140,16 @@ HOME_SECRETS: dict[str, tuple[Maker, str]] = {
          "headers": {"Authorization": f"Bearer {TOKEN}"}}]}]}}), "continue"),
     "work/.continuerc.json": (indented({"models": [MODEL], "mergeBehavior": "merge"}),
                               "continue"),
+    "work/team.continuerc.json": (indented({"models": [MODEL], "mergeBehavior": "overwrite"}),
+                                  "continue"),
     ".copilot/ide/0b7f0e7e-9c1b-4d59-9b63-3a0e5b0f6b1e.lock": (indented(COPILOT_LOCK),
                                                               "copilot"),
     "work/.github/mcp.json": (indented(MCP), "copilot"),
+    "work/.github/hooks/audit.json": (indented({"version": 1, "hooks": COPILOT_HOOKS}),
+                                      "copilot"),
+    "work/.github/copilot/settings.json": (indented({"hooks": COPILOT_HOOKS}), "copilot"),
+    "work/.github/copilot/settings.local.json": (indented({"hooks": COPILOT_HOOKS}),
+                                                 "copilot"),
     ".qwen/ide/40123.lock": (indented(IDE_LOCK), "qwen"),
     ".claude/ide/40123.lock": (indented(IDE_LOCK), "claude-code"),
 }  # fmt: skip
@@ -169,7 +190,8 @@ def test_C1_a_home_scan_opens_none_of_the_leftovers_and_counts_none(
     assert (full.skipped, len(full.keys)) == (plain.skipped, len(plain.keys)) == (0, 1)
     # The hidden folders a home scan does not enter, named: the same.
     for folder in (".continue/.configs", ".continue/mcpServers", "work/.github", ".copilot/ide",
-                   ".qwen", ".claude/ide", "work/.continue"):  # fmt: skip
+                   ".qwen", ".claude/ide", "work/.continue", "work/.github/hooks",
+                   "work/.github/copilot"):  # fmt: skip
         corpus = scan_here(home / folder)
         assert (len(corpus), corpus.skipped) == (0, 0), folder
     assert touched(opened, HOME_SECRETS) == []
@@ -188,13 +210,20 @@ def test_C7_L4_one_named_is_said_to_scan_and_refused_to_load_unopened(
 
 def test_C7_those_names_elsewhere_are_no_one_s_credentials(tmp_path: Path) -> None:
     """A project's ``ide/x.lock`` or ``mcpServers/x.json``, a ``.github`` folder's other
-    files, a ``codex/config.toml`` outside ``etc``: files like any other."""
+    files, a ``codex/config.toml`` outside ``etc``, a name that only holds
+    ``continuerc.json``: files like any other."""
     for place in ("project/ide/1.lock", "project/mcpServers/team/x.json",
                   "project/.github/workflows/ci.json", "project/.github/config.json",
                   "project/.configs/host/config.json", "codex/config.toml",
                   "etc/claude/managed-settings.json", ".continue/sessions/team/x.json",
-                  ".copilot/session-state/ide/x.lock"):  # fmt: skip
+                  ".copilot/session-state/ide/x.lock", "project/continuerc.json",
+                  "project/.continuerc.json.orig", "project/.github/workflows/hooks.json",
+                  "project/.github/copilot/config.json", "project/.github/hooks/notes.md",
+                  "project/copilot/settings.json"):  # fmt: skip
         assert keeper_of(tmp_path / place) is None, place
+    test = named_like([keeper for _, keeper in keepers()])
+    assert not test(str(tmp_path / "project" / ".continuerc.json.orig"))
+    assert test(str(tmp_path / "project" / "team.continuerc.json"))
 
 
 def _machine(root: Path, secrets: bool) -> Path:
@@ -340,11 +369,13 @@ def test_Q4_files_of_a_data_or_models_folder_pay_no_full_check(
     assert test("/x/data/any.json")
 
 
-def test_C7_the_names_load_tells_deep_folders_and_file_variables_by_are_the_readers() -> None:
+def test_C7_the_deep_folders_endings_and_file_variables_load_goes_by_are_the_readers() -> None:
     """``keeper_of`` goes by these before importing a reader: they are every reader's."""
     deep = {p.split("/")[0] for _, k in keepers() for p in k.files if p.endswith("/**")}
     variables = {v for _, k in keepers() for v in k.file_variables}
-    assert (deep, variables) == (set(LIKELY_DEEP_FOLDERS), set(LIKELY_FILE_VARIABLES))
+    endings = {e for _, k in keepers() for e in k.endings}
+    assert (deep, variables, endings) == (
+        set(LIKELY_DEEP_FOLDERS), set(LIKELY_FILE_VARIABLES), set(LIKELY_ENDINGS))  # fmt: skip
 
 
 def test_C1_a_rollout_among_them_is_still_read(tmp_path: Path) -> None:

@@ -33,11 +33,11 @@ READERS: tuple[str, ...] = (
 LIKELY_NAMES = frozenset({
     ".claude.json", ".config.json", ".continuerc.json", ".credentials.json", ".env",
     ".jwt_secret", ".mcp.json", "a2a-oauth-tokens.json", "agent_settings.json", "api_key.txt",
-    "auth.json", "cline_mcp_settings.json", "config.js", "config.json", "config.toml",
+    "auth.json", "cline_mcp_settings.json", "config", "config.js", "config.json", "config.toml",
     "config.ts", "config.yaml", "connectors.db", "crush.json", "extension-secrets-v1.json",
     "gemini-credentials.json", "globalContext.json", "globalState.json", "google_accounts.json",
-    "lsp-config.json", "managed-mcp.json", "managed-settings.json", "managed_config.toml",
-    "mcp-auth.json", "mcp-config", "mcp-config.json",
+    "lsp-config", "lsp-config.json", "managed-mcp.json", "managed-settings.json",
+    "managed_config.toml", "mcp-auth.json", "mcp-config", "mcp-config.json",
     "mcp-oauth-tokens-v2.json", "mcp-oauth-tokens.json", "mcp.json", "oauth_creds.json",
     "providers.json", "secrets.json", "settings.json", "settings.json.migrated",
     "settings.local.json", "state.vscdb", "state.vscdb.backup",
@@ -47,6 +47,10 @@ LIKELY_FOLDERS = frozenset({
     "hooks", "ide", "managed-settings.d", "mcp-oauth-config", "mcp-secrets", "mcpServers",
     "models",
 })  # fmt: skip
+#: How the names of every reader's :attr:`Credentials.endings` end (a test keeps them equal):
+#: a load's file whose name ends so is looked at as one of :data:`LIKELY_NAMES` is.
+LIKELY_ENDINGS = frozenset({".continuerc.json"})
+_LIKELY_ENDINGS = tuple(sorted(LIKELY_ENDINGS))  # ``str.endswith`` takes a tuple
 
 
 #: The environment's variables that name one credential file each, by its path, whatever its
@@ -79,8 +83,10 @@ class Credentials:
     folder the tool's whatever it is called); or, its path ending as one of ``anywhere`` (a
     name, or ``/``-separated last names, ``*`` any one), in any folder at all (a project's
     ``.mcp.json``, whose place no folder's name or variable tells; ``etc/codex/config.toml``);
-    or one of ``homes`` right in the user's home folder as the tool sees it
-    (:func:`home_folder`); or the file one of ``file_variables`` names, whatever its name."""
+    or, its name ending as one of ``endings``, in any folder too (Continue reads every
+    ``<name>.continuerc.json`` of a workspace by the end of its name); or one of ``homes``
+    right in the user's home folder as the tool sees it (:func:`home_folder`); or the file one
+    of ``file_variables`` names, whatever its name."""
 
     folders: frozenset[str]
     files: frozenset[str]
@@ -89,6 +95,7 @@ class Credentials:
     anywhere: frozenset[str] = frozenset()
     homes: frozenset[str] = frozenset()
     file_variables: frozenset[str] = frozenset()
+    endings: frozenset[str] = frozenset()
 
     @cached_property
     def _index(self) -> _Index:
@@ -105,6 +112,8 @@ class Credentials:
             return False
         name, parent = parts[-1], parts[-2]
         if any(_ends_as(parts, tail) for tail in index.anywhere(name, parent)):
+            return True
+        if name.endswith(index.endings):
             return True
         for inner in index.files(name, parent):
             if not _ends_as(parts, inner):
@@ -134,6 +143,7 @@ class _Index:
     anywhere_by_name: dict[str, tuple[_Pattern, ...]]
     anywhere_by_folder: dict[str, tuple[_Pattern, ...]]
     deep_by_first: dict[str, tuple[_Pattern, ...]]  # ``models/**`` by ``models``
+    endings: tuple[str, ...]
 
     @staticmethod
     def of(keeper: Credentials) -> _Index:
@@ -167,6 +177,7 @@ class _Index:
             {k: tuple(v) for k, v in anywhere_by_name.items()},
             {k: tuple(v) for k, v in anywhere_by_folder.items()},
             {k: tuple(v) for k, v in deep.items()},
+            tuple(sorted(keeper.endings)),
         )
 
     def files(self, name: str, parent: str) -> tuple[_Pattern, ...]:
@@ -263,6 +274,7 @@ def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
     lookups, never a pattern match per keeper nor a read of the environment per file."""
     names: set[str] = set()
     folders: set[str] = set()  # the folders a file of any name is kept in (``credentials/*``)
+    endings: set[str] = set()
     # What a path holds when a file at any depth under a tool's folder of a deep pattern is
     # (``/.continue/models/`` of ``models/**``): the folder's name, or only the pattern's
     # folder's when a variable moves the tool's folder (a link may name it otherwise).
@@ -277,6 +289,7 @@ def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
                 if moved:
                     markers.add(f"{os.sep}{head}{os.sep}")
         names.update(keeper.homes)
+        endings.update(keeper.endings)
         for variable in keeper.file_variables:
             value = os.environ.get(variable)
             if value:
@@ -293,12 +306,14 @@ def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
         return lambda path: True
     frozen_names, frozen_folders = frozenset(names), frozenset(folders)
     frozen_markers = tuple(sorted(markers))
+    frozen_endings = tuple(sorted(endings))
 
     def test(path: str) -> bool:
         head, name = os.path.split(path)
         return (
             name in frozen_names
             or os.path.basename(head) in frozen_folders
+            or name.endswith(frozen_endings)
             or any(marker in path for marker in frozen_markers)
         )
 
@@ -323,6 +338,7 @@ def keeper_of(path: str | os.PathLike[str]) -> str | None:
     where = Path(os.path.abspath(path))
     if (
         where.name not in LIKELY_NAMES
+        and not where.name.endswith(_LIKELY_ENDINGS)
         and where.parent.name not in LIKELY_FOLDERS
         and LIKELY_DEEP_FOLDERS.isdisjoint(where.parts[:-1])
         and not _named_file(where, LIKELY_FILE_VARIABLES)

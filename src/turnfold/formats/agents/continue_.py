@@ -114,10 +114,12 @@ NAME = "continue"
 #: ``getPathToRemoteConfig``, ``core/util/paths.ts:342-375``; ``core/config/load.ts:142-150,
 #: 864-877``). The CLI's hooks, ``settings.json`` and ``settings.local.json`` of a
 #: ``.continue``, carry an HTTP hook's ``headers`` (``extensions/cli/src/hooks/
-#: hookConfig.ts:71-90``, ``hooks/types.ts:57-66``). A workspace's own ``.continuerc.json``
+#: hookConfig.ts:71-90``, ``hooks/types.ts:57-66``). A workspace's own ``.continuerc.json``,
+#: and every ``<name>.continuerc.json`` beside it (a name that ``endsWith(".continuerc.json")``),
 #: lies at its root, any folder (``getWorkspaceRcConfigs``, ``core/config/json/
-#: loadRcConfigs.ts``): a config with models and their keys. No file holds both keys and a
-#: session: the sessions are ``sessions/*.json``.
+#: loadRcConfigs.ts:12-19``): a config with models and their keys (``ContinueRcJson``, a
+#: ``Partial<SerializedContinueConfig>``, ``core/index.d.ts:1767``). No file holds both keys
+#: and a session: the sessions are ``sessions/*.json``.
 CREDENTIALS = Credentials(
     folders=frozenset({".continue"}),
     files=frozenset({
@@ -127,7 +129,7 @@ CREDENTIALS = Credentials(
         "settings.json", "settings.local.json",
     }),
     variables=frozenset({"CONTINUE_GLOBAL_DIR"}),
-    anywhere=frozenset({".continuerc.json"}),
+    endings=frozenset({".continuerc.json"}),
 )  # fmt: skip
 
 RECORDS = Records(

@@ -124,15 +124,26 @@ NAME = "copilot"
 #: ``src/extension/chatSessions/copilotcli/vscode-node/lockFile.ts``; ``Nonce <uuid>``,
 #: ``inProcHttpServer.ts``). A repository's ``.github/mcp.json`` is the CLI's MCP servers
 #: with their ``env`` and ``headers`` (GitHub's CLI command reference, "MCP server loading
-#: priority"; github/docs#44234).
+#: priority"; github/docs#44234); its hook files ``.github/hooks/*.json`` and the inline
+#: ``hooks`` of ``.github/copilot/settings.json`` and ``settings.local.json`` carry each
+#: command hook's ``env`` (GitHub's "Copilot hooks reference", "Hooks locations"). Builds
+#: before 1.0 kept the folder in ``$XDG_CONFIG_HOME/.copilot`` when that was set (its state in
+#: ``$XDG_STATE_HOME/.copilot``: sessions, no secrets), a folder of the same name, and wrote
+#: ``config`` (the login's ``copilot_tokens``) and ``lsp-config`` without their extension, as
+#: ``mcp-config``: 0.0.420 still read them (``GTn`` of its ``index.js``), 1.0.102 moves the
+#: XDG folder's, those names with it, to ``~/.copilot`` (its XDG migration, ``cli-main.js``).
 CREDENTIALS = Credentials(
     folders=frozenset({".copilot"}),
     files=frozenset({
-        "config.json", "mcp-oauth-config/*", "mcp-secrets/*", "mcp-config.json", "mcp-config",
-        "settings.json", "lsp-config.json", "providers.json", "hooks/*.json", "ide/*.lock",
+        "config.json", "config", "mcp-oauth-config/*", "mcp-secrets/*", "mcp-config.json",
+        "mcp-config", "settings.json", "lsp-config.json", "lsp-config", "providers.json",
+        "hooks/*.json", "ide/*.lock",
     }),
     variables=frozenset({"COPILOT_HOME"}),
-    anywhere=frozenset({".github/mcp.json"}),
+    anywhere=frozenset({
+        ".github/mcp.json", ".github/hooks/*.json", ".github/copilot/settings.json",
+        ".github/copilot/settings.local.json",
+    }),
 )  # fmt: skip
 
 _LIVE = "live-only (ephemeral: never written to events.jsonl, only printed by --output-format json)"
