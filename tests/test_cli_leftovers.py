@@ -301,3 +301,33 @@ def test_W6_a_choice_far_from_any_suggests_none() -> None:
         "turnfold show: error: argument --mode: invalid choice: 'xyz' (choose from flat, "
         "command-first, fully-folded)"
     ) in err
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"), [("shwo", "show"), ("rendr", "render"), ("Show", "show")]
+)
+def test_W6_a_mistyped_command_is_given_the_closest(typed: str, meant: str) -> None:
+    """``turnfold shwo FILE`` said ``invalid choice: 'shwo' (choose from 'render', 'show')``,
+    no pointer to the command meant, where a mistyped option's value had one: the command's
+    name was checked by argparse alone. Nothing is read or written; the usage and the error
+    are all that is said."""
+    result = run(typed, str(DEMO))
+    assert result.returncode == 2
+    assert result.stdout == b""
+    assert result.stderr.decode().splitlines() == [
+        "usage: turnfold [-h] COMMAND ...",
+        f"turnfold: error: argument COMMAND: invalid choice: {typed!r}, maybe you meant "
+        f"{meant!r}? (choose from render, show)",
+    ]
+
+
+def test_W6_a_command_far_from_any_suggests_none_and_a_right_one_takes_its_arguments() -> None:
+    result = run("xyzzy", str(DEMO))
+    assert result.returncode == 2
+    assert result.stderr.decode().splitlines()[-1] == (
+        "turnfold: error: argument COMMAND: invalid choice: 'xyzzy' (choose from render, show)"
+    )
+    # The command's own arguments (a file, an option's value) are not taken for a command.
+    shown = run("show", str(DEMO), "--mode", "flat", "--width", "100")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.decode().startswith(HEADER.format(dot="·", time="10:00 UTC"))

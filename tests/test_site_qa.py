@@ -45,3 +45,30 @@ def test_B2_the_index_finds_a_row_by_the_words_its_title_cell_shows(tmp_path: Pa
     assert "not a transcript" in rows[broken]  # its reason is what the row says too
     for shown, searched in rows.items():
         assert searched == searched.lower(), shown
+
+
+# --- an unreadable run's tooltip ------------------------------------------------------------------
+
+#: The title cell of a run that could not be read: its tooltip, and its text.
+ERROR_CELL = re.compile(r'<td class="tf-tone-error" title="([^"]*)"><span class="tf-runs-clip">'
+                        r"([^<]*)</span></td>")  # fmt: skip
+
+
+def test_B2_X1_an_unreadable_run_s_tooltip_names_its_whole_path_as_text(tmp_path: Path) -> None:
+    """The index's title cell of an unreadable run said the file's name and why, and its
+    tooltip said the same: which of two files of one name, in which folder, failed was
+    nowhere. The tooltip names the whole path (a folder's name is anyone's: text, never
+    markup), the cell stays as short as it was."""
+    folder = tmp_path / "runs" / '<img src=x onerror="alert(1)"> & co'
+    folder.mkdir(parents=True)
+    broken = folder / "broken.jsonl"
+    broken.write_text('{"type": "user", "message":', encoding="utf-8")
+    out = tmp_path / "site"
+    build_site(tmp_path / "runs", out, workers=1, progress=False)
+    page = (out / INDEX).read_text("utf-8")
+    ((tooltip, text),) = ERROR_CELL.findall(page)
+    reason = "line 1: not a transcript (invalid JSON: Expecting value (column 28))"
+    assert html.unescape(text).startswith(f"⚠ broken.jsonl: {reason}; ")
+    assert html.unescape(text).endswith(" formats tried")  # counted in the cell, as it was
+    assert html.unescape(tooltip).startswith(f"{broken}: {reason}; formats tried: ")
+    assert "<img" not in page

@@ -127,7 +127,6 @@ def _add_common_options(
     )
     parser.add_argument(
         "--mode",
-        type=_choice(DISPLAY_MODES),
         choices=DISPLAY_MODES,
         default=None,
         help="process display: flat (no groups), command-first (commands as their own rows) "
@@ -140,14 +139,12 @@ def _add_common_options(
     )
     parser.add_argument(
         "--locale",
-        type=_choice(LOCALES),
         choices=LOCALES,
         default=None,
         help="language of labels and summaries",
     )
     parser.add_argument(
         "--format",
-        type=_choice(FORMATS),
         choices=FORMATS,
         default=None,
         metavar="FORMAT",
@@ -169,7 +166,7 @@ def _add_common_options(
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``turnfold`` command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="turnfold",
         description=_DESCRIPTION,
         epilog=_EPILOG,
@@ -243,22 +240,29 @@ def _usage_error(parser: argparse.ArgumentParser) -> Callable[[str], NoReturn]:
     return usage
 
 
-def _choice(names: Sequence[str]) -> Callable[[str], str]:
-    """An option's value that must be one of ``names``, a mistyped one answered with the
-    closest, as argparse's ``suggest_on_error`` words it (Python 3.14; this runs on 3.10)."""
+class _Parser(argparse.ArgumentParser):
+    """An argument parser that answers a mistyped choice, an option's value or a command, with
+    the closest, as argparse's ``suggest_on_error`` words it (Python 3.14; this runs on 3.10).
+    A command's parser is one too (argparse makes it of its parent's class)."""
 
-    def choice(text: str) -> str:
-        if text in names:
-            return text
-        import difflib
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        # The method Python 3.14 extends for its suggestion, where every choice is checked: a
+        # command cannot be checked by a ``type``, which argparse applies to its arguments too.
+        if action.choices is not None and value not in action.choices:
+            raise argparse.ArgumentError(action, _invalid_choice(value, list(action.choices)))
 
-        closest = difflib.get_close_matches(text, names, 1)
-        meant = f", maybe you meant {closest[0]!r}?" if closest else ""
-        raise argparse.ArgumentTypeError(
-            f"invalid choice: {text!r}{meant} (choose from {', '.join(names)})"
-        )
 
-    return choice
+def _invalid_choice(text: str, names: Sequence[str]) -> str:
+    """Why ``text`` is not one of ``names``: the closest named, when one is close.
+
+    >>> _invalid_choice("shwo", ["render", "show"])
+    "invalid choice: 'shwo', maybe you meant 'show'? (choose from render, show)"
+    """
+    import difflib
+
+    closest = difflib.get_close_matches(text, names, 1)
+    meant = f", maybe you meant {closest[0]!r}?" if closest else ""
+    return f"invalid choice: {text!r}{meant} (choose from {', '.join(names)})"
 
 
 def _columns(text: str) -> int:

@@ -476,7 +476,8 @@ def _index_html(runs: list[dict[str, Any]], counts: str, locale: str) -> str:
             row["cells"][titled] = cell(shown[titled], _title(run.get("title"), plain), locale)
         for each, col in zip(row["cells"], shown, strict=True):
             if col.clip and each["text"]:  # a text cell may be cut short (_INDEX_RULES)
-                each["title"] = each["text"]
+                # A cell's own tooltip is its fuller form: an unreadable run's, its file's path.
+                each.setdefault("title", each["text"])
         rows.append(row)
         sample = plain["sample"]
         searched = f"{row['cells'][titled]['text']} {sample or ''} {run['prompt']}"
