@@ -46,7 +46,7 @@ from turnfold.render.nodes import (
     TopNode,
     View,
 )
-from turnfold.render.search import MAX_QUERY_LENGTH
+from turnfold.render.search import MAX_QUERY_LENGTH, QueryTooLong, search_query
 from turnfold.render.viewmodel import ancestor_path
 
 if sys.version_info >= (3, 11):
@@ -588,9 +588,11 @@ class ViewTransport:
             query = str(content.get("query") or "")
             hits, total, label = answers.search_hits(query)
             opened = list(dict.fromkeys(k for hit in hits for k in hit["path"]))
-            # The query as searched (search_query), and no more of one refused as too long:
-            # the view marks the hits with it, and a paste gone wrong is not sent back whole.
-            searched = query.strip()[:MAX_QUERY_LENGTH]
+            # The view marks the hits with the query as searched.
+            try:
+                searched = search_query(query)
+            except QueryTooLong:  # a paste gone wrong: not sent back whole
+                searched = query.strip()[:MAX_QUERY_LENGTH]
             self._send(
                 {"type": "search", "to": view_id, "id": content.get("id"), "query": searched,
                  "hits": hits, "total": total, "label": label,

@@ -347,6 +347,21 @@ def _outcome(
     raise failure
 
 
+def _rescued_in_flight(
+    starter: _Starter,
+    func: Callable[[list[Item]], list[R]],
+    in_flight: Iterable[tuple[Future[list[R]], list[Item]]],
+    died: Died[R] | None,
+) -> Iterator[tuple[Future[list[R]], list[R]]]:
+    """Each chunk that was in flight in the pool a dying worker broke, every one of them lost
+    with it (C-7), as its future and its results (:func:`_outcome`), in the order of
+    ``in_flight``; once all are given, the work goes on in a fresh pool, ``starter.pool``."""
+    starter.shutdown()
+    for future, chunk in in_flight:
+        yield future, _outcome(future, func, chunk, died)
+    starter.renew()
+
+
 def _submitted(
     pool: ProcessPoolExecutor, func: Callable[[list[Item]], list[R]], chunk: list[Item]
 ) -> Future[list[R]]:
@@ -441,21 +456,18 @@ def spread(
                 yield index, func([items[index]])[0]
         if not planned:
             return
-        pool = starter.wait()
+        starter.wait()
         running: dict[Future[list[R]], list[int]] = {}
         while planned or running:
             while planned and len(running) < count * WINDOW_PER_WORKER:
                 indices = planned.popleft()
-                running[_submitted(pool, func, [items[i] for i in indices])] = indices
+                running[_submitted(starter.pool, func, [items[i] for i in indices])] = indices
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             if any(isinstance(future.exception(), BrokenProcessPool) for future in finished):
-                # A worker died: every chunk in flight in its pool is lost with it (C-7).
-                starter.shutdown()
-                for future, indices in running.items():
-                    chunk = [items[i] for i in indices]
-                    yield from zip(indices, _outcome(future, func, chunk, died), strict=True)
+                lost = ((future, [items[i] for i in running[future]]) for future in running)
+                for future, results in _rescued_in_flight(starter, func, lost, died):
+                    yield from zip(running[future], results, strict=True)
                 running.clear()
-                pool = starter.renew()
                 continue
             for future in finished:
                 yield from zip(running.pop(future), future.result(), strict=True)
@@ -498,25 +510,23 @@ def _in_order(
 ) -> Iterator[R]:
     """Submit chunks to the starter's pool while fewer than ``window`` are pending; yield
     results in order. A worker that dies breaks its pool, and every chunk pending in it is
-    lost: each is rescued (:func:`_rescued`), and a fresh pool reads on (C-7)."""
+    lost: each is rescued (:func:`_rescued_in_flight`), and a fresh pool reads on (C-7)."""
     from concurrent.futures.process import BrokenProcessPool
 
-    pool = starter.wait()
+    starter.wait()
     pending: deque[tuple[Future[list[R]], list[Item]]] = deque()
     try:
         while True:
             for chunk in itertools.islice(stream, window - len(pending)):
-                pending.append((_submitted(pool, func, chunk), chunk))
+                pending.append((_submitted(starter.pool, func, chunk), chunk))
             if not pending:
                 return
             try:
                 results = pending[0][0].result()
             except BrokenProcessPool:
-                starter.shutdown()
-                for future, chunk in pending:
-                    yield from _outcome(future, func, chunk, died)
+                for _, rescued in _rescued_in_flight(starter, func, pending, died):
+                    yield from rescued
                 pending.clear()
-                pool = starter.renew()
                 continue
             pending.popleft()
             yield from results
