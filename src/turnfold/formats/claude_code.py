@@ -125,6 +125,7 @@ only assembled at the end (the active branch is not known before the last line).
 
 from __future__ import annotations
 
+import functools
 import heapq
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -153,6 +154,7 @@ from turnfold.formats.source import (
     Source,
     join_warnings,
     json_object_file,
+    keep_warning,
     open_source,
     sibling_files,
 )
@@ -1397,7 +1399,8 @@ class _Reader:
         """Each Workflow call's agents under it; the session file's own reader also shows the
         runs no call named (:mod:`.claude_code_workflows`)."""
         runs = self.context.workflow_runs
-        warn = self.source.warnings.append
+        # Capped as the source's own: a run's journal may hold any number of bad lines (X-1).
+        warn = functools.partial(keep_warning, self.source.warnings)
         for launch in self.workflow_launches:
             workflows.attach(launch, runs, self.read_child_file, warn, self.source.name)
         path = self.source.path

@@ -25,7 +25,7 @@ from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source, join_warnings, type_of_record
+from turnfold.formats.source import Source, join_warnings, keep_warning, type_of_record
 from turnfold.model import (
     ENTRY_TYPES,
     Disposition,
@@ -440,7 +440,7 @@ def _transcript(
             entry = entry_from_dict(item, found)
         except (ValueError, TypeError, AttributeError) as exc:
             if outer is None:
-                warnings.append(LoadWarning(reason=f"entry {index}: {exc}", source=source))
+                keep_warning(warnings, LoadWarning(reason=f"entry {index}: {exc}", source=source))
             else:  # its own warnings would be out of sight
                 problems.append(f"entries[{index}]: {exc}")
             note(entry_type(item), "warned")
@@ -451,14 +451,15 @@ def _transcript(
             problems += [f"entries[{index}].{p}" for p in found]
         elif found:
             where = f"entry {index}: {entry.kind} field "
-            warnings += [
-                LoadWarning(reason=where + p, source=source, record=entry.id or None) for p in found
-            ]
+            for p in found:
+                keep_warning(
+                    warnings, LoadWarning(reason=where + p, source=source, record=entry.id or None)
+                )
     transcript.extend(kept)
-    read = []
+    read: list[LoadWarning] = []
     for index, item in enumerate(recorded):
         try:
-            read.append(_load_warning(item, problems, f"warnings[{index}]."))
+            keep_warning(read, _load_warning(item, problems, f"warnings[{index}]."))
         except (ValueError, TypeError) as exc:
             problems.append(f"warnings[{index}]: {exc}")
             note("warning", "warned")
@@ -539,20 +540,21 @@ def load_records(
             if isinstance(record, MalformedLine):
                 raise ValueError(record.reason)
             if kind is not None:
-                transcript.warnings.append(_load_warning(record["warning"], problems, ""))
+                keep_warning(transcript.warnings, _load_warning(record["warning"], problems, ""))
                 where, record_id = "warning field ", None
             else:
                 entry = entry_from_dict(record, problems)
                 where, record_id = f"{entry.kind} field ", entry.id or None
                 transcript.append(entry)
         except (ValueError, TypeError, AttributeError) as exc:
-            own_warnings.append(LoadWarning(reason=str(exc), line=line, source=source))
+            keep_warning(own_warnings, LoadWarning(reason=str(exc), line=line, source=source))
             note(kind or entry_type(record), "warned")
         else:
             note(kind or entry_type(record), "mapped")
-            own_warnings += [
-                LoadWarning(reason=where + p, line=line, source=source, record=record_id)
-                for p in problems
-            ]
+            for p in problems:
+                keep_warning(
+                    own_warnings,
+                    LoadWarning(reason=where + p, line=line, source=source, record=record_id),
+                )
     join_warnings(transcript.warnings, own_warnings)
     return transcript

@@ -549,19 +549,82 @@ _ID_KEYS = ("uuid", "id", "call_id", "event_id")
 
 
 def warned_records(source: Source) -> Iterator[tuple[int, Any, list[LoadWarning]]]:
-    """The records of ``source`` (``line, value``), each with what reading its line warned of
-    (invalid UTF-8, shown as U+FFFD) and what the source warned of since the record before
-    (data cut off): each record of a file of runs is a run of its own, and these warnings are
-    that run's. A warning of a line that holds no record (a blank one) is no run's."""
+    """The records of a file of runs (``line, value``), each with what reading the file
+    warned of that is its run's own: each record is a run of its own, and these warnings
+    are that run's, however many the other runs have.
+
+    A record of JSON lines owns the warnings of its lines, from its own up to the next
+    record's (invalid UTF-8, shown as U+FFFD); they are taken out of the source's list as
+    they are given, so that the list, which counts what it holds past
+    :data:`MAX_LISTED_WARNINGS` with no line, never holds more than a few lines' worth: a
+    file of thousands of runs with a bad line each tells each run of its own (the count past
+    the bound, told to one run, was every later run's). A warning of no line (the file's data
+    cut off) is told to the last run, where the file stopped; when that record is no JSON
+    (its line the one cut off), its reason says it, since an unreadable run keeps its error,
+    not warnings.
+
+    A JSON document (an array of runs) numbers its records by their place, not by line, and
+    was read whole before its first record: which run a line's warning is in is not known, so
+    every run is told, in one warning, what reading the file found (:func:`_unplaced`); so are
+    the runs of a source whose warnings were already past the bound before its first record.
+    """
+    records = source.records()
     warned = source.warnings
-    at = 0
-    for line, value in source.records():  # read ahead (the head): warnings are matched by line
-        own: list[LoadWarning] = []
-        while at < len(warned) and (warned[at].line or 0) <= line:
-            if warned[at].line in (None, line):
-                own.append(warned[at])
-            at += 1
+    if source.is_document or any(type(w) is UnlistedWarnings for w in warned):
+        told = _unplaced(warned, source.name)
+        for line, value in records:
+            yield line, value, list(told)
+        return
+    # One record ahead: a record's lines end where the next record's start.
+    ahead = next(records, None)
+    while ahead is not None:
+        line, value = ahead
+        ahead = next(records, None)
+        if ahead is not None:
+            yield line, value, _taken(warned, line, ahead[0])
+            continue
+        own, lineless = warned[:], [w for w in warned if w.line is None]
+        del warned[:]
+        if lineless and isinstance(value, MalformedLine):
+            said = "; ".join(w.reason for w in lineless)
+            value = dataclasses.replace(value, reason=f"{value.reason}; {said}")
+            own = [w for w in own if w.line is not None]
         yield line, value, own
+
+
+def _taken(warned: list[LoadWarning], line: int, following: int) -> list[LoadWarning]:
+    """The warnings of the record on ``line`` among ``warned`` (those of the lines before
+    ``following``, where the next record starts, or of its own line, which it may share with
+    the next: glued objects), taken out of it; a warning of no line stays for the last run."""
+    own: list[LoadWarning] = []
+    kept: list[LoadWarning] = []
+    end = len(warned)
+    for index, warning in enumerate(warned):
+        at = warning.line
+        if at is None:
+            kept.append(warning)
+        elif at < following or at == line:
+            own.append(warning)
+        else:
+            end = index
+            break
+    if own:
+        warned[:end] = kept
+    return own
+
+
+def _unplaced(warned: list[LoadWarning], name: str) -> list[LoadWarning]:
+    """What every run of a file of runs is told of the file's warnings that no run can be
+    told by its lines: one warning, saying how many there were and the first of them (a run
+    that was told all of them would count the file's problems as its own, once per run)."""
+    if not warned:
+        return []
+    first, count = warned[0], warning_count(warned)
+    reason = (
+        f"{first.reason}; the first of {count:,} problem(s) found reading this file of runs "
+        "whole: the run each is in is not known, so every run is told of them"
+    )
+    return [LoadWarning(reason=reason, line=first.line, source=first.source or name)]
 
 
 def _record_id(value: Any) -> str | None:

@@ -191,7 +191,7 @@ from turnfold.formats.frameworks.strands import thinking_of
 from turnfold.formats.gemini_parts import corrected_status
 from turnfold.formats.openai_chat import OpenAIChatBuilder
 from turnfold.formats.openai_responses import describe_call, output_content
-from turnfold.formats.source import Source
+from turnfold.formats.source import Source, keep_warning
 from turnfold.formats.traces.messages import (
     _FAILED,
     _IMAGES,
@@ -941,7 +941,7 @@ class _Rebuild:
                 "instrumentor exports none for a run that raised) and no model span giving "
                 "its task: the task is not shown"
             )
-            builder.transcript.warnings.append(LoadWarning(reason=reason, source=self.name))
+            keep_warning(builder.transcript.warnings, LoadWarning(reason=reason, source=self.name))
             return
         builder.add_new([{"role": "user", "content": task}], spans[0].line)
         self._stamp(builder, 1, spans[0].started_at)
