@@ -182,17 +182,20 @@ def test_P11_the_answer_to_a_query_past_the_limit_echoes_no_more_than_the_limit(
 
 
 def test_P11_B1_the_search_boxes_take_no_longer_query_than_python_searches() -> None:
-    """The view's limit is a constant of search.js (the view has no settings from Python): it is
-    Python's, and both boxes (the widget's and the session browser's) set it as ``maxlength``."""
+    """The view's limit is a constant of query.js (the view has no settings from Python): it is
+    Python's, and both boxes (the widget's and the session browser's) keep to it in code points
+    (``limitQuery``, js/test/query.test.js), as Python counts; none sets ``maxlength``, which
+    counts UTF-16 code units and cut a query of emoji at half the limit."""
     js = REPO / "js" / "src"
     (number,) = re.findall(
         r"^export const MAX_QUERY_LENGTH = (\d+);$",
-        (js / "search.js").read_text(encoding="utf-8"),
+        (js / "query.js").read_text(encoding="utf-8"),
         flags=re.MULTILINE,
     )
     assert int(number) == MAX_QUERY_LENGTH
-    for box in ("search.js", "browser.js"):
+    for box, limited in (("search.js", "limitQuery(this.input);"),
+                         ("browser.js", "limitQuery(search);")):  # fmt: skip
         source = (js / box).read_text(encoding="utf-8")
-        assert "maxlength: String(MAX_QUERY_LENGTH)" in source, box
-    browser = (js / "browser.js").read_text(encoding="utf-8")
-    assert 'import { MAX_QUERY_LENGTH } from "./search.js";' in browser
+        assert 'import { limitQuery } from "./query.js";' in source, box
+        assert limited in source, box
+        assert "maxlength" not in source, box

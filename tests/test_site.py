@@ -7,6 +7,7 @@ Chromium from ``file://``, with JavaScript on and off: ``tests/browser/test_site
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -301,3 +302,26 @@ def test_W6_turnfold_render_of_a_folder_writes_a_site(tree: Path, tmp_path: Path
     # (it said the folder was "not a transcript file").
     assert main(["render", str(tree), "-o", str(tmp_path / "named")]) == 0
     assert (tmp_path / "named" / INDEX).is_file()
+
+
+def test_B2_a_file_rewritten_to_its_size_with_its_time_set_back_is_built_again(
+    tree: Path, tmp_path: Path
+) -> None:
+    """``cp -p`` or ``rsync -t`` over a run keeps its size and modification time: the page was
+    kept, the old run's, as the scan's index once kept its rows (C-4)."""
+    out = tmp_path / "site"
+    build_site(tree, out, workers=1, progress=False)
+    first = stamps(out)
+    changed = next(tree.glob("claude/projects/*/ses_stage0_small.jsonl"))
+    before = changed.stat()
+    text = changed.read_text("utf-8")
+    changed.write_text(text.replace("e", "E", 1), encoding="utf-8")  # the same size
+    os.utime(changed, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (changed.stat().st_size, changed.stat().st_mtime_ns) == (
+        before.st_size,
+        before.st_mtime_ns,
+    )
+    report = build_site(tree, out, workers=1, progress=False)
+    assert report.written == 1
+    now = stamps(out)
+    assert {name for name in now if now[name] != first.get(name)} == {page_name(str(changed))}

@@ -15,7 +15,7 @@
  */
 
 import { h, keepKeys, text } from "./dom.js";
-import { MAX_QUERY_LENGTH } from "./search.js";
+import { limitQuery } from "./query.js";
 import { Filters } from "./filters.js";
 import { RunsGrid } from "./grid.js";
 import { HitList } from "./hits.js";
@@ -54,7 +54,8 @@ function render({ model, el, host, signal }) {
   // notebook's active cell, and the focus with it, instead of the choice).
   const controls = h("div", "tf-b-controls");
   keepKeys(controls);
-  const search = h("input", "tf-b-search", { type: "search", placeholder: strings().search ?? "", "aria-label": strings().search ?? "", maxlength: String(MAX_QUERY_LENGTH) });
+  const search = h("input", "tf-b-search", { type: "search", placeholder: strings().search ?? "", "aria-label": strings().search ?? "" });
+  limitQuery(search); // no longer query than Python searches (query.js)
   const hint = text("span", "tf-b-keys", strings().keys);
   const bar = h("div", "tf-b-bar");
   bar.append(search, hint);

@@ -12,6 +12,7 @@
  */
 
 import { byKey, h, text } from "./dom.js";
+import { limitQuery } from "./query.js";
 
 /**
  * @typedef {object} SearchReply
@@ -23,13 +24,6 @@ import { byKey, h, text } from "./dom.js";
  */
 
 const DEBOUNCE_MS = 200;
-
-/**
- * The longest query Python searches (render/search.py MAX_QUERY_LENGTH, kept equal by
- * tests/test_search_cut_and_echo.py): a box takes no more, so a paste gone wrong is cut here
- * rather than sent to the kernel to be refused. The view has no settings from Python to carry it.
- */
-export const MAX_QUERY_LENGTH = 4000;
 
 /** Names in the page's highlight registry, shared by every view: each keeps its own ranges. */
 const MARKS = { hit: "turnfold-hit", current: "turnfold-hit-current" };
@@ -95,8 +89,10 @@ export class SearchBox {
       type: "search",
       spellcheck: "false",
       autocomplete: "off",
-      maxlength: String(MAX_QUERY_LENGTH),
     });
+    // No longer query than Python searches (query.js): a paste gone wrong is cut here rather
+    // than sent to the kernel to be refused.
+    limitQuery(this.input);
     this.count = text("span", "tf-search-count", "");
     this.count.setAttribute("aria-live", "polite");
     this.previous = this.stepButton("‹", -1);

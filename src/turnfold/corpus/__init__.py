@@ -54,6 +54,7 @@ from turnfold.corpus.search import (
     SearchMany,
     compile_query,
     search_parts,
+    search_whole,
 )
 from turnfold.corpus.summarize import (
     COLUMNS,
@@ -289,6 +290,8 @@ class Corpus:
         )  # fmt: skip
         try:
             for item, found in zip(items, results, strict=False):
+                if in_order.left_out(item, found):  # the rest of its part is needed now
+                    found = search_whole(item, query, regex)
                 hits.extend(in_order(item, found)[: limit - len(hits)])
                 if found.unread is not None:  # the parts of one file that went: said once
                     missed.unread.setdefault(item.path or item.key, found.unread)
@@ -304,8 +307,8 @@ class Corpus:
 
     def _search_item(self, position: int, row: dict[str, Any]) -> tuple[Item, str | None]:
         """The item a search reads for a row, at its file's size now, and how its file
-        changed since the scan, if it did (the size and modification time the scan saw, as
-        the index tells a changed file, C-4)."""
+        changed since the scan, if it did (the size, modification time and inode change time
+        the scan saw, as the index tells a changed file, C-4)."""
         item = self._opener(position, row)
         if item.path is None:
             if item.format is None and row["format"]:
@@ -317,8 +320,8 @@ class Corpus:
             return replace(item, format=row["format"], size=0), None
         changed = None
         if item.size is not None and item.mtime_ns is not None and (
-            now.st_size, now.st_mtime_ns) != (item.size, item.mtime_ns
-        ):  # fmt: skip
+            now.st_size, now.st_mtime_ns, now.st_ctime_ns) != (item.size, item.mtime_ns,
+                                                              item.ctime_ns):  # fmt: skip
             changed = f"{item.path} (modified, same size)"
             if now.st_size != item.size:
                 changed = f"{item.path} ({item.size:,} bytes when scanned, {now.st_size:,} now)"
@@ -668,9 +671,9 @@ def _scan_files(source: Any, found: Found, cache: bool, workers: int | None, cli
 
     def opener(position: int, row: dict[str, Any]) -> Item:
         # ``sample`` names one sample of an eval log (``id/epoch``), None for a session file.
-        size, mtime_ns = scanned.get(row["path"], (None, None))
+        size, mtime_ns, ctime_ns = scanned.get(row["path"], (None, None, None))
         return Item(key=row["key"], path=row["path"], sample=row["sample"], format=row["format"],
-                    size=size, mtime_ns=mtime_ns)  # fmt: skip
+                    size=size, mtime_ns=mtime_ns, ctime_ns=ctime_ns)  # fmt: skip
 
     return _corpus(run, opener, None, workers, client)
 
@@ -778,10 +781,13 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
     return run
 
 
-def _scanned_as(items: list[Item]) -> dict[str | None, tuple[int | None, int | None]]:
-    """The size and modification time each file had when the scan listed it, by path, which a
-    search compares with the file's now: one changed since is said (C-6)."""
-    return {item.path: (item.size, item.mtime_ns) for item in items if item.path is not None}
+def _scanned_as(
+    items: list[Item],
+) -> dict[str | None, tuple[int | None, int | None, int | None]]:
+    """The size, modification time and inode change time each file had when the scan listed it,
+    by path, which a search compares with the file's now: one changed since is said (C-6)."""
+    return {item.path: (item.size, item.mtime_ns, item.ctime_ns) for item in items
+            if item.path is not None}  # fmt: skip
 
 
 def _sessions_known(items: list[Item], known: dict[int, Stored], sessions: list[str]) -> list[int]:
@@ -905,9 +911,9 @@ def _scan_tables(
     scanned = _scanned_as(found.items)
 
     def opener(position: int, row: dict[str, Any]) -> Item:
-        size, mtime_ns = scanned.get(row["path"], (None, None))
+        size, mtime_ns, ctime_ns = scanned.get(row["path"], (None, None, None))
         return Item(key=row["key"], path=row["path"], sample=row["sample"], format=row["format"],
-                    column=column, size=size, mtime_ns=mtime_ns)  # fmt: skip
+                    column=column, size=size, mtime_ns=mtime_ns, ctime_ns=ctime_ns)  # fmt: skip
 
     return _corpus(run, opener, kept, workers, client)
 

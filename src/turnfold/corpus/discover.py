@@ -188,6 +188,9 @@ class Item:
     transcript: Any = None
     size: int | None = None
     mtime_ns: int | None = None
+    #: The inode's change time: a file rewritten to its old size with its modification time
+    #: set back (``cp -p``, ``rsync -t``) keeps both, never this (C-4).
+    ctime_ns: int | None = None
     #: ``format`` was read off the table's first trajectory, not given: a row it does not fit
     #: is detected on its own.
     format_guessed: bool = False
@@ -256,7 +259,8 @@ def file_item(path: str, format: str | None) -> Item | None:
         # A named pipe, a socket or a device: reading one could wait for a writer forever, or
         # never end, and its size and time say nothing of what it holds.
         return None
-    return Item(key=path, path=path, format=format, size=stat.st_size, mtime_ns=stat.st_mtime_ns)
+    return Item(key=path, path=path, format=format, size=stat.st_size, mtime_ns=stat.st_mtime_ns,
+                ctime_ns=stat.st_ctime_ns)  # fmt: skip
 
 
 def _add_file(path: str, format: str | None, found: Found) -> None:

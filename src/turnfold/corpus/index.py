@@ -1,7 +1,9 @@
 """The scan's on-disk index (spec C-4): what each session file summarised to, last time.
 
-An entry is one file's: valid while the file's path, size and modification time (nanoseconds)
-and turnfold's version are what they were when it was written, and the scan asked for the same
+An entry is one file's: valid while the file's path, size, modification time and inode change
+time (nanoseconds: a rewrite that keeps the size and sets the modification time back, as
+``cp -p`` or ``rsync -t`` do, still moves the change time, which the same ``stat`` gives) and
+turnfold's version are what they were when it was written, and the scan asked for the same
 ``format``; then the file's rows (one for a session, one per sample and epoch of an eval log),
 their tool-call and turn rows, or the verdict that the file is not a session (skipped, a
 sub-agent's file, part of another file's session) come from here and the file is not opened.
@@ -47,13 +49,14 @@ if TYPE_CHECKING:
 
 #: The layout of the ``files`` table and of the batches in it; an index of another layout is
 #: emptied when opened (a cache: it fills again on the next scan).
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 _SCHEMA = (
     """
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY,
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
+    ctime_ns INTEGER,
     version TEXT NOT NULL,
     format TEXT NOT NULL,
     kind TEXT NOT NULL,
@@ -276,11 +279,11 @@ class Index:
     def lookup(self, items: list[Item]) -> dict[int, Stored]:
         """What the index holds, still valid, for ``items``, by position in ``items``."""
         found: dict[int, Stored] = {}
-        columns = "size, mtime_ns, version, format, kind, key, rows, tool_calls, turns"
+        columns = "size, mtime_ns, ctime_ns, version, format, kind, key, rows, tool_calls, turns"
         for position, item, entry in self._entries(items, range(len(items)), columns):
-            size, mtime_ns, version, format, kind, key, rows, tool_calls, turns = entry
-            if (size, mtime_ns, version, format) != (
-                item.size, item.mtime_ns, self.version, item.asked(),
+            size, mtime_ns, ctime_ns, version, format, kind, key, rows, tool_calls, turns = entry
+            if (size, mtime_ns, ctime_ns, version, format) != (
+                item.size, item.mtime_ns, item.ctime_ns, self.version, item.asked(),
             ):  # fmt: skip
                 continue
             found[position] = _restored(item, kind, key, rows, tool_calls, turns)
@@ -323,8 +326,9 @@ class Index:
                 continue
             where = self._where(item)
             blobs = (_blob(stored.rows), _blob(stored.tool_calls), _blob(stored.turns))
-            values.append((where, item.size, item.mtime_ns, self.version, item.asked(),
-                           stored.kind, item.key, *blobs, stored.session))  # fmt: skip
+            stamp = (item.size, item.mtime_ns, item.ctime_ns)
+            values.append((where, *stamp, self.version, item.asked(), stored.kind, item.key,
+                           *blobs, stored.session))  # fmt: skip
             if stored.checkpoint is not None:
                 kept.append((where, self.version, stored.checkpoint))
             else:
@@ -332,7 +336,7 @@ class Index:
         if not values:
             return
         with self._transaction():
-            self._db.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            self._db.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                                  values)  # fmt: skip
             self._db.executemany("INSERT OR REPLACE INTO checkpoints VALUES (?,?,?)", kept)
             self._db.executemany("DELETE FROM checkpoints WHERE path = ?", forgotten)

@@ -12,6 +12,7 @@ of its parts are keyed as the scan keys its rows (:class:`InOrder`).
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import IO, Any
@@ -116,11 +117,13 @@ class Found:
     JSON lines, how many ``records`` it holds (it numbers them from 0, as a scan's part does:
     :class:`InOrder` renumbers its hits after the parts before it); of a part of an eval
     output, the ``instances`` it met (one met again in a later part is no row); ``unread``,
-    why the file could not be read again."""
+    why the file could not be read again; ``stopped``, whether it stopped at the search's limit
+    before the end of its part (its ``records`` and ``instances`` are those read until then)."""
 
     hits: list[SearchHit]
     records: int = 0
     instances: tuple[str, ...] = ()
+    stopped: bool = False
     #: Why the item's file could not be read again, though its scan read it: the file went or
     #: broke since. Said by the search (its rows hold no error to say it), never a silent miss.
     unread: str | None = None
@@ -222,8 +225,12 @@ class InOrder:
     of a file of runs numbers its records from 0, so its hits are renumbered after the records
     of the parts before it; an instance of an eval output met in an earlier part has no hits
     (the first is the row), and a file of one instance is keyed by its path. Every part before
-    the one a search stops at was read whole (it held fewer hits than the limit), so each
-    renumbering knows what came before it.
+    the one a search stops at was read whole, so each renumbering knows what came before it: a
+    part that stopped at the limit (:attr:`Found.stopped`) ends the search unless some of its
+    hits are left out here (a run whose row is an error, an instance met before), and such a
+    part is searched again to its end (:meth:`left_out`, :func:`search_whole`) before it is
+    taken: numbered on past the records it had read, or not knowing the instances it had not,
+    the hits of the parts after it opened other runs than theirs.
 
     A part that could not be read whole (:attr:`Found.unread`: its worker died, its bytes
     failed) leaves its records uncounted, and nothing else counts them: the rows keep no part
@@ -239,24 +246,46 @@ class InOrder:
         self._broken: set[str] = set()  # files of runs with a part not read whole
 
     def __call__(self, item: Item, found: Found) -> list[SearchHit]:
+        hits = self._keyed(item, found)
+        if is_instances_part(item):
+            self._met.setdefault(item.key, set()).update(found.instances)
+        elif isinstance(item.part, runs.Span) and item.key not in self._broken:
+            if found.unread is not None:
+                self._broken.add(item.key)
+            self._before[item.key] = self._before.get(item.key, 0) + found.records
+        return hits
+
+    def left_out(self, item: Item, found: Found) -> bool:
+        """Whether ``found``, of a part that stopped at the search's limit, has hits left out
+        here: the search then needs more of its file than it read, so it is searched again to
+        its end before it is taken."""
+        if not found.stopped or item.part is None or item.key in self._broken:
+            return False
+        return len(self._keyed(item, found)) < len(found.hits)
+
+    def _keyed(self, item: Item, found: Found) -> list[SearchHit]:
+        """The hits of ``found`` as the scan keys its rows, after the parts taken before it."""
         hits = found.hits
         if is_instances_part(item):
-            met = self._met.setdefault(item.key, set())
+            met = self._met.get(item.key, set())
             hits = [hit for hit in hits if _place(item, hit) not in met]
-            met.update(found.instances)
             if item.key in self._readable:  # a file of one instance: its row is the path's
                 hits = [replace(hit, key=item.key) for hit in hits]
         elif isinstance(item.part, runs.Span):
             if item.key in self._broken:
                 return []
-            if found.unread is not None:
-                self._broken.add(item.key)
             before = self._before.get(item.key, 0)
-            self._before[item.key] = before + found.records
             hits = [replace(hit, key=f"{item.key}#{before + int(_place(item, hit))}")
                     for hit in hits]  # fmt: skip
         # An eval log's samples are read as one item: its unreadable ones give no hit.
         return [hit for hit in hits if hit.key in self._readable]
+
+
+def search_whole(item: Item, query: str, regex: bool) -> Found:
+    """All the hits of a part of a file (:func:`search_parts`), read to its end, here: a part
+    that stopped at the limit with hits left out (:meth:`InOrder.left_out`). A part is at most
+    about :data:`~turnfold.corpus.runs.SPAN_BYTES`, its runs read one at a time."""
+    return SearchMany(query, regex, sys.maxsize)([item])[0]
 
 
 def _place(item: Item, hit: SearchHit) -> str:
@@ -308,6 +337,7 @@ def _search_instances(item: Item, pattern: re.Pattern[str], limit: int) -> Found
     assert item.path is not None
     hits: list[SearchHit] = []
     ids: list[str] = []
+    stopped = False
     stream: IO[bytes] | None
     try:
         if isinstance(item.part, runs.Span):
@@ -322,6 +352,7 @@ def _search_instances(item: Item, pattern: re.Pattern[str], limit: int) -> Found
         for instance_id, transcript in openhands.instances(source):
             ids.append(instance_id)
             if len(ids) > 1 and len(hits) >= limit:
+                stopped = True
                 break  # a second instance is met: the keys are the instances'
             if len(hits) < limit:
                 hits += _hits(f"{item.key}#{instance_id}", transcript, pattern, limit - len(hits))
@@ -334,7 +365,7 @@ def _search_instances(item: Item, pattern: re.Pattern[str], limit: int) -> Found
             stream.close()
     if len(ids) == 1 and item.part is None:  # a part's keys are the file's to settle
         return Found([SearchHit(item.key, h.turn, h.entry_id, h.snippet) for h in hits])
-    return Found(hits, instances=tuple(ids))
+    return Found(hits, instances=tuple(ids), stopped=stopped)
 
 
 def reads_each(format: str | None) -> bool:
@@ -396,7 +427,7 @@ def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
                 continue
             hits += _hits(f"{item.key}#{place}", transcript, pattern, limit - len(hits))
             if len(hits) >= limit:
-                break
+                return Found(hits, records=records, stopped=True)
     except Exception as exc:  # the file cannot be read now, though its scan read it
         return Found(hits, records=records, unread=_unread(item, exc))
     return Found(hits, records=records)

@@ -20,10 +20,11 @@ from turnfold.render.viewmodel import ancestor_path, iter_nodes
 
 #: At most this many hits are reported (and opened) per query.
 MAX_SEARCH_HITS = 200
-#: The longest query a search takes, in characters, in a transcript (P-11) and across runs
-#: (C-6): room for a pasted prompt or a screen of output, far past anything typed. Longer is a
-#: paste gone wrong, refused at once: a regular expression compiles in memory about a hundred
-#: times the query's length (10 MB of query took 900 MB).
+#: The longest query a search takes, in characters (code points, as ``len`` and both search
+#: boxes count them: js/src/query.js), in a transcript (P-11) and across runs (C-6): room
+#: for a pasted prompt or a screen of output, far past anything typed. Longer is a paste gone
+#: wrong, refused at once: a regular expression compiles in memory about a hundred times the
+#: query's length (10 MB of query took 900 MB).
 MAX_QUERY_LENGTH = 4000
 
 

@@ -302,7 +302,9 @@ def _fingerprint(item: Item, settings: SettingsSnapshot) -> str:
     """What a file's pages are built from, as one digest."""
     from turnfold.caches import code_version
 
-    facts = [item.path, item.size, item.mtime_ns, code_version(), _FORMAT,
+    # The change time too: a rewrite to the same size with its modification time set back
+    # (cp -p, rsync -t) moves it, as the scan's index knows (C-4).
+    facts = [item.path, item.size, item.mtime_ns, item.ctime_ns, code_version(), _FORMAT,
              dataclasses.asdict(settings)]  # fmt: skip
     if item.column is not None:  # a Parquet file's: the column its runs were read from
         facts.append(item.column)
