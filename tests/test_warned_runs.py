@@ -190,8 +190,8 @@ def test_X1_a_workflow_journal_of_many_bad_lines_holds_only_the_listed_warnings(
         journal.write_text(kept + "".join(lines))
         return with_peak(lambda: turnfold.load(session))
 
-    # The journal is read whole (its lines held at once): as many blank lines, which warn of
-    # nothing, are what its reading holds besides the warnings.
+    # As many blank lines, which warn of nothing, are the baseline: what reading the journal
+    # holds besides the warnings.
     _, blank = peak_with([" " * (len(line) - 1) + "\n" for line in bad])
     loaded, peak = peak_with(bad)
     assert len(loaded.warnings) == MAX_LISTED_WARNINGS + 1

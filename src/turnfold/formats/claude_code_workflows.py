@@ -38,11 +38,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from turnfold import codec
 from turnfold.formats.common import NameSet, stringify
-from turnfold.formats.source import sibling_files
+from turnfold.formats.errors import MalformedLine
+from turnfold.formats.source import json_lines, sibling_files
 from turnfold.model import (
     LoadWarning,
     SubAgent,
@@ -393,24 +394,41 @@ def _read_json(path: Path | None, warn: Callable[[LoadWarning], None]) -> dict[s
 
 
 def _read_journal(folder: Path | None, warn: Callable[[LoadWarning], None]) -> _Journal:
+    """The journal's start order and results, read line by line with the record limit of every
+    other reader (:func:`~turnfold.formats.source.json_lines`): a journal of any size, or with
+    a line of any length, holds one chunk of it and one line at a time (spec X-1)."""
     journal = _Journal()
     path = folder / "journal.jsonl" if folder is not None else None
     if path is None or not path.is_file():
         return journal
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        with path.open("rb") as stream:
+            _read_journal_lines(stream, path, journal, warn)
     except OSError as exc:
         warn(LoadWarning(reason=f"workflow journal unreadable: {exc}", source=str(path)))
-        return journal
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
+    return journal
+
+
+def _read_journal_lines(
+    stream: IO[bytes], path: Path, journal: _Journal, warn: Callable[[LoadWarning], None]
+) -> None:
+    # The lines' own warnings (invalid UTF-8, shown as U+FFFD) are handed on as each line is
+    # read: the session's list caps them, this one never grows past a line's worth.
+    undecodable: list[LoadWarning] = []
+    source = json_lines(stream, str(path), path=path, warnings=undecodable)
+    for number, record in source.records():
+        for warning in undecodable:
+            warn(warning)
+        undecodable.clear()
+        # The journal's records are not the session's to account for (C-1 counts its lines);
+        # each is noted so that its source keeps no list of the lines it was not told of.
+        if isinstance(record, MalformedLine):
+            source.note("journal", "warned")
+            # Where no line was read (one over the record limit), the reason says why.
+            said = "malformed journal line; skipped" if record.text is not None else record.reason
+            warn(LoadWarning(reason=said, line=number, source=str(path)))
             continue
-        try:
-            record = codec.loads(text)
-        except ValueError:
-            warn(LoadWarning(reason="malformed journal line; skipped", line=number,
-                             source=str(path)))  # fmt: skip
-            continue
+        source.note("journal", "mapped")
         agent_id = _str(record.get("agentId")) if isinstance(record, dict) else None
         if agent_id is None:
             continue
@@ -418,7 +436,8 @@ def _read_journal(folder: Path | None, warn: Callable[[LoadWarning], None]) -> _
             journal.order.append(agent_id)
         elif record.get("type") == "result" and record.get("result") is not None:
             journal.results[agent_id] = stringify(record["result"])
-    return journal
+    for warning in undecodable:  # of lines after the last record, if any held none
+        warn(warning)
 
 
 # --- small helpers ------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """turnfold's own lossless JSON / JSONL format (spec L-2.1): ``load(t.dump()) == t``.
 
 JSONL layout: a header line ``{"turnfold": 1, "metadata": {...}}``, then one entry per line, then
-one ``{"warning": {...}}`` line per load warning (record types for the accounting: ``header``,
+one ``{"warning": {...}}`` line per load warning, the last, past the listed ones, with the
+``count`` of the rest (record types for the accounting: ``header``,
 each entry's ``kind``, ``warning``). The JSON layout holds the same three parts in
 one object. Entries carry their ``kind``; fields left at their default are omitted, so dumps stay
 small and a field added later reads back as its default.
@@ -25,7 +26,13 @@ from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source, join_warnings, keep_warning, type_of_record
+from turnfold.formats.source import (
+    Source,
+    UnlistedWarnings,
+    join_warnings,
+    keep_warning,
+    type_of_record,
+)
 from turnfold.model import (
     ENTRY_TYPES,
     Disposition,
@@ -459,7 +466,7 @@ def _transcript(
     read: list[LoadWarning] = []
     for index, item in enumerate(recorded):
         try:
-            keep_warning(read, _load_warning(item, problems, f"warnings[{index}]."))
+            _keep_loaded(read, _load_warning(item, problems, f"warnings[{index}]."))
         except (ValueError, TypeError) as exc:
             problems.append(f"warnings[{index}]: {exc}")
             note("warning", "warned")
@@ -474,10 +481,30 @@ def _transcript(
 
 
 def _load_warning(value: Any, problems: Problems, path: str) -> LoadWarning:
+    """A dumped warning; one with a ``count`` is the :class:`UnlistedWarnings` that counted a
+    source's warnings past the listed ones (its ``reason`` is written from the count)."""
     if type(value) is not dict:
         raise ValueError(f"{_DESCRIBE.repr(value)} is not a warning object")
-    warning: LoadWarning = _build(LoadWarning, value, path, problems)
-    return warning
+    if "count" not in value:
+        warning: LoadWarning = _build(LoadWarning, value, path, problems)
+        return warning
+    count = value["count"]
+    if type(count) is not int or count < 1:  # it stands for at least one warning
+        raise ValueError(f"count: {_DESCRIBE.repr(count)} is not a positive whole number")
+    unlisted: UnlistedWarnings = _build(UnlistedWarnings, value, path, problems)
+    return unlisted
+
+
+def _keep_loaded(warnings: list[LoadWarning], warning: LoadWarning) -> None:
+    """Keep a dumped warning in ``warnings`` as :func:`keep_warning` does; a dumped count
+    joins as the count it holds (:func:`keep_warning` would count it as one warning), itself
+    where it ends the warnings, so that ``load(dump(t)) == t`` (spec L-2)."""
+    if type(warning) is not UnlistedWarnings:
+        keep_warning(warnings, warning)
+    elif warnings and type(warnings[-1]) is UnlistedWarnings:
+        join_warnings(warnings, [warning])
+    else:  # keep_warning listed at most MAX_LISTED_WARNINGS before it
+        warnings.append(warning)
 
 
 NAME = FORMAT_NAME
@@ -540,7 +567,7 @@ def load_records(
             if isinstance(record, MalformedLine):
                 raise ValueError(record.reason)
             if kind is not None:
-                keep_warning(transcript.warnings, _load_warning(record["warning"], problems, ""))
+                _keep_loaded(transcript.warnings, _load_warning(record["warning"], problems, ""))
                 where, record_id = "warning field ", None
             else:
                 entry = entry_from_dict(record, problems)
