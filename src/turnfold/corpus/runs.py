@@ -24,6 +24,7 @@ as it reads on a session file that grew.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import pickle
 from collections.abc import Iterator
@@ -64,6 +65,9 @@ SPAN_BYTES = 4 * 1024 * 1024
 SPLIT_BYTES = 2 * SPAN_BYTES
 #: The file is read this much at a time to find where its parts start.
 _BLOCK = 1 << 20
+#: A first line at least this long holds a record of its own, never the opening of a
+#: pretty-printed one (:func:`_opens_a_pretty_value`).
+_FIRST_LINE_BYTES = 64 * 1024
 
 
 class Span(NamedTuple):
@@ -120,12 +124,40 @@ def mark_of(blob: bytes | None) -> Mark | None:
 
 def _is_json_lines(stream: IO[bytes]) -> bool:
     """Whether a file of runs is JSON lines as written (each record an object on its line), not
-    compressed, in UTF-16 or UTF-32, or one JSON array: only such a file can be cut at its
-    lines' ends, and read on from one."""
+    compressed, in UTF-16 or UTF-32, one JSON array, or pretty-printed objects one after
+    another: only such a file can be cut at its lines' ends, and read on from one."""
     if compression_of(stream) is not None or marked_encoding(stream) is not None:
         return False
     start: bytes = stream.peek(64)[:64]  # type: ignore[attr-defined]
-    return start.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{")
+    if not start.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{"):
+        return False
+    return not _opens_a_pretty_value(stream)
+
+
+def _opens_a_pretty_value(stream: IO[bytes]) -> bool:
+    """Whether the first line of ``stream`` (that is not blank) opens a JSON value that goes on
+    past it: the first of pretty-printed runs (``json.dump(run, f, indent=2)`` written again
+    and again), which only a read of the whole text can tell apart, as ``load`` reads them
+    (:func:`~turnfold.formats.source.from_binary_stream`). A line that is no JSON for another
+    reason (a bad first record, glued objects) is JSON lines still, where it costs its line
+    alone. The stream is left where it was."""
+    at = stream.tell()
+    try:
+        line = b""
+        while not line.strip():
+            line = stream.readline(_FIRST_LINE_BYTES)
+            if not line or not line.endswith(b"\n"):
+                # The end of the file, or a line longer than any opening of a pretty-printed
+                # value (its bracket, a key): a record on a line of its own.
+                return False
+    finally:
+        stream.seek(at)
+    text = line.decode("utf-8", "replace").removeprefix("\ufeff").strip()
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return exc.pos >= len(text)  # it ran out of text, not into a mistake
+    return False
 
 
 def part_source(path: str, span: Span) -> tuple[Source, IO[bytes]]:

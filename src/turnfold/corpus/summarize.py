@@ -132,9 +132,14 @@ class Summary:
     session: str | None = None
     """A sub-agent's (``child``) file: the pattern of its session file's path, when it can be
     told (:func:`~turnfold.corpus.discover.session_of`)."""
-    shared: int = 0
-    """An eval output's: its warnings that concern the file, not one instance (an unreadable
-    line), each counted in every instance's row."""
+    leading: int = 0
+    """A part of an eval output's: how many of the file's warnings (an unreadable line) came
+    before its first instance, counted in that instance's row; the instance before it is
+    theirs in the file read whole (:class:`~turnfold.formats.harnesses.openhands.Instances`)."""
+    shares: dict[str, int] = field(default_factory=dict)
+    """A part of an eval output's: each instance's share of the file's warnings, after its
+    line, counted in its row (:func:`joined_instances` moves the share of an instance met
+    again in an earlier part to the instance before it)."""
     unread: str | None = None
     """A skipped archive's: what of it was not looked at for a session (a large tar archive's
     members past the bounds of :func:`~turnfold.formats.harnesses.archive.find_member`)."""
@@ -577,8 +582,9 @@ def _examine_instances(item: Item, tables: bool, visit: Visit | None) -> Summary
     else:
         source, stream = open_source(item.path)
     found = Summary("rows")
+    reading = openhands.Instances(source)
     try:
-        for instance_id, transcript in openhands.instances(source):
+        for instance_id, transcript in reading:
             each = Item(key=f"{item.key}#{instance_id}", path=item.path, sample=instance_id,
                         format=openhands.NAME, size=item.size, mtime_ns=item.mtime_ns)  # fmt: skip
             found.extend(_summarized(transcript, each, openhands.NAME, tables, visit))
@@ -593,11 +599,8 @@ def _examine_instances(item: Item, tables: bool, visit: Visit | None) -> Summary
             stream.close()
     if not found.rows and item.part is None:  # a part of blank lines holds no instance
         return None
-    # What concerns the file (an unreadable line) is a warning of every instance's load.
-    found.shared = warning_count(source.warnings)
-    for row in found.rows:
-        if row["error"] is None:
-            row["warnings"] += found.shared
+    if item.part is not None:  # each instance was told its share of the file's warnings
+        found.leading, found.shares = reading.leading, reading.shares
     if len(found.rows) == 1 and item.part is None:  # a part's rows are joined with the others'
         _one_instance(found, item.key)
     return found
@@ -813,9 +816,11 @@ def _many_runs(path: str) -> str | None:
 
 def joined_instances(parts: list[Summary], key: str) -> Summary:
     """The summary of an OpenHands eval output from those of its parts, in order: an instance
-    met again in a later part is no row (the first is: ``load(path, sample=ID)`` reads it), and
-    what concerns the file (an unreadable line, an instance met again: :attr:`Summary.shared`)
-    is counted in every instance's row, as :func:`_examine_instances` counts it."""
+    met again in a later part is no row (the first is: ``load(path, sample=ID)`` reads it),
+    and each instance's row counts its share of the file's warnings, as the file read whole
+    tells it (:class:`~turnfold.formats.harnesses.openhands.Instances`): the warnings before a
+    part's first instance are the instance's before it, and so are an instance met again (its
+    share, and the warning that it is met again)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -823,34 +828,61 @@ def joined_instances(parts: list[Summary], key: str) -> Summary:
 
     batches = [summary_batches(part) for part in parts]
     seen: set[str] = set()
-    kept: list[tuple[Summary, tuple[pa.RecordBatch, pa.RecordBatch, pa.RecordBatch]]] = []
-    again = 0
-    for part, (rows, tool_calls, turns) in zip(parts, batches, strict=True):
+    kept: list[tuple[pa.RecordBatch, pa.RecordBatch, pa.RecordBatch]] = []
+    added: list[list[int]] = []  # for each part, what each of its rows kept counts more
+    last: tuple[int, int] | None = None  # the part and row of the instance read last
+    ahead = 0  # warnings before any instance: the first instance's
+
+    def tell(count: int) -> None:
+        nonlocal ahead
+        if last is None:
+            ahead += count
+        else:
+            added[last[0]][last[1]] += count
+
+    for index, (part, (rows, tool_calls, turns)) in enumerate(zip(parts, batches, strict=True)):
         keys = [str(k) for k in rows.column("key").to_pylist()]
+        samples = rows.column("sample").to_pylist()
+        readable = [error is None for error in rows.column("error").to_pylist()]
         fresh = [k not in seen for k in keys]
-        again += fresh.count(False)
         seen.update(keys)
+        added.append([0] * fresh.count(True))
+        if not keys:
+            tell(part.leading)
+        at = -1  # the row kept last, among this part's
+        for place, (new, read, sample) in enumerate(zip(fresh, readable, samples, strict=True)):
+            leading = part.leading if place == 0 else 0  # counted in the part's first row
+            if not new:
+                if read:  # no row: what it was told, and that it is met again, is told on
+                    tell(leading + part.shares.get(str(sample), 0) + 1)
+                continue
+            at += 1
+            if not read:  # an error row counts no warnings
+                continue
+            if leading and last is not None:
+                added[index][at] -= leading
+                tell(leading)
+            last = (index, at)
+            if ahead:
+                added[index][at] += ahead
+                ahead = 0
         if not all(fresh):
             mask = pa.array(fresh)
             dropped = pa.array([k for k, f in zip(keys, fresh, strict=True) if not f], pa.string())
             rows = rows.filter(mask)
             tool_calls = tool_calls.filter(pc.invert(pc.is_in(tool_calls.column("key"), dropped)))
             turns = turns.filter(pc.invert(pc.is_in(turns.column("key"), dropped)))
-        kept.append((part, (rows, tool_calls, turns)))
-    shared = again + sum(part.shared for part in parts)
-    whole = Summary("rows", shared=shared)
-    for part, (rows, tool_calls, turns) in kept:
-        more = shared - part.shared
-        if more and rows.num_rows:
+        kept.append((rows, tool_calls, turns))
+    whole = Summary("rows")
+    for (rows, tool_calls, turns), more in zip(kept, added, strict=True):
+        if any(more):
             at = rows.schema.get_field_index("warnings")
-            read = pc.is_null(rows.column("error"))  # an error row counts no warnings
-            added = pc.if_else(read, pc.add(rows.column(at), more), rows.column(at))
-            rows = rows.set_column(at, "warnings", added)
+            counts = pc.add(rows.column(at), pa.array(more, rows.schema.field(at).type))
+            rows = rows.set_column(at, "warnings", counts)
         whole.packed.append((rows, tool_calls, turns))
     if whole.count == 1:  # a file of one instance is one row keyed by its path
         rows, tool_calls, turns = summary_batches(whole)
-        whole = Summary("rows", rows.to_pylist(), tool_calls.to_pylist(), turns.to_pylist(),
-                        shared=shared)  # fmt: skip
+        whole = Summary("rows", rows.to_pylist(), tool_calls.to_pylist(), turns.to_pylist())
         _one_instance(whole, key)
     return whole
 

@@ -23,7 +23,8 @@ Shapes read (``openhands/events/serialization/event.py``, ``evaluation/utils/sha
   SDK's events, with the SDK's ``Metrics``: read by :func:`.openhands_sdk.read_history`, the
   transcript's ``source_format`` ``openhands-sdk``). ``load(path, sample=ID)`` shows the instance
   with that ``instance_id``; without ``sample`` it shows the first and warns about the others.
-  :func:`instances` reads every instance in one pass (a corpus scan: one row each);
+  :func:`instances` reads every instance in one pass (a corpus scan: one row each). Each is told
+  the warnings of its own lines, up to the next instance's (:class:`Instances`);
 - a resolver's **``output.jsonl``** (``ResolverOutput``): one issue per line, ``{issue,
   issue_type, instruction, base_commit, git_patch, history, metrics, success, comment_success,
   result_explanation, error}``, read as an eval output's instances, each picked by its issue
@@ -125,6 +126,7 @@ from turnfold.model import (
     AssistantText,
     CompactionBoundary,
     ImageData,
+    LoadWarning,
     SubAgent,
     SystemNotice,
     Thinking,
@@ -1098,7 +1100,8 @@ HAS_SAMPLES = True
 
 def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Transcript:
     """An event list (JSON array or lines), or one instance of an eval output: the one whose
-    ``instance_id`` is ``sample``, else the first (the others are named in a warning)."""
+    ``instance_id`` is ``sample``, else the first (the others are named in a warning), told
+    its share of the file's warnings as a scan's row counts them (:class:`Instances`)."""
     if epoch not in (None, 1):
         raise ValueError(f"{source.name}: OpenHands outputs have no epochs; epoch={epoch!r}")
     folder = session_of(source.path) if source.path is not None else None
@@ -1122,26 +1125,41 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
         shown: str | None = None
         others: list[str] = []
         last: ToolCall | None = None
+        seen: dict[str, int] = {}
+        # The shown instance's share of the file's warnings, as a scan's row counts it
+        # (Instances): what came before the next instance, taken as each instance is met.
+        told = _Share()
         for line, record in source.records():
             if isinstance(record, MalformedLine):
                 source.warn(record.reason, line)
             elif _is_instance(record):
                 instance_id = instance_id_of(record)
+                if instance_id in seen:
+                    source.warn(_again(instance_id, seen[instance_id]), line)
+                    continue
+                seen[instance_id] = line
+                told.met(source.warnings, line, first=len(seen) == 1)
                 wanted = instance_id == str(sample) if sample is not None else shown is None
                 if wanted and shown is None:
                     shown = instance_id
+                    told.showing()
                     _instance(reader, record, line)
                 else:
                     others.append(instance_id)
                     source.ignored("instance/other")
             elif isinstance(record, list):
+                told.every = True
                 for event, answers in _events([record]):
                     started = reader.feed(event, line, paired=last if answers else None)
                     last = started if not answers else None
             else:
+                told.every = True
                 last = reader.feed(record, line)
         if shown is None:
             _check_sample(source.name, sample, others)
+            told.every = True
+        told.met(source.warnings, None)
+        source.warnings[:] = told.kept()
         if others and sample is None:
             source.warn(
                 f"{len(others)} more instance(s) not shown: load() reads the first instance "
@@ -1416,47 +1434,147 @@ class NotAnEvalOutput(ValueError):
     """The source is no eval output of instances, one a line (an event list, or a document)."""
 
 
-def instances(source: Source) -> Iterator[tuple[str, Transcript]]:
+def instances(source: Source) -> Instances:
+    """Every instance of an eval ``output.jsonl``, in one pass (:class:`Instances`)."""
+    return Instances(source)
+
+
+class Instances:
     """Every instance of an eval ``output.jsonl``, in one pass, as its ``instance_id`` and the
     transcript ``load(path, sample=ID)`` shows for it (what a corpus scan makes one row each).
+    Raises :class:`NotAnEvalOutput` for a document or a line that is no instance.
 
     Each instance is read by a reader of its own, into a transcript with its own warnings and
-    accounting. What concerns the file, not one instance (an unreadable line, an id met again,
-    which ``load(path, sample=ID)`` cannot reach), is warned on ``source``: it belongs to every
-    instance. Raises :class:`NotAnEvalOutput` for a document or a line that is no instance.
-    """
-    from turnfold.formats import report_losses
-    from turnfold.formats.source import Source as Own
+    accounting, and is told its share of what reading the file warned of (an unreadable line,
+    an id met again, which ``load(path, sample=ID)`` cannot reach, invalid UTF-8): an
+    instance's lines are its own up to the next instance's, as a run's are in a file of runs
+    (:func:`~turnfold.formats.source.warned_records`); those before the first instance are the
+    first's, those of no line (the file cut off) the last's. So an instance is yielded once
+    the next one is met, or the file ends.
 
-    if source.is_document:
-        raise NotAnEvalOutput(f"{source.name}: one JSON document, not an eval output")
-    module = sys.modules[__name__]
-    seen: dict[str, int] = {}
-    for line, record in source.records():
-        if isinstance(record, MalformedLine):
-            source.warn(record.reason, line)
-            continue
-        if not _is_instance(record):
-            raise NotAnEvalOutput(f"{source.name}: line {line} is no eval instance")
-        instance_id = instance_id_of(record)
-        if instance_id in seen:
-            source.warn(
-                f"instance {instance_id} again (first on line {seen[instance_id]}): "
-                f"load(path, sample={instance_id!r}) reads the first; this one is not shown",
-                line,
-            )
-            continue
-        seen[instance_id] = line
-        source.mapped("instance")
-        own = Own(source.name, iter(()), path=source.path)
-        transcript = Transcript(metadata={"source_format": NAME, "agent": "openhands"})
-        reader = _Reader(own, transcript)
-        _instance(reader, record, line)
-        reader.finish()
-        join_warnings(transcript.warnings, own.warnings, before=True)
-        transcript.accounting = own.accounting
-        report_losses(source.name, own.accounting, transcript, module)
-        yield instance_id, transcript
+    Once read, :attr:`leading` counts the warnings before the first instance (of a part of a
+    file: the last instance's of the parts before it) and :attr:`shares` each instance's share
+    after its line, for a scan that joins the parts of a large file (``joined_instances``).
+    """
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        #: How many of the file's warnings came before its first instance (all, with none).
+        self.leading = 0
+        #: Each instance's share of the file's warnings, those before it left out.
+        self.shares: dict[str, int] = {}
+
+    def __iter__(self) -> Iterator[tuple[str, Transcript]]:
+        from turnfold.formats import report_losses
+        from turnfold.formats.source import Source as Own
+
+        source = self.source
+        if source.is_document:
+            raise NotAnEvalOutput(f"{source.name}: one JSON document, not an eval output")
+        module = sys.modules[__name__]
+        seen: dict[str, int] = {}
+        pending: tuple[str, Transcript] | None = None
+        try:
+            for line, record in source.records():
+                if isinstance(record, MalformedLine):
+                    source.warn(record.reason, line)
+                    continue
+                if not _is_instance(record):
+                    raise NotAnEvalOutput(f"{source.name}: line {line} is no eval instance")
+                instance_id = instance_id_of(record)
+                if instance_id in seen:
+                    source.warn(_again(instance_id, seen[instance_id]), line)
+                    continue
+                seen[instance_id] = line
+                source.mapped("instance")
+                before = _taken_before(source.warnings, line)
+                if pending is not None:
+                    yield self._told(pending, before)
+                    pending, before = None, []
+                else:
+                    self.leading = warning_count(before)
+                own = Own(source.name, iter(()), path=source.path)
+                transcript = Transcript(metadata={"source_format": NAME, "agent": "openhands"})
+                reader = _Reader(own, transcript)
+                _instance(reader, record, line)
+                reader.finish()
+                join_warnings(transcript.warnings, [*before, *own.warnings], before=True)
+                transcript.accounting = own.accounting
+                report_losses(source.name, own.accounting, transcript, module)
+                pending = instance_id, transcript
+        except Exception:  # the file broke off: the instance read before it is still told
+            if pending is not None:
+                yield self._told(pending, _taken_before(source.warnings, None))
+            raise
+        rest = _taken_before(source.warnings, None)
+        if pending is not None:
+            yield self._told(pending, rest)
+        else:
+            self.leading = warning_count(rest)
+
+    def _told(
+        self, pending: tuple[str, Transcript], share: list[LoadWarning]
+    ) -> tuple[str, Transcript]:
+        """The instance read last, told its share of the file's warnings."""
+        instance_id, transcript = pending
+        self.shares[instance_id] = warning_count(share)
+        join_warnings(transcript.warnings, share)
+        return pending
+
+
+class _Share:
+    """What a load of one instance of an eval output is told of the file's warnings, taken out
+    of its source's as each instance is met (:meth:`met`): the shown instance's share, as
+    :class:`Instances` tells it; every warning (:attr:`every`) when it shows no instance of
+    an eval output alone: a file that mixes instances with events, or holds no instance."""
+
+    def __init__(self) -> None:
+        #: Whether the load is told every warning of the file.
+        self.every = False
+        self._shown: list[LoadWarning] = []
+        self._others: list[LoadWarning] = []
+        self._taking = False  # whether the lines read now are the shown instance's
+
+    def met(self, warnings: list[LoadWarning], line: int | None, *, first: bool = False) -> None:
+        """An instance starts on ``line`` (None: the file ended): the lines before it were the
+        instance's before it (before the first instance: the first's)."""
+        if first:
+            return
+        join_warnings(self._shown if self._taking else self._others,
+                      _taken_before(warnings, line))  # fmt: skip
+        self._taking = False
+
+    def showing(self) -> None:
+        """The instance just met is the one shown."""
+        self._taking = True
+
+    def kept(self) -> list[LoadWarning]:
+        """The warnings the load is told."""
+        if not self.every:
+            return self._shown
+        join_warnings(self._shown, self._others)
+        return self._shown
+
+
+def _again(instance_id: str, first: int) -> str:
+    """The warning of an instance met again, which ``load(path, sample=ID)`` does not show."""
+    return (
+        f"instance {instance_id} again (first on line {first}): "
+        f"load(path, sample={instance_id!r}) reads the first; this one is not shown"
+    )
+
+
+def _taken_before(warnings: list[LoadWarning], line: int | None) -> list[LoadWarning]:
+    """The warnings of ``warnings`` on lines before ``line`` (all of them, those of no line
+    too, when None), taken out of it: an instance's share, once the next instance's line is
+    known. Taken as they are told, they never pile up past the listed ones."""
+    taken: list[LoadWarning] = []
+    kept: list[LoadWarning] = []
+    for warning in warnings:
+        at = warning.line
+        (taken if line is None or (at is not None and at < line) else kept).append(warning)
+    warnings[:] = kept
+    return taken
 
 
 def _check_sample(name: str, sample: Any, ids: list[str]) -> None:
