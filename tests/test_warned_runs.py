@@ -199,3 +199,22 @@ def test_X1_a_workflow_journal_of_many_bad_lines_holds_only_the_listed_warnings(
     assert loaded.warnings[0].reason == "malformed journal line; skipped"
     # A warning object each, listed on the session's source until the load ended: about 5 MB.
     assert peak - blank < 1_500_000
+
+
+def test_X1_a_file_of_runs_read_run_by_run_lists_no_record_of_it(tmp_path: Path) -> None:
+    """Each record of a file of runs is a run, read as a transcript of its own: the file's
+    source counts them, where it listed each as unaccounted (one entry a record: millions for a
+    large dataset, held to the end of its reading)."""
+    from turnfold.formats.source import open_source, warned_records
+
+    path = tmp_path / "runs.jsonl"
+    run = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"}]}
+    path.write_text(json.dumps(run) + "\n" + "not json\n" + json.dumps(run) + "\n")
+    source, opened = open_source(str(path))
+    try:
+        assert [line for line, _, _ in warned_records(source)] == [1, 2, 3]
+    finally:
+        if opened is not None:
+            opened.close()
+    assert source.accounting.unaccounted == []
+    assert source.accounting.counts == {"run": {"mapped": 3}}
