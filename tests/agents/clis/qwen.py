@@ -82,7 +82,12 @@ class Qwen(Agent):
         elif call.action == "shell":
             name = "run_shell_command"
             args = {
-                "command": p["command"],
+                # Qwen Code 0.24.4 settles a command on the child's "exit" event, which a busy
+                # machine delivers before the output still in the pipe: the tool then returns
+                # "Output: (empty)" (twice running in CI, so a second play did not save it). A
+                # command that stays a second after it prints (whichever way it ends, `exit 3`
+                # too) has its output read before it exits.
+                "command": f"trap 'sleep 1' EXIT; {p['command']}",
                 "description": "scripted command",
                 "is_background": False,
             }
