@@ -13,6 +13,9 @@ import tempfile
 
 from turnfold.settings import SETTING_NAMES
 
+#: A thread a test leaves running fails the run, named, instead of keeping it from ending.
+pytest_plugins = ("tests.threads_left",)
+
 #: The variables that change what turnfold shows (other TURNFOLD_* ones, such as the golden-file
 #: switch of the renderer tests, are left alone).
 _DISPLAY_VARIABLES = {f"TURNFOLD_{name.upper()}" for name in SETTING_NAMES}
