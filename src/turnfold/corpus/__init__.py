@@ -54,7 +54,6 @@ from turnfold.corpus.search import (
     SearchMany,
     compile_query,
     search_parts,
-    search_whole,
 )
 from turnfold.corpus.summarize import (
     COLUMNS,
@@ -290,8 +289,9 @@ class Corpus:
         )  # fmt: skip
         try:
             for item, found in zip(items, results, strict=False):
-                if in_order.left_out(item, found):  # the rest of its part is needed now
-                    found = search_whole(item, query, regex)
+                # Hits left out here (a run whose row is an error) counted toward the limit
+                # where it stopped: more of it is needed now.
+                found = in_order.searched_on(item, found, query, regex, limit - len(hits))
                 hits.extend(in_order(item, found)[: limit - len(hits)])
                 if found.unread is not None:  # the parts of one file that went: said once
                     missed.unread.setdefault(item.path or item.key, found.unread)

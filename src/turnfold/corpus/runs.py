@@ -326,10 +326,11 @@ def joined(parts: list[Summary], key: str, grew: bool, numbered: bool = True) ->
     for part in parts:
         rows, tool_calls, turns = summary_batches(part)
         on = before if numbered else 0
+        kept, names = _named(rows, part.named)
         whole.packed.append((
-            _renumbered(rows, key, on, sample=True),
-            _renumbered(tool_calls, key, on),
-            _renumbered(turns, key, on),
+            _renumbered(rows, key, on, sample=True, kept=kept),
+            _renumbered(tool_calls, key, on, kept=_keyed(tool_calls, names)),
+            _renumbered(turns, key, on, kept=_keyed(turns, names)),
         ))  # fmt: skip
         last = mark_of(part.checkpoint)
         mark = last.after(before) if last is not None else None
@@ -372,19 +373,47 @@ def _numbers(batch: pa.RecordBatch) -> Any:  # an Int64Array
     return pc.cast(pc.list_element(tails, 1), pa.int64())
 
 
+def _named(
+    rows: pa.RecordBatch, named: list[int]
+) -> tuple[pa.Array[Any] | None, pa.Array[Any] | None]:
+    """Which of a part's ``rows`` are of runs their records name (``named``, by row: a Batch
+    API line's ``custom_id``), as a mask, and their keys; None and None when none is."""
+    import pyarrow as pa
+
+    if not named:
+        return None, None
+    at = set(named)
+    mask = pa.array([row in at for row in range(rows.num_rows)], pa.bool_())
+    return mask, rows.column("key").take(named)
+
+
+def _keyed(batch: pa.RecordBatch, keys: pa.Array[Any] | None) -> pa.Array[Any] | None:
+    """Which rows of a tool-call or turn ``batch`` are of the runs ``keys`` name, as a mask."""
+    import pyarrow.compute as pc
+
+    return None if keys is None else pc.is_in(batch.column("key"), value_set=keys)
+
+
 def _renumbered(
-    batch: pa.RecordBatch, key: str, before: int, sample: bool = False
-) -> pa.RecordBatch:
-    """``batch`` with its keys (``key#n``, and ``sample`` ``n`` when asked) ``before`` places on."""
+    batch: pa.RecordBatch, key: str, before: int, sample: bool = False,
+    kept: pa.Array[Any] | None = None,
+) -> pa.RecordBatch:  # fmt: skip
+    """``batch`` with its keys (``key#n``, and ``sample`` ``n`` when asked) ``before`` places on;
+    a row ``kept`` (a mask: of a run its record names) keeps its key, a name being no place."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if not batch.num_rows or not before:
         return batch
-    places = pc.add(_numbers(batch), pa.scalar(before, pa.int64()))
+    old = batch.column("key")
+    numbered = batch if kept is None else batch.set_column(
+        0, "key", pc.if_else(kept, pa.scalar(f"{key}#0"), old))  # fmt: skip
+    places = pc.add(_numbers(numbered), pa.scalar(before, pa.int64()))
     text = pc.cast(places, pa.string())
     keys = pc.utf8_replace_slice(text, start=0, stop=0, replacement=f"{key}#")  # a prefix
-    batch = batch.set_column(0, "key", keys)
+    batch = batch.set_column(0, "key", keys if kept is None else pc.if_else(kept, old, keys))
     if sample:
-        batch = batch.set_column(batch.schema.get_field_index("sample"), "sample", text)
+        at = batch.schema.get_field_index("sample")
+        samples = text if kept is None else pc.if_else(kept, batch.column(at), text)
+        batch = batch.set_column(at, "sample", samples)
     return batch

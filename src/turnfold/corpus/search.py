@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, replace
 from typing import IO, Any
 
@@ -118,12 +118,16 @@ class Found:
     :class:`InOrder` renumbers its hits after the parts before it); of a part of an eval
     output, the ``instances`` it met (one met again in a later part is no row); ``unread``,
     why the file could not be read again; ``stopped``, whether it stopped at the search's limit
-    before the end of its part (its ``records`` and ``instances`` are those read until then)."""
+    before the end of its part or file (its ``records`` and ``instances`` are those read until
+    then); of a part of a file of runs, which of its ``hits`` (by index) are of runs their
+    records name (``named``: a Batch API line's ``custom_id``), keyed by that name, not
+    renumbered."""
 
     hits: list[SearchHit]
     records: int = 0
     instances: tuple[str, ...] = ()
     stopped: bool = False
+    named: frozenset[int] = frozenset()
     #: Why the item's file could not be read again, though its scan read it: the file went or
     #: broke since. Said by the search (its rows hold no error to say it), never a silent miss.
     unread: str | None = None
@@ -170,29 +174,32 @@ def compile_query(query: str, regex: bool) -> re.Pattern[str]:
         raise ValueError(f"search(): {query!r} is no regular expression: {exc}") from exc
 
 
-def search_item(item: Item, query: str, regex: bool, limit: int) -> Found:
+def search_item(
+    item: Item, query: str, regex: bool, limit: int, kept: Container[str] | None = None
+) -> Found:
     """Up to ``limit`` hits in one item (or part of a file, :func:`search_parts`), at most one
     per entry; an unreadable item has none.
 
     An eval log named without a sample is every sample of it, the log read once, each hit
     keyed by its sample (``path#id/epoch``); so are a file of runs' records (``path#n``), a
     Parquet file's rows and an eval output's instances. The query is taken as
-    :func:`compile_query` takes it."""
+    :func:`compile_query` takes it. Given the keys ``kept`` (a file read whole: its keys are
+    the rows'), a run keyed otherwise is not searched, and its hits count toward no limit."""
     pattern = compile_query(query, regex)
     if item.part is not None:
         return _search_part(item, pattern, limit)
     if item.path is not None and item.sample is None and item.format == inspect_log.NAME:
-        return _search_log(item, pattern, limit)
+        return _search_log(item, pattern, limit, kept)
     if item.path is not None and item.sample is None and item.format == openhands.NAME:
         if is_archive(item.path):  # its sessions, each keyed as the scan keys its row
-            return _search_archive(item, pattern, limit)
-        found = _search_instances(item, pattern, limit)
+            return _search_archive(item, pattern, limit, kept)
+        found = _search_instances(item, pattern, limit, kept)
         if found is not None:
             return found
     if item.path is not None and item.sample is None and item.format == runs.FILE:
-        return _search_runs(item, pattern, limit)
+        return _search_runs(item, pattern, limit, kept)
     if item.path is not None and item.sample is None and reads_each(item.format):
-        return _search_conversations(item, pattern, limit)
+        return _search_conversations(item, pattern, limit, kept)
     try:
         transcript = load_item(item, item.format)
     except Exception as exc:  # a row with an error is not searched: this one broke since
@@ -230,7 +237,9 @@ class InOrder:
     hits are left out here (a run whose row is an error, an instance met before), and such a
     part is searched again to its end (:meth:`left_out`, :func:`search_whole`) before it is
     taken: numbered on past the records it had read, or not knowing the instances it had not,
-    the hits of the parts after it opened other runs than theirs.
+    the hits of the parts after it opened other runs than theirs. A file read whole that
+    stopped so is searched on, its left-out runs skipped (:meth:`searched_on`). A run its
+    record names (:attr:`Found.named`) keeps its name.
 
     A part that could not be read whole (:attr:`Found.unread`: its worker died, its bytes
     failed) leaves its records uncounted, and nothing else counts them: the rows keep no part
@@ -256,12 +265,23 @@ class InOrder:
         return hits
 
     def left_out(self, item: Item, found: Found) -> bool:
-        """Whether ``found``, of a part that stopped at the search's limit, has hits left out
-        here: the search then needs more of its file than it read, so it is searched again to
-        its end before it is taken."""
-        if not found.stopped or item.part is None or item.key in self._broken:
+        """Whether ``found``, of a part or file that stopped at the search's limit, has hits
+        left out here: the search then needs more of it than it read (:meth:`searched_on`)."""
+        if not found.stopped or item.key in self._broken:
             return False
         return len(self._keyed(item, found)) < len(found.hits)
+
+    def searched_on(self, item: Item, found: Found, query: str, regex: bool, wanted: int) -> Found:
+        """``found``, or when it has hits left out (:meth:`left_out`), ``item`` searched again
+        here: a part to its end (:func:`search_whole`); a file read whole for ``wanted`` hits
+        of its rows alone. Its hits left out took the places of others under the limit, and a
+        file read whole may be of any size, so it is not read to its end."""
+        if not self.left_out(item, found):
+            return found
+        if item.part is not None:
+            return search_whole(item, query, regex)
+        with progress.muted():
+            return search_item(item, query, regex, wanted, kept=self._readable)
 
     def _keyed(self, item: Item, found: Found) -> list[SearchHit]:
         """The hits of ``found`` as the scan keys its rows, after the parts taken before it."""
@@ -275,8 +295,9 @@ class InOrder:
             if item.key in self._broken:
                 return []
             before = self._before.get(item.key, 0)
-            hits = [replace(hit, key=f"{item.key}#{before + int(_place(item, hit))}")
-                    for hit in hits]  # fmt: skip
+            hits = [hit if at in found.named else
+                    replace(hit, key=f"{item.key}#{before + int(_place(item, hit))}")
+                    for at, hit in enumerate(hits)]  # fmt: skip
         # An eval log's samples are read as one item: its unreadable ones give no hit.
         return [hit for hit in hits if hit.key in self._readable]
 
@@ -301,35 +322,47 @@ def _search_part(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
     return _search_runs(item, pattern, limit)
 
 
-def _search_log(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
+def _search_log(
+    item: Item, pattern: re.Pattern[str], limit: int, kept: Container[str] | None = None
+) -> Found:
     hits: list[SearchHit] = []
     try:
         for each, transcript in log_transcripts(item):
-            if isinstance(transcript, Transcript):
+            if isinstance(transcript, Transcript) and _kept(each.key, kept):
                 hits += _hits(each.key, transcript, pattern, limit - len(hits))
             if len(hits) >= limit:
-                break
+                return Found(hits, stopped=True)
     except Exception as exc:  # the log cannot be read now, though its scan read it
         return Found(hits, unread=_unread(item, exc))
     return Found(hits)
 
 
-def _search_archive(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
+def _kept(key: str, kept: Container[str] | None) -> bool:
+    """Whether a run keyed ``key`` is searched: it is one of the runs ``kept``, if given."""
+    return kept is None or key in kept
+
+
+def _search_archive(
+    item: Item, pattern: re.Pattern[str], limit: int, kept: Container[str] | None = None
+) -> Found:
     """The hits of every OpenHands session of an archive, the archive read once, keyed as the
     scan keys them (``path#<session>``; the path alone for an archive of one session)."""
     hits: list[SearchHit] = []
     try:
         for each, transcript in archive_transcripts(item):
-            if not isinstance(transcript, Exception):  # its row says why it cannot be read
+            # One that cannot be read is not searched: its row says why.
+            if not isinstance(transcript, Exception) and _kept(each.key, kept):
                 hits += _hits(each.key, transcript, pattern, limit - len(hits))
             if len(hits) >= limit:
-                break
+                return Found(hits, stopped=True)
     except Exception as exc:  # the archive cannot be read now, though its scan read it
         return Found(hits, unread=_unread(item, exc))
     return Found(hits)
 
 
-def _search_instances(item: Item, pattern: re.Pattern[str], limit: int) -> Found | None:
+def _search_instances(
+    item: Item, pattern: re.Pattern[str], limit: int, kept: Container[str] | None = None
+) -> Found | None:
     """The hits of every instance of an OpenHands eval output (of its part), the file read
     once, keyed as the scan keys them (``path#instance_id``; the path alone for a file of one
     instance). None when the file is no eval output (an event list): it is then searched as
@@ -354,8 +387,10 @@ def _search_instances(item: Item, pattern: re.Pattern[str], limit: int) -> Found
             if len(ids) > 1 and len(hits) >= limit:
                 stopped = True
                 break  # a second instance is met: the keys are the instances'
-            if len(hits) < limit:
-                hits += _hits(f"{item.key}#{instance_id}", transcript, pattern, limit - len(hits))
+            key = f"{item.key}#{instance_id}"
+            # A file of one instance is keyed by its path (below), which ``kept`` holds.
+            if len(hits) < limit and (_kept(key, kept) or _kept(item.key, kept)):
+                hits += _hits(key, transcript, pattern, limit - len(hits))
     except openhands.NotAnEvalOutput:
         return None
     except Exception:  # the file broke off: its rows say so (C-7)
@@ -375,7 +410,9 @@ def reads_each(format: str | None) -> bool:
     return format in FORMATS and hasattr(_format_module(format), "read_each")
 
 
-def _search_conversations(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
+def _search_conversations(
+    item: Item, pattern: re.Pattern[str], limit: int, kept: Container[str] | None = None
+) -> Found:
     """The hits of every conversation of a file of several, the file read once, keyed as the
     scan keys them (``path#<conversation id>``; the path alone for a file of one)."""
     assert item.path is not None
@@ -388,9 +425,10 @@ def _search_conversations(item: Item, pattern: re.Pattern[str], limit: int) -> F
     try:
         for conversation, transcript in _format_module(item.format).read_each(source):
             key = item.key if conversation is None else f"{item.key}#{conversation}"
-            hits += _hits(key, transcript, pattern, limit - len(hits))
+            if _kept(key, kept):
+                hits += _hits(key, transcript, pattern, limit - len(hits))
             if len(hits) >= limit:
-                break
+                return Found(hits, stopped=True)
     except Exception as exc:  # the file cannot be read now, though its scan read it
         return Found(hits, unread=_unread(item, exc))
     finally:
@@ -399,13 +437,17 @@ def _search_conversations(item: Item, pattern: re.Pattern[str], limit: int) -> F
     return Found(hits)
 
 
-def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
+def _search_runs(
+    item: Item, pattern: re.Pattern[str], limit: int, kept: Container[str] | None = None
+) -> Found:
     """The hits of every record of a file of runs, or row of a Parquet file of trajectories
     (of its part), the file read once, keyed as the scan keys them (``path#n``; from 0 in a
-    part of a file of runs, with how many records it holds); a record that cannot be read
-    has none (its row says why)."""
+    part of a file of runs, with how many records it holds, and which hits are of runs their
+    records name: ``path#<name>``); a record that cannot be read has none (its row says
+    why)."""
     assert item.path is not None
     hits: list[SearchHit] = []
+    named: set[int] = set()
     records = 0
     guess = guessed_format(item)
     try:
@@ -423,14 +465,18 @@ def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
                      for place, _, transcript in runs.Runs(item.path, span, guess))  # fmt: skip
         for place, transcript in found:
             records += 1
-            if not isinstance(transcript, Transcript):
+            key = f"{item.key}#{place}"
+            if not isinstance(transcript, Transcript) or not _kept(key, kept):
                 continue
-            hits += _hits(f"{item.key}#{place}", transcript, pattern, limit - len(hits))
+            more = _hits(key, transcript, pattern, limit - len(hits))
+            if isinstance(place, str):  # a name (runs.Runs), which no part numbers on
+                named.update(range(len(hits), len(hits) + len(more)))
+            hits += more
             if len(hits) >= limit:
-                return Found(hits, records=records, stopped=True)
+                return Found(hits, records=records, stopped=True, named=frozenset(named))
     except Exception as exc:  # the file cannot be read now, though its scan read it
-        return Found(hits, records=records, unread=_unread(item, exc))
-    return Found(hits, records=records)
+        return Found(hits, records=records, unread=_unread(item, exc), named=frozenset(named))
+    return Found(hits, records=records, named=frozenset(named))
 
 
 def _or_none(read: OneFormat, cell: Any) -> Transcript | None:

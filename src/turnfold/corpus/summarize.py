@@ -143,6 +143,10 @@ class Summary:
     unread: str | None = None
     """A skipped archive's: what of it was not looked at for a session (a large tar archive's
     members past the bounds of :func:`~turnfold.formats.harnesses.archive.find_member`)."""
+    named: list[int] = field(default_factory=list)
+    """A part of a file of runs': its rows (from 0) of runs their records name (a Batch API
+    line's ``custom_id``), keyed by that name, which the scan keeps as the part's other rows
+    are numbered on (:func:`~turnfold.corpus.runs.joined`)."""
 
     @property
     def count(self) -> int:
@@ -638,6 +642,8 @@ def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
     for place, _, result in reading:
         if item.sample is not None and str(place) != item.sample:
             continue
+        if isinstance(place, str) and item.part is not None:  # a name: no place to number on
+            found.named.append(found.count)
         key = item.key if item.sample is not None else f"{item.key}#{place}"
         each = Item(key=key, path=item.path, sample=str(place), size=item.size,
                     mtime_ns=item.mtime_ns)  # fmt: skip
