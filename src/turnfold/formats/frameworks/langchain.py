@@ -46,12 +46,19 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   or ``debug`` events; where no event holds it, a prompt not recorded stands in its place,
   its note saying why, :meth:`Follower._unprompted`), a message that several modes carry
   read once, a message's saved chunks merged by LangChain's own rules (which need
-  langchain-core; without it they are skipped, said once); a saved stream that ends with
-  calls of the root graph unanswered, no interrupt to wait on and no error said (a node
-  raised out of an ``updates`` or ``messages`` stream), ends inside the run: a warning, the
-  run ``incomplete`` and stopped (:func:`~turnfold.formats.common.stream_cut_off`); the
-  events themselves (a list of what ``stream`` yielded) are read alike, their messages as
-  the objects they are.
+  langchain-core; without it they are skipped, said once); a saved stream that ends inside
+  the root graph's run by what it holds, no interrupt to wait on, no pause (an
+  ``__interrupt__`` update, a static breakpoint's empty) and no error said, is cut off: a
+  warning, the run ``incomplete`` and stopped
+  (:func:`~turnfold.formats.common.stream_cut_off`). Its calls unanswered (a node raised out
+  of an ``updates`` or ``messages`` stream), a task started whose result never came, or a
+  step its last checkpoint names next (a ``debug`` stream of a graph with a checkpointer,
+  whose last checkpoint names none once the run ended) say so. A stream that ends on a tool's
+  result with nothing of that kind says it cannot tell (:meth:`Follower.ends_on_result`): a
+  run cut off after its tools node and one whose graph ends there (an edge from its tools
+  node to ``END``, ``create_agent``'s ``return_direct`` tools) stream the same events, so it
+  is read as it ends, never called cut off without evidence. The events themselves (a list
+  of what ``stream`` yielded) are read alike, their messages as the objects they are.
 
 :func:`plain` reads a message's fields directly (what ``messages_to_dict`` writes, without its
 ``model_dump``); nothing of the value is modified or shared. A finished run of one agent is
@@ -1697,9 +1704,17 @@ class Follower:
         #: call, in the order they began (:meth:`_hang`).
         self._graphs: dict[str, _Run] = {}
         self._hung: dict[int, list[_Run]] = {}
-        #: A saved stream's calls of the root graph left unanswered at its end, with no
-        #: interrupt to wait on and no error said: it ends inside the run (:meth:`close`).
-        self.cut_off: list[str] = []
+        #: What a saved stream that ends inside the root graph's run lacks, with no
+        #: interrupt to wait on and no error said (:meth:`_unended`), or the call on whose
+        #: result it ends, where it cannot tell whether the run ended (:meth:`close`).
+        self.cut_off: str | None = None
+        self.ends_on_result: str | None = None
+        #: ``next`` of the root graph's last checkpoint (``debug``: the nodes its next step
+        #: runs, none once the run ended) and its line; and whether the root graph's last
+        #: event was an ``__interrupt__`` update (the run paused: a static breakpoint's,
+        #: ``interrupt_before``/``interrupt_after``, holds no interrupt).
+        self._next: tuple[list[str], int] | None = None
+        self._paused = False
         #: The nodes of those runs still running, by their ``run_id``, and the messages the
         #: models in each returned (:meth:`_nested`).
         self._nodes: dict[str, _Run] = {}
@@ -1769,6 +1784,10 @@ class Follower:
 
     def _fold_run(self, run: _Run, mode: str | None, chunk: Any, event: Any) -> None:
         run.line = self._line
+        if run is self._root:
+            # LangGraph streams a pause as the run's last event (after its state's).
+            self._paused = mode == "updates" and isinstance(chunk, Mapping)
+            self._paused = self._paused and "__interrupt__" in chunk
         if run.candidates and run.call is None:
             self._narrow(run)
         if mode in ("updates", "values"):
@@ -1803,6 +1822,9 @@ class Follower:
             self._routed(self._runs.get(namespace), task.get("name"))
         if state is not None:
             self._checkpointed.add(namespace)
+            nodes = _checkpoint_next(chunk)
+            if not namespace and nodes is not None:
+                self._next = nodes, self._line
             run = self._run(namespace)
             if run is not None:
                 self._fold_run(run, "values", state, event)
@@ -2056,14 +2078,12 @@ class Follower:
         ended = {id(run): error.message for run, error, _ in reversed(self._failures)}
         self._show_failures()
         self._cancel_unfinished(ended)
-        if not self.live and not self._interrupts:
-            # LangGraph raises a node's error out of the stream: an ``updates`` or
-            # ``messages`` stream saved as it came then ends with the calls of a tool node
-            # that raised unanswered, and nothing else says so (a ``tasks`` result would).
-            last = self.transcript.entries[-1] if self.transcript.entries else None
-            if not (ended or isinstance(last, (AssistantError, AbortMarker))):
-                opened = self._root.builder.open_calls()
-                self.cut_off = [c.call_id for c in opened if c.status != "confirming"]
+        # A run followed live ends when its stream does; one stopped on an interrupt or a
+        # breakpoint, or whose error is said, records how it ended.
+        judged = not (self.live or self._interrupts or self._paused or ended)
+        last = self.transcript.entries[-1] if self.transcript.entries else None
+        if judged and not isinstance(last, (AssistantError, AbortMarker)):
+            self.cut_off = self._unended()
         if self._unmatched:
             self._match_by_order()
         for run in list(self._runs.values()):
@@ -2078,6 +2098,33 @@ class Follower:
             self._name_task(run)
         _answered(self._root.builder, self.transcript)
         self._review_unseen()
+        last = self.transcript.entries[-1] if self.transcript.entries else None
+        # No checkpoint says whether a step came next (none: the run ended); a provider's own
+        # call (a server tool) is the model's, not a tools node's.
+        unsaid = judged and self.cut_off is None and self._next is None
+        if unsaid and isinstance(last, ToolCall) and not last.meta.get("server"):
+            self.ends_on_result = last.call_id
+
+    def _unended(self) -> str | None:
+        """What a saved stream lacks that ends inside the root graph's run, by what it
+        holds: the results of calls left unanswered (LangGraph raises a node's error out of
+        the stream: an ``updates`` or ``messages`` stream saved as it came then ends with the
+        calls of a tool node that raised, and nothing else says so), of a task that started
+        (``tasks``, ``debug``), or the step the last checkpoint names next (``debug``: once
+        the run ended it names none). None when nothing says the run went on."""
+        opened = [c.call_id for c in self._root.builder.open_calls() if c.status != "confirming"]
+        if opened:
+            ids = ", ".join(map(repr, opened[:3]))
+            more = f" and {len(opened) - 3} more" if len(opened) > 3 else ""
+            return f"result of call {ids}{more}"
+        started = [node for namespace, node, _ in self._unfinished.values() if not namespace]
+        if started:
+            return f"result of the {started[0]!r} task it started"
+        if self._next is not None and self._next[0]:
+            nodes, line = self._next
+            named = ", ".join(map(repr, nodes))
+            return f"step of {named}, which its checkpoint on line {line} names next"
+        return None
 
     def _structured(self, run: _Run, state: Any) -> None:
         """The graph's ``structured_response`` as an update or a state holds it, kept as a
@@ -3287,6 +3334,16 @@ def _debug_state(event: Any) -> Mapping[str, Any] | None:
     return _state_fields(values) if values is not None else None
 
 
+def _checkpoint_next(event: Any) -> list[str] | None:
+    """The nodes a ``debug`` checkpoint names next (``CheckpointPayload["next"]``: those of
+    the step to come, none once the run ended); None when it names none readable."""
+    payload = event.get("payload") if isinstance(event, Mapping) else None
+    nodes = payload.get("next") if isinstance(payload, Mapping) else None
+    if not isinstance(nodes, (list, tuple)) or not all(type(n) is str for n in nodes):
+        return None
+    return list(nodes)
+
+
 def _debug_task(event: Any) -> Any:
     """A ``debug`` event's task, when it starts one or ends (``{"type": "task" or
     "task_result", "payload": ...}``, the ``tasks`` mode's payloads)."""
@@ -3511,10 +3568,12 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
     follower = Follower(transcript, source_name=source.name, live=False)
     builder = follower._root.builder
     first_line: int | None = None
+    last_line: int | None = None
     # The first line of messages saved as text: why nothing was read, if nothing is.
     text_line: int | None = None
     for line, record in records:
         first_line = line if first_line is None else first_line
+        last_line = line
         if text_line is None and not builder.recognized and _saved_as_text(record):
             text_line = line
         found = None if isinstance(record, MalformedLine) else saved_event(record)
@@ -3560,12 +3619,19 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
         follower.feed((namespace, mode, chunk), line)
         source.note(kind, "warned" if warning_count(transcript.warnings) > before else "mapped")
     follower.close()
-    if follower.cut_off:
+    if follower.cut_off is not None:
         # How the run ended (a node raised, the save stopped) is not recorded: it reads
         # stopped, not finished (P-7, L-3), as a coding agent's headless stream cut off does.
-        ids = ", ".join(map(repr, follower.cut_off[:3]))
-        more = f" and {len(follower.cut_off) - 3} more" if len(follower.cut_off) > 3 else ""
-        stream_cut_off(source, transcript, first_line or 1, f"result of call {ids}{more}")
+        stream_cut_off(source, transcript, first_line or 1, follower.cut_off)
+    elif follower.ends_on_result is not None:
+        # Cut off after its tools node, or a graph that ends there: the same events. Read
+        # as it ends (a finished run is never called cut off without evidence), said.
+        source.warn(
+            f"the stream ends on the result of call {follower.ends_on_result!r} (line "
+            f"{last_line}), no step after it: whether the run ended there (a graph whose "
+            "tools node leads to END, a return_direct tool) or the stream was cut off is not "
+            "recorded"
+        )
     if not any(run.builder.recognized for run in follower._runs.values()):
         reason = "no LangChain messages in the stream"
         if text_line is not None:
