@@ -36,3 +36,17 @@ def trajectory(i: int) -> list[dict[str, Any]]:
         {"role": "tool", "tool_call_id": f"call_{i}", "content": f"file_{i}.py"},
         {"role": "assistant", "content": f"Done with task {i}."},
     ]
+
+
+def rollouts_saying(folder: Path, word: str, saying: tuple[int, ...]) -> Path:
+    """``rollouts.jsonl`` in ``folder``: twelve runs a line (``task_id``, ``messages``), those
+    at the places ``saying`` ending with ``word`` (a search's query)."""
+    rows = []
+    for i in range(12):
+        messages = trajectory(i)
+        if i in saying:
+            messages[-1] = {**messages[-1], "content": f"Done with task {i}, {word}."}
+        rows.append({"task_id": f"t{i}", "messages": messages})
+    path = folder / "rollouts.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 import turnfold
-from tests.table_runs import trajectory
+from tests.table_runs import rollouts_saying, trajectory
 from turnfold.corpus import Corpus, Item, runs
 from turnfold.corpus.search import SearchHit
 from turnfold.corpus.summarize import runs_parts
@@ -73,15 +73,7 @@ def _refusing(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
 
 def _rollouts(folder: Path) -> Path:
     """Twelve runs; runs 3, 4 and 9 say the query, run 3 first among them."""
-    rows = []
-    for i in range(12):
-        messages = trajectory(i)
-        if i in (3, 4, 9):
-            messages[-1] = {**messages[-1], "content": f"Done with task {i}, zeta."}
-        rows.append({"task_id": f"t{i}", "messages": messages})
-    path = folder / "rollouts.jsonl"
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return path
+    return rollouts_saying(folder, "zeta", (3, 4, 9))
 
 
 @pytest.mark.parametrize("workers", [1, 2])

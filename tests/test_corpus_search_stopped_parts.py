@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 import turnfold
-from tests.table_runs import trajectory
+from tests.table_runs import rollouts_saying
 from turnfold import browser as browser_module
 from turnfold.corpus import Corpus, Item, runs
 from turnfold.corpus.search import SearchHit
@@ -109,14 +109,7 @@ def test_C6_a_run_whose_row_is_an_error_in_a_part_stopped_at_the_limit_shifts_no
     second holds run 3 (that row) and run 4, both matching, so a limit of 2 stops it before
     run 5; run 3's hit left out, the search went on, the parts after it numbered from 5, not
     6: run 9's hit was keyed ``#8``, which opens run 8."""
-    rows = []
-    for i in range(12):
-        messages = trajectory(i)
-        if i in (3, 4, 9):
-            messages[-1] = {**messages[-1], "content": f"Done with task {i}, zeta."}
-        rows.append({"task_id": f"t{i}", "messages": messages})
-    path = tmp_path / "rollouts.jsonl"
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    path = rollouts_saying(tmp_path, "zeta", (3, 4, 9))
     real = summarize_module._summary
 
     def refusing(transcript: Any, *args: Any) -> Any:
