@@ -8,9 +8,12 @@ by the whole process, so one test saving defaults there would leak into every la
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
+from turnfold.caches import CACHE_ENV
 from turnfold.settings import SETTING_NAMES
 
 #: A thread a test leaves running fails the run, named, instead of keeping it from ending.
@@ -24,7 +27,8 @@ _DISPLAY_VARIABLES = {f"TURNFOLD_{name.upper()}" for name in SETTING_NAMES}
 def pytest_configure() -> None:
     os.environ["JUPYTER_CONFIG_DIR"] = tempfile.mkdtemp(prefix="turnfold-nbval-config-")
     # turnfold's caches (the corpus index, kept prices) in a folder of the run's own, never the
-    # developer's; a test of a cache points it at its own folder.
-    os.environ["TURNFOLD_CACHE_DIR"] = tempfile.mkdtemp(prefix="turnfold-cache-")
+    # developer's, removed when it ends; a test of a cache points it at its own folder.
+    os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="turnfold-cache-")
+    atexit.register(shutil.rmtree, os.environ[CACHE_ENV], ignore_errors=True)
     for name in [n for n in os.environ if n in _DISPLAY_VARIABLES or n.startswith("TURNFOLD_FAST")]:
         del os.environ[name]

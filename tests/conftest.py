@@ -4,14 +4,11 @@
 
 from __future__ import annotations
 
-import atexit
 import builtins
 import importlib.util
 import io
 import os
-import shutil
 import sqlite3
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +16,6 @@ from typing import Any
 import pytest
 
 from turnfold import ondemand
-from turnfold.caches import CACHE_ENV
 
 #: The scripts that made a fixture with an older release of a framework (run in a venv of
 #: their own, as each says): no test, and their imports are that release's.
@@ -35,11 +31,6 @@ collect_ignore = [
 ]  # fmt: skip
 #: Haystack sends usage telemetry (posthog) unless told not to, read when it is imported.
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
-#: The caches a test run writes (the corpus index, the kept prices) in a folder of the run's
-#: own, never the user's (a test that checks the cache itself points it at its own folder).
-if not os.environ.get(CACHE_ENV):
-    os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="turnfold-tests-cache-")
-    atexit.register(shutil.rmtree, os.environ[CACHE_ENV], ignore_errors=True)
 
 
 @pytest.fixture
