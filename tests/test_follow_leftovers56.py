@@ -268,10 +268,7 @@ def test_A2_N1_a_ctrl_c_in_a_pydantic_ai_run_stops_the_followed_run_and_saves_it
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import FunctionModel
 
-    # Both async, run on the event loop's thread, where a kernel's Ctrl-C lands: a sync one
-    # runs on an AnyIO worker thread, which the KeyboardInterrupt's loop never stopped (a thread
-    # left for the interpreter's exit to wait on for ever).
-    async def script(messages: list[Any], info: Any) -> ModelResponse:
+    def script(messages: list[Any], info: Any) -> ModelResponse:
         if len(messages) == 1:
             return ModelResponse(parts=[ToolCallPart("add", {"a": 1, "b": 2}, tool_call_id="c1")])
         if where == "model":
@@ -281,7 +278,7 @@ def test_A2_N1_a_ctrl_c_in_a_pydantic_ai_run_stops_the_followed_run_and_saves_it
     agent = Agent(FunctionModel(script))
 
     @agent.tool_plain
-    async def add(a: int, b: int) -> int:
+    def add(a: int, b: int) -> int:
         """Add two numbers."""
         if where == "tool":
             raise KeyboardInterrupt  # the kernel's stop button while the tool runs
