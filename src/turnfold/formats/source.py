@@ -581,10 +581,10 @@ def warned_records(source: Source) -> Iterator[tuple[int, Any, list[LoadWarning]
         line, value = ahead
         ahead = next(records, None)
         if ahead is not None:
-            yield line, value, _taken(warned, line, ahead[0])
+            yield line, value, warnings_before(warned, ahead[0], also=line)
             continue
-        own, lineless = warned[:], [w for w in warned if w.line is None]
-        del warned[:]
+        own = warnings_before(warned, None)
+        lineless = [w for w in own if w.line is None]
         if lineless and isinstance(value, MalformedLine):
             said = "; ".join(w.reason for w in lineless)
             value = dataclasses.replace(value, reason=f"{value.reason}; {said}")
@@ -601,25 +601,22 @@ def _each_a_run(source: Source) -> Iterator[tuple[int, Any]]:
         yield record
 
 
-def _taken(warned: list[LoadWarning], line: int, following: int) -> list[LoadWarning]:
-    """The warnings of the record on ``line`` among ``warned`` (those of the lines before
-    ``following``, where the next record starts, or of its own line, which it may share with
-    the next: glued objects), taken out of it; a warning of no line stays for the last run."""
-    own: list[LoadWarning] = []
+def warnings_before(
+    warnings: list[LoadWarning], line: int | None, *, also: int | None = None
+) -> list[LoadWarning]:
+    """The warnings among ``warnings`` of the lines before ``line`` (and of line ``also``: a
+    record's own, which it may share with the next, glued objects), taken out of it: a run's
+    or an eval instance's share of its file's warnings, once the line the next one starts on is
+    known. With ``line`` None, all of them, those of no line (the file cut off) too; else those
+    stay, for the last. Taken as they are told, they never pile up past the listed ones."""
+    taken: list[LoadWarning] = []
     kept: list[LoadWarning] = []
-    end = len(warned)
-    for index, warning in enumerate(warned):
+    for warning in warnings:
         at = warning.line
-        if at is None:
-            kept.append(warning)
-        elif at < following or at == line:
-            own.append(warning)
-        else:
-            end = index
-            break
-    if own:
-        warned[:end] = kept
-    return own
+        mine = line is None or (at is not None and (at < line or at == also))
+        (taken if mine else kept).append(warning)
+    warnings[:] = kept
+    return taken
 
 
 def _unplaced(warned: list[LoadWarning], name: str) -> list[LoadWarning]:

@@ -117,7 +117,13 @@ from turnfold.formats.harnesses.archive import (
 )
 from turnfold.formats.harnesses.openhands_sdk import event_file_value
 from turnfold.formats.openai_chat import litellm_prompt_tokens, litellm_usage
-from turnfold.formats.source import Source, join_warnings, read_file, warning_count
+from turnfold.formats.source import (
+    Source,
+    join_warnings,
+    read_file,
+    warning_count,
+    warnings_before,
+)
 from turnfold.formats.wording import failure, notice, stop
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
@@ -1487,7 +1493,7 @@ class Instances:
                     continue
                 seen[instance_id] = line
                 source.mapped("instance")
-                before = _taken_before(source.warnings, line)
+                before = warnings_before(source.warnings, line)
                 if pending is not None:
                     yield self._told(pending, before)
                     pending, before = None, []
@@ -1504,9 +1510,9 @@ class Instances:
                 pending = instance_id, transcript
         except Exception:  # the file broke off: the instance read before it is still told
             if pending is not None:
-                yield self._told(pending, _taken_before(source.warnings, None))
+                yield self._told(pending, warnings_before(source.warnings, None))
             raise
-        rest = _taken_before(source.warnings, None)
+        rest = warnings_before(source.warnings, None)
         if pending is not None:
             yield self._told(pending, rest)
         else:
@@ -1541,7 +1547,7 @@ class _Share:
         if first:
             return
         join_warnings(self._shown if self._taking else self._others,
-                      _taken_before(warnings, line))  # fmt: skip
+                      warnings_before(warnings, line))  # fmt: skip
         self._taking = False
 
     def showing(self) -> None:
@@ -1562,19 +1568,6 @@ def _again(instance_id: str, first: int) -> str:
         f"instance {instance_id} again (first on line {first}): "
         f"load(path, sample={instance_id!r}) reads the first; this one is not shown"
     )
-
-
-def _taken_before(warnings: list[LoadWarning], line: int | None) -> list[LoadWarning]:
-    """The warnings of ``warnings`` on lines before ``line`` (all of them, those of no line
-    too, when None), taken out of it: an instance's share, once the next instance's line is
-    known. Taken as they are told, they never pile up past the listed ones."""
-    taken: list[LoadWarning] = []
-    kept: list[LoadWarning] = []
-    for warning in warnings:
-        at = warning.line
-        (taken if line is None or (at is not None and at < line) else kept).append(warning)
-    warnings[:] = kept
-    return taken
 
 
 def _check_sample(name: str, sample: Any, ids: list[str]) -> None:
