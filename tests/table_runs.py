@@ -1,6 +1,7 @@
 """Tables of runs as a scan takes them, for the tests of runs split over columns
-(tests/test_corpus_prompt_completion.py, tests/test_corpus_preference_tables.py), and the
-short trajectory the tests of files and tables of runs fill them with."""
+(tests/test_corpus_prompt_completion.py, tests/test_corpus_preference_tables.py), the short
+trajectory the tests of files and tables of runs fill them with, and the files of runs and eval
+instances the search tests make of them."""
 
 from __future__ import annotations
 
@@ -50,3 +51,21 @@ def rollouts_saying(folder: Path, word: str, saying: tuple[int, ...]) -> Path:
     path = folder / "rollouts.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path
+
+
+#: A hand-made OpenHands eval output (tests/fixtures/SOURCES.md): its first instance is the
+#: base of each instance :func:`eval_instance` makes, its prompt replaced.
+EVAL_OUTPUT = (
+    Path(__file__).parent / "fixtures" / "harnesses" / "openhands"
+    / "openhands_output-jsonl_hand-made_delegate-and-errors.jsonl"
+)  # fmt: skip
+EVAL_PROMPT = "Fix the failing test in calc.py"
+
+
+def eval_instance(instance_id: str, prompt: str) -> str:
+    """A line of an OpenHands eval output: the instance ``instance_id``, asked ``prompt``."""
+    base = EVAL_OUTPUT.read_text(encoding="utf-8").splitlines()[0]
+    assert EVAL_PROMPT in base
+    record = json.loads(base.replace(EVAL_PROMPT, prompt))
+    record["instance_id"] = instance_id
+    return json.dumps(record)

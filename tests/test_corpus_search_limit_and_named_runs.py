@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 import turnfold
-from tests.table_runs import rollouts_saying, trajectory
+from tests.table_runs import eval_instance, rollouts_saying, trajectory
 from turnfold.corpus import Corpus, Item, runs
 from turnfold.corpus.search import SearchHit
 from turnfold.corpus.summarize import runs_parts
@@ -37,10 +37,6 @@ DATASETS = Path(__file__).parent / "fixtures" / "datasets"
 #: Generated with the real types of openai 3.57.0 (tests/fixtures/SOURCES.md).
 BATCH_INPUT = DATASETS / "openai-3.57.0_batch_chat_input.jsonl"
 BATCH_OUTPUT = DATASETS / "openai-3.57.0_batch_chat_output.jsonl"
-OPENHANDS = Path(__file__).parent / "fixtures" / "harnesses" / "openhands"
-#: A hand-made eval output (tests/fixtures/SOURCES.md); its first instance is the base here.
-OUTPUT = OPENHANDS / "openhands_output-jsonl_hand-made_delegate-and-errors.jsonl"
-PROMPT = "Fix the failing test in calc.py"
 
 pytestmark = pytest.mark.usefixtures("cache_dir")
 
@@ -119,14 +115,6 @@ def test_C6_a_file_searched_whole_searches_on_past_many_hits_left_out(
         assert [hit.key for hit in hits] == [f"{path}#{i}" for i in range(25, 30)][:limit]
 
 
-def _instance(instance_id: str, prompt: str) -> str:
-    base = OUTPUT.read_text(encoding="utf-8").splitlines()[0]
-    assert PROMPT in base
-    record = json.loads(base.replace(PROMPT, prompt))
-    record["instance_id"] = instance_id
-    return json.dumps(record)
-
-
 def test_C6_an_eval_output_searched_whole_gives_the_limit_past_an_instance_whose_row_is_an_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -135,7 +123,7 @@ def test_C6_an_eval_output_searched_whole_gives_the_limit_past_an_instance_whose
     prompts = [("a", "mild run a"), ("b", "zeta run b"), ("c", "mild run c"),
                ("d", "zeta run d"), ("e", "zeta run e")]  # fmt: skip
     output = tmp_path / "output.jsonl"
-    output.write_text("".join(_instance(f"task-{n}", p) + "\n" for n, p in prompts),
+    output.write_text("".join(eval_instance(f"task-{n}", p) + "\n" for n, p in prompts),
                       encoding="utf-8")  # fmt: skip
     _refusing(monkeypatch, "zeta run b")
     corpus = turnfold.scan(output, workers=1, cache=False)

@@ -13,7 +13,6 @@ run than their own, and ``corpus[hit.key]`` (the browser's open) showed a run wi
 from __future__ import annotations
 
 import importlib
-import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -21,18 +20,13 @@ from typing import Any
 import pytest
 
 import turnfold
-from tests.table_runs import rollouts_saying
+from tests.table_runs import eval_instance, rollouts_saying
 from turnfold import browser as browser_module
 from turnfold.corpus import Corpus, Item, runs
 from turnfold.corpus.search import SearchHit
 from turnfold.corpus.summarize import runs_parts
 from turnfold.model import AssistantText, UserMessage
 
-OPENHANDS = Path(__file__).parent / "fixtures" / "harnesses" / "openhands"
-#: A hand-made eval output (tests/fixtures/SOURCES.md): its first instance is the base of each
-#: instance here, its prompt replaced.
-OUTPUT = OPENHANDS / "openhands_output-jsonl_hand-made_delegate-and-errors.jsonl"
-PROMPT = "Fix the failing test in calc.py"
 QUERY = "zeta"
 #: The module (``turnfold.corpus.summarize`` is also the function of that name).
 summarize_module = importlib.import_module("turnfold.corpus.summarize")
@@ -55,14 +49,6 @@ def _assert_each_hit_opens_its_run(corpus: Corpus, hits: list[SearchHit]) -> Non
         assert hit.snippet in entry.text
 
 
-def _instance(instance_id: str, prompt: str) -> str:
-    base = OUTPUT.read_text(encoding="utf-8").splitlines()[0]
-    assert PROMPT in base
-    record = json.loads(base.replace(PROMPT, prompt))
-    record["instance_id"] = instance_id
-    return json.dumps(record)
-
-
 def _resumed_output(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An eval output whose run was resumed, ``a`` and ``f`` written again, in parts of four
     lines: the second holds ``a`` again and ``c`` (both matching: a limit of 2 is met there,
@@ -72,7 +58,7 @@ def _resumed_output(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                ("y", "mild run y"), ("a", "zeta run a"), ("c", "zeta run c"),
                ("d", "mild run d"), ("f", "mild run f"), ("f", "zeta run f"),
                ("g", "zeta run g"), ("z", "mild run z"), ("w", "mild run w")]  # fmt: skip
-    lines = [_instance(f"task-{name}", prompt) for name, prompt in prompts]
+    lines = [eval_instance(f"task-{name}", prompt) for name, prompt in prompts]
     assert len({len(line) for line in lines}) == 1  # parts of whole lines, four each
     output = folder / "output.jsonl"
     output.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
