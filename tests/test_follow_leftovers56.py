@@ -24,16 +24,22 @@ pydantic-ai's own ``FunctionModel``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import contextlib
+import gc
+import logging
+import sys
+from collections.abc import Coroutine, Iterator
 from typing import Any
 
 import pytest
 
 import turnfold
 from tests.adk_followed_runs import APP, USER, calc_runner, iso, message, stored_session
-from tests.formats.loops import run_async
+from tests.formats.loops import on_thread, run_async
 from tests.smolagents_helper_runs import smolagents_runs
+from tests.threads_left import waited_on
 from turnfold.following import Follow
+from turnfold.formats.frameworks.pydantic_ai import _run_exception
 from turnfold.model import AbortMarker, AssistantError, Thinking, Transcript
 from turnfold.process import project
 from turnfold.render.viewmodel import Turn
@@ -202,6 +208,75 @@ def test_A2_a_model_call_cut_off_mid_stream_keeps_its_text_followed_and_loaded(
 # --- 3. A Ctrl-C inside a followed run --------------------------------------------------------
 
 
+def _run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
+    """``main`` run to the ``KeyboardInterrupt`` that ends it, on a fresh thread's event loop,
+    and what the interrupt leaves wound down before the interrupt is raised on: the tasks it
+    left pending cancelled and awaited (a framework may raise the interrupt again as it
+    unwinds, so ``asyncio.run``'s own wind-down may stop half-way), the loop's async
+    generators and default executor closed, and the exception of every task that ended in it
+    read. Unread, a task's exception is logged whenever the task is collected: a collection
+    inside a later test's ``ast.parse`` made CPython 3.11.7 raise "AST constructor recursion
+    depth mismatch"."""
+    tasks: list[asyncio.Task[Any]] = []
+
+    def recorded(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.Task(coro, loop=loop, **kwargs)
+        tasks.append(task)
+        return task
+
+    def run() -> None:
+        loop = asyncio.new_event_loop()
+        loop.set_task_factory(recorded)
+        try:
+            loop.run_until_complete(main)
+        finally:
+            try:
+                for _ in range(10):  # bounded: a test never hangs here
+                    pending = asyncio.all_tasks(loop)
+                    if not pending:
+                        break
+                    for task in pending:
+                        task.cancel()
+                    with contextlib.suppress(KeyboardInterrupt):
+                        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+                loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.run_until_complete(loop.shutdown_default_executor())
+            finally:
+                loop.close()
+                for task in tasks:
+                    if task.done() and not task.cancelled():
+                        task.exception()
+                tasks.clear()
+
+    on_thread(run)
+
+
+@contextlib.contextmanager
+def _loose_ends() -> Iterator[list[str]]:
+    """What is collected by the end of the block and complains as it goes (an unread task
+    exception, a pending task destroyed, an unclosed generator's error), as a list filled
+    when the block ends: everything is collected there, inside the test, not in a later one."""
+    said: list[str] = []
+
+    class Said(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            said.append(record.getMessage())
+
+    handler = Said(logging.ERROR)
+    asyncio_log = logging.getLogger("asyncio")
+    asyncio_log.addHandler(handler)
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: said.append(repr(unraisable.exc_value))
+    try:
+        yield said
+    finally:
+        try:
+            gc.collect()
+        finally:
+            sys.unraisablehook = hook
+            asyncio_log.removeHandler(handler)
+
+
 def _assert_stopped_and_saved(followed: Follow, widget: TranscriptWidget) -> None:
     """The run reads stopped by the user (no error, no answer after the stop), the widget no
     longer runs, and what a saved notebook keeps (``_view``) is the view of the stopped run."""
@@ -268,7 +343,9 @@ def test_A2_N1_a_ctrl_c_in_a_pydantic_ai_run_stops_the_followed_run_and_saves_it
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import FunctionModel
 
-    def script(messages: list[Any], info: Any) -> ModelResponse:
+    # Both async: they run on the loop's thread, where a kernel's Ctrl-C lands. A sync one runs
+    # on an AnyIO worker thread, which the interrupted loop may never tell to stop.
+    async def script(messages: list[Any], info: Any) -> ModelResponse:
         if len(messages) == 1:
             return ModelResponse(parts=[ToolCallPart("add", {"a": 1, "b": 2}, tool_call_id="c1")])
         if where == "model":
@@ -278,25 +355,33 @@ def test_A2_N1_a_ctrl_c_in_a_pydantic_ai_run_stops_the_followed_run_and_saves_it
     agent = Agent(FunctionModel(script))
 
     @agent.tool_plain
-    def add(a: int, b: int) -> int:
+    async def add(a: int, b: int) -> int:
         """Add two numbers."""
         if where == "tool":
             raise KeyboardInterrupt  # the kernel's stop button while the tool runs
         return a + b
 
     box: list[Follow] = []
+    runs: list[Any] = []
 
     async def main() -> None:
         async with agent.iter(_TASK) as run:
+            runs.append(run)
             followed = turnfold.follow(run, display=False)
             box.append(followed)
             _ = followed.widget  # shown before the first event
             async for _ in followed:
                 pass
 
-    with pytest.raises(KeyboardInterrupt):
-        run_async(main())
+    threads = set(waited_on())
+    with _loose_ends() as left, pytest.raises(KeyboardInterrupt):
+        _run_until_interrupted(main())
+    assert left == []  # no task's exception unread, no generator left to a later collection
+    assert [t for t in waited_on() if t not in threads] == []  # no thread left running
     (followed,) = box
+    # How the run ended, as the follower's close() reads it, is no error of the run: the
+    # interrupt is not raised a second time, out of the follow's end, past its settling.
+    assert _run_exception(runs[0]) is None
     try:
         expected = "cancelled" if where == "tool" else "success"
         assert [(c.name, c.status) for c in followed.transcript.tool_calls()] == [("add", expected)]

@@ -28,7 +28,7 @@ _started_by: dict[threading.Thread, str] = {}
 _ended_with: list[int] = []
 
 
-def _waited_on() -> list[threading.Thread]:
+def waited_on() -> list[threading.Thread]:
     """The threads Python's exit waits for, but for a thread pool's workers, which its own exit
     hook tells to stop (``concurrent.futures``: an event loop's default executor among them)."""
     from concurrent.futures import thread as pools
@@ -40,18 +40,18 @@ def _waited_on() -> list[threading.Thread]:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
-    before = set(_waited_on())
+    before = set(waited_on())
     yield
-    for thread in _waited_on():
+    for thread in waited_on():
         if thread not in before:
             _started_by.setdefault(thread, item.nodeid)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     deadline = time.monotonic() + GRACE
-    for thread in _waited_on():
+    for thread in waited_on():
         thread.join(max(0.0, deadline - time.monotonic()))
-    left = [t for t in _waited_on() if t.is_alive()]
+    left = [t for t in waited_on() if t.is_alive()]
     if not left:
         return
     frames = sys._current_frames()

@@ -36,6 +36,7 @@ __all__ = [
     "adapter_of",
     "adapter_of_module",
     "generator_arguments",
+    "is_interrupt",
     "runs_of_object",
 ]
 
@@ -180,6 +181,14 @@ def runs_of_object(value: Any) -> list[Transcript] | None:
     from turnfold.formats.source import from_object
 
     return [transcript for _, transcript in adapter.read_each(from_object(value))]
+
+
+def is_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` is a stop of the run from outside it, a Ctrl-C or an asyncio cancel,
+    not an error of the run (asyncio is not imported to tell: a cancel has imported it)."""
+    asyncio = sys.modules.get("asyncio")
+    cancel = asyncio is not None and isinstance(exc, asyncio.CancelledError)
+    return cancel or isinstance(exc, KeyboardInterrupt)
 
 
 def adapter_named(name: str) -> ModuleType:

@@ -99,9 +99,11 @@ A model error (no call open) that ends a followed run is raised by the stream to
 ``follow`` ends the transcript with it: that entry is the event's error, shown once. Where
 ``run_async``'s frames hold no session, it is read from the runner's session service when
 the run is over, awaited on the loop that ran it. A user's loop that leaves ``runner.run``
-early (``break``) stops the run (its generator closed: the ADK cancels the invocation and
-joins its thread), and the followed run shows what was followed, its open calls cancelled,
-then the user's stop; the events the run appended that were never followed are not shown.
+early (``break``), or a Ctrl-C, stops the run (its generator closed: the ADK cancels the
+invocation and joins its thread), and the followed run shows what was followed, then what
+the run appended to its session before it stopped that was never yielded (``runner.run``'s
+thread runs ahead of the loop that reads it: its next call's result, even its answer), its
+calls still open cancelled, then the user's stop, last.
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.frameworks import generator_arguments
+from turnfold.formats.frameworks import generator_arguments, is_interrupt
 from turnfold.formats.openai_responses import record_named, unix_timestamp, warned_unix_timestamp
 from turnfold.formats.source import (
     Source,
@@ -1412,8 +1414,8 @@ class Follower:
         #: session its service gave when the run was over (:meth:`read_end_async`).
         self._awaited: tuple[Any, Mapping[str, str]] | None = None
         self._read: Any = None
-        #: Whether the user's loop left the run early: it was stopped (:meth:`broke_off`).
-        self._stopped = False
+        #: How the run was stopped, when it was (:meth:`broke_off`): the stop's wording key.
+        self._stopped: str | None = None
         #: The prompt shown as given, not as recorded (its session out of reach), and the
         #: invocation it was shown for: its recorded time is read at the end.
         self._untimed: tuple[UserMessage, Any] | None = None
@@ -1486,16 +1488,21 @@ class Follower:
     def broke_off(self, exc: BaseException) -> bool:
         """The user's loop left the followed run early (``break``; for ``run_async``, then
         the ``aclose()`` of the ``async for``'s generator, which the event loop calls when it
-        drops it): :meth:`close` shows it stopped by the user, the calls it left open
-        cancelled, as a sync run left early. A followed ``runner.run`` goes on, on the ADK's
-        thread, appending to the session while :meth:`close` would read it: it is stopped as
-        the ADK stops a run its caller leaves, its generator closed, which cancels the
-        invocation and waits for its thread (``Runner.run``). ``run_async``'s generator runs
-        only as far as it is iterated, so once left it stays where it was. True when it was
-        so; any other exception is ``follow``'s to say."""
-        if not isinstance(exc, GeneratorExit):
+        drops it), or a Ctrl-C or a cancel stopped it: :meth:`close` shows it stopped, the
+        calls it left open cancelled, after what the session holds of it (a stop said by
+        ``follow`` before :meth:`close` would come before the events read there). A followed
+        ``runner.run`` goes on, on the ADK's thread, appending to the session while
+        :meth:`close` would read it: it is stopped as the ADK stops a run its caller leaves,
+        its generator closed, which cancels the invocation and waits for its thread
+        (``Runner.run``; a no-op when the interrupt came through it and it ended so).
+        ``run_async``'s generator runs only as far as it is iterated, so once left it stays
+        where it was. True when it was so; any other exception is ``follow``'s to say."""
+        if isinstance(exc, GeneratorExit):
+            self._stopped = "reader.stopped_by_user"
+        elif is_interrupt(exc):
+            self._stopped = "reader.interrupted"
+        else:
             return False
-        self._stopped = True
         run, self._run = self._run, None
         if run is not None:
             run.close()
@@ -1511,15 +1518,14 @@ class Follower:
             session = self._read
         if session is not None:
             self._time_prompt(session)
-            if not self._stopped:  # the events after the last shown were never followed
-                self._unyielded(session)
+            self._unyielded(session)
         if self._stopped:
             for call in self.builder.open.values():
                 self.builder.update(call, status="cancelled")
             self.builder.open.clear()
         self.builder.finish()
         if self._stopped:
-            self.transcript.append(stop("reader.stopped_by_user"))
+            self.transcript.append(stop(self._stopped))
         if session is not None:
             self._session_fields(session)
 

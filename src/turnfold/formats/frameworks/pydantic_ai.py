@@ -134,6 +134,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.frameworks import is_interrupt
 from turnfold.formats.source import Source, plain_each, plain_value, type_of_record
 from turnfold.formats.wording import failure, notice
 from turnfold.formats.wrappers import sample
@@ -370,11 +371,17 @@ def _is_agent_run(value: Any) -> bool:
 
 def _stopped_by(run: Any) -> Exception | None:
     """The exception that stopped an unfinished ``AgentRun`` (its ``next_node`` raises it
-    again); None for a run that is only paused (left before its end)."""
+    again); None for a run that is only paused (left before its end), or stopped by a Ctrl-C
+    or a cancel: ``follow`` shows that stop itself, and the interrupt, raised again here,
+    would leave the run's calls unsettled and reach the user a second time."""
     try:
         getattr(run, "next_node")  # noqa: B009  (a property that raises: read for that)
-    except Exception as exc:
-        return exc
+    except BaseException as exc:
+        if isinstance(exc, Exception):
+            return exc
+        if is_interrupt(exc):
+            return None
+        raise
     return None
 
 
