@@ -1,9 +1,8 @@
 """A saved LangGraph stream that ends right after a tools node's result (spec A-1, A-2, L-3,
 L-4, P-7, H-6): read by what the stream holds.
 
-- It says the run went on: a ``debug`` stream's last checkpoint names a next step (``next``;
-  it names none once the run ended), or a ``tasks`` stream's last task started and never
-  ended. Then the run is cut off, as every cut-off stream reads
+- It says the run went on: a ``tasks`` stream's last task started and never ended. Then the
+  run is cut off, as every cut-off stream reads
   (``common.stream_cut_off``): one warning, the run ``incomplete``, its turn stopped,
   everything the stream holds still shown.
 - It cannot tell: an ``updates``, ``values``, ``messages`` or lone ``tasks`` stream cut off
@@ -12,7 +11,9 @@ L-4, P-7, H-6): read by what the stream holds.
   real runs of both. A finished run is never called cut off without evidence: the run is
   read as it ends, and one warning says the stream cannot tell.
 - It says the run paused (an ``__interrupt__`` update: a static breakpoint's is empty):
-  neither cut off nor in doubt.
+  neither cut off nor in doubt. A ``debug`` stream, which streams no pause, whose last
+  checkpoint names a next step that never began may be paused or cut there: read as it
+  ends, said (tests/test_langgraph_streams58.py).
 
 The runs are real (langgraph 1.2.24, langchain 1.5.2, offline): ``create_agent`` on the
 scripted ``FakeToolModel`` of ``tests/formats/langchain_runs.py``, hand-built ``StateGraph``
@@ -60,11 +61,19 @@ def _cut_off(end: str) -> str:
     )
 
 
-def _in_doubt(call_id: str, line: int) -> str:
+def _in_doubt(call_id: str, line: int, unpaused: str | None = None) -> str:
+    """The warning of a stream ending on a tool's result; ``unpaused``: the stream's mode,
+    where it records no pause at a breakpoint (a third way to end there)."""
+    paused = (
+        f", paused at a breakpoint (interrupt_before / interrupt_after, which {unpaused} events "
+        "do not record)"
+        if unpaused
+        else ""
+    )
     return (
         f"the stream ends on the result of call {call_id!r} (line {line}), no step after it: "
         "whether the run ended there (a graph whose tools node leads to END, a return_direct "
-        "tool) or the stream was cut off is not recorded"
+        f"tool){paused} or the stream was cut off is not recorded"
     )
 
 
@@ -111,16 +120,24 @@ def _accounted(transcript: Transcript, path: Path) -> None:
 # --- 1. the stream says the run went on: cut off ------------------------------------------------
 
 
-def test_L4_P7_a_debug_stream_cut_after_the_tools_step_reads_stopped_and_incomplete() -> None:
+def test_L3_a_debug_stream_ending_on_a_checkpoint_naming_a_step_cannot_tell_pause_from_cut() -> (
+    None
+):
     """The run's checkpoint after the tools step names the model's step next, and the file
-    ends there: the run did not end. It reads stopped and ``incomplete``, one warning naming
-    the checkpoint's line; the call keeps its result. Old code showed a finished run."""
+    ends there, before that step's first task: the run did not end, but a run paused there
+    at a breakpoint (``interrupt_after=["tools"]``) streams the very same events, which
+    ``debug`` does not mark (tests/test_langgraph_streams58.py runs both). So it is called
+    neither cut off nor paused: read as it ends, one warning naming the checkpoint's line;
+    the call keeps its result. (It read stopped and incomplete before: a pause called a cut.)"""
     assert json.loads(CUT_DEBUG.read_text().splitlines()[-1])["payload"]["next"] == ["model"]
     loaded = turnfold.load(CUT_DEBUG)
     assert _reasons(loaded) == [
-        _cut_off("step of 'model', which its checkpoint on line 8 names next")
+        "the stream ends on the checkpoint on line 8, which names 'model' next, before that "
+        "step began: whether the run paused at a breakpoint (interrupt_before / "
+        "interrupt_after, which debug events do not record) or the stream was cut off is not "
+        "recorded"
     ]
-    _stopped_by_the_cut(loaded)
+    _read_as_it_ends(loaded)
     assert _calls(loaded) == [("call_1", "success", "3")]
     _accounted(loaded, CUT_DEBUG)
 
@@ -239,7 +256,7 @@ def test_L3_a_cut_after_tools_reads_as_a_graph_ending_there_unless_debug_says(mo
     for events in (cut, whole, edge):
         for loaded in (turnfold.load(lc_dumps(events)), turnfold.load(events)):
             (reason,) = _reasons(loaded)
-            assert reason == _in_doubt("c1", len(events))
+            assert reason == _in_doubt("c1", len(events), "tasks" if mode == "tasks" else None)
             _read_as_it_ends(loaded)
             assert _calls(loaded) == [("c1", "success", "lg: 1.2.24")]
 

@@ -41,9 +41,10 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   ``langchain_core.load.dumps`` or ``json.dumps(default=...)`` (a message's ``model_dump`` or
   ``message_to_dict``), as one JSON list or a line per event, in any stream mode (its tuples
   lists: ``[mode, chunk]``, ``[namespace, mode, chunk]``; ``version="v2"``'s parts; a lone
-  ``debug`` stream's bare events), read by the :class:`Follower` as if it came live: the same
-  transcript as the run's final state (but the prompt, which only a state holds: ``values``
-  or ``debug`` events; where no event holds it, a prompt not recorded stands in its place,
+  ``debug`` or ``checkpoints`` stream's bare events), read by the :class:`Follower` as if it
+  came live: the same transcript as the run's final state (but the prompt, which only a state
+  holds: ``values``, ``debug`` or ``checkpoints`` events; where no event holds it, a prompt
+  not recorded stands in its place,
   its note saying why, :meth:`Follower._unprompted`), a message that several modes carry
   read once, a message's saved chunks merged by LangChain's own rules (which need
   langchain-core; without it they are skipped, said once); a saved stream that ends inside
@@ -51,13 +52,17 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   ``__interrupt__`` update, a static breakpoint's empty) and no error said, is cut off: a
   warning, the run ``incomplete`` and stopped
   (:func:`~turnfold.formats.common.stream_cut_off`). Its calls unanswered (a node raised out
-  of an ``updates`` or ``messages`` stream), a task started whose result never came, or a
-  step its last checkpoint names next (a ``debug`` stream of a graph with a checkpointer,
-  whose last checkpoint names none once the run ended) say so. A stream that ends on a tool's
-  result with nothing of that kind says it cannot tell (:meth:`Follower.ends_on_result`): a
-  run cut off after its tools node and one whose graph ends there (an edge from its tools
-  node to ``END``, ``create_agent``'s ``return_direct`` tools) stream the same events, so it
-  is read as it ends, never called cut off without evidence. The events themselves (a list
+  of an ``updates`` or ``messages`` stream), a task started whose result never came, a
+  step's task results without the checkpoint LangGraph streams after every step (a ``debug``
+  stream of a graph with a checkpointer: the results are read from the tasks' writes), or a
+  step its last checkpoint names next (whose last checkpoint names none once the run
+  ended) say so. A stream that ends on a tool's result with nothing of that kind says it
+  cannot tell (:meth:`Follower.ends_on_result`): a run cut off after its tools node and one
+  whose graph ends there (an edge from its tools node to ``END``, ``create_agent``'s
+  ``return_direct`` tools) stream the same events, so it is read as it ends, never called cut
+  off without evidence. So is one whose modes record no pause (``debug``, ``tasks``,
+  ``checkpoints``) ending between two steps, where a static breakpoint's pause and a cut
+  leave the same events (:meth:`Follower._between_steps`). The events themselves (a list
   of what ``stream`` yielded) are read alike, their messages as the objects they are.
 
 :func:`plain` reads a message's fields directly (what ``messages_to_dict`` writes, without its
@@ -1706,15 +1711,28 @@ class Follower:
         self._hung: dict[int, list[_Run]] = {}
         #: What a saved stream that ends inside the root graph's run lacks, with no
         #: interrupt to wait on and no error said (:meth:`_unended`), or the call on whose
-        #: result it ends, where it cannot tell whether the run ended (:meth:`close`).
+        #: result it ends, where it cannot tell whether the run ended (:meth:`close`); or,
+        #: ending between two steps in modes that record no pause, why it cannot tell
+        #: whether the run paused there (:meth:`_between_steps`).
         self.cut_off: str | None = None
         self.ends_on_result: str | None = None
-        #: ``next`` of the root graph's last checkpoint (``debug``: the nodes its next step
-        #: runs, none once the run ended) and its line; and whether the root graph's last
-        #: event was an ``__interrupt__`` update (the run paused: a static breakpoint's,
-        #: ``interrupt_before``/``interrupt_after``, holds no interrupt).
+        self.between_steps: str | None = None
+        #: ``next`` of the root graph's last checkpoint (``debug``, ``checkpoints``: the
+        #: nodes its next step runs, none once the run ended) and its line; and whether the
+        #: root graph's last event was an ``__interrupt__`` update (the run paused: a static
+        #: breakpoint's, ``interrupt_before``/``interrupt_after``, holds no interrupt).
         self._next: tuple[list[str], int] | None = None
         self._paused = False
+        #: The root graph's last event: its mode, what it is (a ``debug`` event's type, a
+        #: ``tasks`` event's kind, ``"checkpoint"``), its line and its task's node.
+        self._root_end: tuple[str | None, Any, int, Any] | None = None
+        #: The task results of a step whose checkpoint has not come yet, by namespace: that
+        #: checkpoint holds their writes, so they are read only if it never comes
+        #: (:meth:`_read_unclosed`), each with its line and event.
+        self._unclosed: dict[tuple[str, ...], list[tuple[int, Any, Any]]] = {}
+        #: The root graph's step whose results came and whose checkpoint never did: its
+        #: node and the line of its last result.
+        self._step_unclosed: tuple[Any, int] | None = None
         #: The nodes of those runs still running, by their ``run_id``, and the messages the
         #: models in each returned (:meth:`_nested`).
         self._nodes: dict[str, _Run] = {}
@@ -1770,6 +1788,8 @@ class Follower:
     def _fold(self, namespace: tuple[str, ...], mode: str | None, chunk: Any, event: Any) -> None:
         if mode is None:
             mode = _mode_of(chunk)
+        if not namespace and mode not in _SILENT_MODES:
+            self._root_end = _event_end(mode, chunk, self._line)
         if mode == "tasks":
             self._tasks(namespace, chunk, event)
             return
@@ -1777,6 +1797,9 @@ class Follower:
             self._tasks_alone(False)  # another mode holds the run's messages
         if mode == "debug":
             self._debug(namespace, chunk, event)
+            return
+        if mode == "checkpoints":
+            self._checkpoint(namespace, chunk, event)
             return
         run = self._run(namespace)
         if run is not None:
@@ -1807,7 +1830,7 @@ class Follower:
             self._root.builder.warn_once(
                 f"stream event of unknown shape ({type(event).__name__}) skipped"
             )
-        # "custom", "checkpoints" and "events" carry no message of the run
+        # "custom" and "events" carry no message of the run
 
     def _debug(self, namespace: tuple[str, ...], chunk: Any, event: Any) -> None:
         """A ``debug`` event. A graph with a checkpointer streams a checkpoint first, then
@@ -1815,22 +1838,49 @@ class Follower:
         event (the first holds the prompt). One without a checkpointer streams its tasks
         only: each task's input that is the graph's state (a model node's: the first holds
         the prompt) is read as a ``values`` event, each result (the writes of its node) as
-        that node's ``updates`` (:meth:`_task_state`)."""
+        that node's ``updates`` (:meth:`_task_state`). With checkpoints, a task's result is
+        held until the checkpoint after its step, which holds its writes: a stream that ends
+        first still shows them (:meth:`_read_unclosed`)."""
         task = _debug_task(chunk)
-        state = _debug_state(chunk)
+        kind = chunk.get("type") if isinstance(chunk, Mapping) else None
         if isinstance(task, Mapping):
             self._routed(self._runs.get(namespace), task.get("name"))
-        if state is not None:
-            self._checkpointed.add(namespace)
-            nodes = _checkpoint_next(chunk)
-            if not namespace and nodes is not None:
-                self._next = nodes, self._line
-            run = self._run(namespace)
-            if run is not None:
-                self._fold_run(run, "values", state, event)
+        if kind == "checkpoint":
+            self._checkpoint(namespace, chunk.get("payload"), event)
         elif task is not None and namespace not in self._checkpointed:
-            self._task_state(namespace, chunk.get("type"), task, event)
+            self._task_state(namespace, kind, task, event)
+        elif kind == "task_result" and isinstance(task, Mapping):
+            self._unclosed.setdefault(namespace, []).append((self._line, task, event))
         self._task(namespace, task)
+
+    def _checkpoint(self, namespace: tuple[str, ...], payload: Any, event: Any) -> None:
+        """A checkpoint (``langgraph.types.CheckpointPayload``: a ``debug`` event's payload,
+        or a ``checkpoints`` event), streamed after each step of a graph with a
+        checkpointer: its state read as a ``values`` event (the first holds the prompt;
+        every one the messages before, read once by id), and the nodes it names next."""
+        state = _checkpoint_state(payload)
+        if state is None:
+            return
+        self._checkpointed.add(namespace)
+        self._unclosed.pop(namespace, None)  # the step's writes are in this state
+        nodes = _checkpoint_next(payload)
+        if not namespace and nodes is not None:
+            self._next = nodes, self._line
+        run = self._run(namespace)
+        if run is not None:
+            self._fold_run(run, "values", state, event)
+
+    def _read_unclosed(self) -> None:
+        """The task results of each step whose checkpoint never came (the stream ended
+        first), read as their nodes' updates: nothing the stream holds is lost (L-4); the
+        root graph's such step is what says the run did not end (:meth:`_unended`)."""
+        line = self._line
+        for namespace, held in self._unclosed.items():
+            for self._line, task, event in held:
+                self._task_state(namespace, "task_result", task, event)
+            if not namespace and held:
+                self._step_unclosed = held[-1][1].get("name"), held[-1][0]
+        self._unclosed, self._line = {}, line
 
     def _tasks(self, namespace: tuple[str, ...], task: Any, event: Any) -> None:
         """A ``tasks`` event. Beside a mode that holds the run's messages (``updates``,
@@ -2071,6 +2121,7 @@ class Follower:
             self._touch(run)
 
     def close(self) -> None:
+        self._read_unclosed()
         self._let_early()
         self._tasks_alone(True)  # a stream of tasks that ended before any task's result
         for run in list(self._runs.values()):
@@ -2082,8 +2133,9 @@ class Follower:
         # breakpoint, or whose error is said, records how it ended.
         judged = not (self.live or self._interrupts or self._paused or ended)
         last = self.transcript.entries[-1] if self.transcript.entries else None
+        between = self._between_steps() if judged else None
         if judged and not isinstance(last, (AssistantError, AbortMarker)):
-            self.cut_off = self._unended()
+            self.cut_off = self._unended(between is not None)
         if self._unmatched:
             self._match_by_order()
         for run in list(self._runs.values()):
@@ -2099,32 +2151,94 @@ class Follower:
         _answered(self._root.builder, self.transcript)
         self._review_unseen()
         last = self.transcript.entries[-1] if self.transcript.entries else None
-        # No checkpoint says whether a step came next (none: the run ended); a provider's own
-        # call (a server tool) is the model's, not a tools node's.
-        unsaid = judged and self.cut_off is None and self._next is None
-        if unsaid and isinstance(last, ToolCall) and not last.meta.get("server"):
+        # Ending between two steps where a breakpoint's pause is not streamed, or on a tool's
+        # result where no checkpoint says whether a step came next (none: the run ended); a
+        # provider's own call (a server tool) is the model's, not a tools node's.
+        unsaid = judged and self.cut_off is None
+        on_result = isinstance(last, ToolCall) and not last.meta.get("server")
+        if unsaid and between is not None and (between[1] or on_result):
+            self.between_steps = between[0]
+        elif unsaid and self._next is None and on_result and isinstance(last, ToolCall):
             self.ends_on_result = last.call_id
 
-    def _unended(self) -> str | None:
+    def _unended(self, between_steps: bool = False) -> str | None:
         """What a saved stream lacks that ends inside the root graph's run, by what it
         holds: the results of calls left unanswered (LangGraph raises a node's error out of
         the stream: an ``updates`` or ``messages`` stream saved as it came then ends with the
         calls of a tool node that raised, and nothing else says so), of a task that started
-        (``tasks``, ``debug``), or the step the last checkpoint names next (``debug``: once
-        the run ended it names none). None when nothing says the run went on."""
+        (``tasks``, ``debug``), the checkpoint after a step whose results came (``debug``:
+        LangGraph streams one after every step, at a breakpoint too), or the step the last
+        checkpoint names next (``debug``: once the run ended it names none). None when
+        nothing says the run went on; a stream that ends ``between_steps`` in modes that
+        record no pause has its calls unanswered and its next step untaken by a breakpoint
+        as well (:meth:`_between_steps`)."""
         opened = [c.call_id for c in self._root.builder.open_calls() if c.status != "confirming"]
-        if opened:
-            ids = ", ".join(map(repr, opened[:3]))
-            more = f" and {len(opened) - 3} more" if len(opened) > 3 else ""
-            return f"result of call {ids}{more}"
+        if opened and not between_steps:
+            return f"result of call {_ids(opened)}"
         started = [node for namespace, node, _ in self._unfinished.values() if not namespace]
         if started:
             return f"result of the {started[0]!r} task it started"
+        if self._step_unclosed is not None:
+            node, line = self._step_unclosed
+            return f"checkpoint after the step of {node!r}, whose result is on line {line}"
+        if between_steps:
+            return None
         if self._next is not None and self._next[0]:
             nodes, line = self._next
             named = ", ".join(map(repr, nodes))
             return f"step of {named}, which its checkpoint on line {line} names next"
         return None
+
+    def _between_steps(self) -> tuple[str, bool] | None:
+        """Why a saved stream whose root graph's last event ends a step, in modes that record
+        no pause (``debug``, ``tasks``, ``checkpoints``: LangGraph streams a static
+        breakpoint's, ``interrupt_before`` / ``interrupt_after``, as an ``__interrupt__``
+        update alone), cannot tell whether its run paused there or was cut off, and whether
+        that holds whatever the run's last entry (a next step named, or calls not run). The
+        events end so at a breakpoint, and a stream cut there ends the same; a
+        ``checkpoints`` stream also ends so when the next step stopped on ``interrupt()`` or
+        raised, which it does not stream. None when the last event is none of these: a
+        checkpoint naming no next step (the run ended), a task started."""
+        if self._root_end is None:
+            return None
+        mode, kind, line, node = self._root_end
+        unrecorded = f"which {mode} events do not record"
+        paused = f"paused at a breakpoint (interrupt_before / interrupt_after, {unrecorded})"
+        nodes = self._next[0] if self._next is not None and self._next[1] == line else None
+        if kind == "checkpoint" and nodes:
+            named = ", ".join(map(repr, nodes))
+            ends = f"the stream ends on the checkpoint on line {line}, which names {named} next"
+            if mode == "checkpoints":
+                return (
+                    f"{ends}: whether that step paused the run (interrupt() or a breakpoint), "
+                    "failed or the stream was cut off is not recorded (checkpoints events "
+                    'record none of these; "updates" among the stream modes records a pause, '
+                    '"debug" each task)',
+                    True,
+                )
+            return (
+                f"{ends}, before that step began: whether the run {paused} or the stream was "
+                "cut off is not recorded",
+                True,
+            )
+        if kind != "task_result" or () in self._checkpointed:
+            return None
+        opened = [c.call_id for c in self._root.builder.open_calls() if c.status != "confirming"]
+        if opened:
+            return (
+                f"the stream ends on the result of the {node!r} task (line {line}), before "
+                f"call {_ids(opened)} ran: whether the run {paused} or the stream was cut "
+                "off is not recorded",
+                True,
+            )
+        last = self.transcript.entries[-1] if self.transcript.entries else None
+        called = last.call_id if isinstance(last, ToolCall) else None
+        return (
+            f"the stream ends on the result of call {called!r} (line {line}), no step after "
+            "it: whether the run ended there (a graph whose tools node leads to END, a "
+            f"return_direct tool), {paused} or the stream was cut off is not recorded",
+            False,
+        )
 
     def _structured(self, run: _Run, state: Any) -> None:
         """The graph's ``structured_response`` as an update or a state holds it, kept as a
@@ -3112,6 +3226,12 @@ def _is_debug_event(chunk: Mapping[str, Any]) -> bool:
     return chunk.keys() == _DEBUG_KEYS and chunk.get("type") in _DEBUG_TYPES
 
 
+#: The keys of a ``checkpoints`` stream's events, a ``debug`` checkpoint's payloads
+#: (``langgraph.types.CheckpointPayload``, as ``langgraph.pregel.debug.map_debug_checkpoint``
+#: makes them).
+_CHECKPOINT_KEYS = frozenset({"config", "parent_config", "values", "metadata", "next", "tasks"})
+
+
 #: The keys of a ``tasks`` stream's events, which are a ``debug`` event's payloads:
 #: ``langgraph.types.TaskPayload`` (a task starts; ``metadata`` when it has any) and
 #: ``TaskResultPayload`` (its result; ``interrupts`` since langgraph 0.2).
@@ -3140,6 +3260,8 @@ def _mode_of(chunk: Any) -> str | None:
             return "values"
         if chunk.keys() == _DEBUG_KEYS:
             return "debug"
+        if chunk.keys() == _CHECKPOINT_KEYS:
+            return "checkpoints"
         if _task_kind(chunk) is not None:
             return "tasks"
         return "updates"
@@ -3153,7 +3275,7 @@ _STREAMS = frozenset({"stream", "astream"})
 #: The stream modes whose events hold the graph's whole state, its prompt in its place after
 #: the thread's history (a lone ``tasks`` stream too: read by its shape, a model task's
 #: input is the state).
-_STATE_MODES = NameSet({"values", "debug"})
+_STATE_MODES = NameSet({"values", "debug", "checkpoints"})
 
 
 @dataclasses.dataclass
@@ -3324,24 +3446,42 @@ def _review_node(graph: Any) -> str | None:
     return next((n for n in nodes if isinstance(n, str) and n.startswith(_REVIEW_MIDDLEWARE)), None)
 
 
-def _debug_state(event: Any) -> Mapping[str, Any] | None:
-    """A ``debug`` event's state, when it is a checkpoint's (``{"type": "checkpoint",
-    "payload": {"values": ...}}``: ``langgraph.pregel.debug.CheckpointPayload``)."""
-    if not (isinstance(event, Mapping) and event.get("type") == "checkpoint"):
-        return None
-    payload = event.get("payload")
+def _checkpoint_state(payload: Any) -> Mapping[str, Any] | None:
+    """A checkpoint's state (``CheckpointPayload["values"]``), None when it holds none."""
     values = payload.get("values") if isinstance(payload, Mapping) else None
     return _state_fields(values) if values is not None else None
 
 
-def _checkpoint_next(event: Any) -> list[str] | None:
-    """The nodes a ``debug`` checkpoint names next (``CheckpointPayload["next"]``: those of
-    the step to come, none once the run ended); None when it names none readable."""
-    payload = event.get("payload") if isinstance(event, Mapping) else None
+def _checkpoint_next(payload: Any) -> list[str] | None:
+    """The nodes a checkpoint names next (``CheckpointPayload["next"]``: those of the step to
+    come, none once the run ended); None when it names none readable."""
     nodes = payload.get("next") if isinstance(payload, Mapping) else None
     if not isinstance(nodes, (list, tuple)) or not all(type(n) is str for n in nodes):
         return None
     return list(nodes)
+
+
+def _event_end(mode: str | None, chunk: Any, line: int) -> tuple[str | None, Any, int, Any]:
+    """What an event of the root graph is, as :meth:`Follower._between_steps` reads the
+    stream's last: its mode, its kind (a ``debug`` event's ``type``, a ``tasks`` event's
+    :func:`_task_kind`, ``"checkpoint"``; None in the other modes), its line and the node of
+    its task."""
+    task: Any = None
+    kind: Any = None
+    if mode == "debug" and isinstance(chunk, Mapping):
+        kind, task = chunk.get("type"), chunk.get("payload")
+    elif mode == "tasks":
+        kind, task = _task_kind(chunk), chunk
+    elif mode == "checkpoints":
+        kind = "checkpoint"
+    node = task.get("name") if isinstance(task, Mapping) else None
+    return mode, kind, line, node
+
+
+def _ids(call_ids: list[str]) -> str:
+    """Call ids as a warning names them: the first three, then how many more."""
+    more = f" and {len(call_ids) - 3} more" if len(call_ids) > 3 else ""
+    return ", ".join(map(repr, call_ids[:3])) + more
 
 
 def _debug_task(event: Any) -> Any:
@@ -3421,7 +3561,7 @@ def _answer(transcript: Transcript) -> str | None:
 # --- a saved stream -------------------------------------------------------------------------
 
 #: The modes whose events carry no message of the run: left out of a saved stream.
-_SILENT_MODES = NameSet({"custom", "checkpoints", "events"})
+_SILENT_MODES = NameSet({"custom", "events"})
 #: A saved stream is told from a message list by its first records.
 _STREAM_HEAD = 30
 
@@ -3479,6 +3619,8 @@ def _saved_mode(chunk: Any) -> str | None:
         return None
     if _is_debug_event(chunk):
         return "debug"
+    if chunk.keys() == _CHECKPOINT_KEYS:
+        return "checkpoints"
     if _task_kind(chunk) is not None:
         return "tasks"
     if isinstance(chunk.get("messages"), list):
@@ -3496,13 +3638,13 @@ def _holds_message(mode: str, chunk: Any) -> bool:
         return type(chunk) is list and len(chunk) == 2 and message_of(chunk[0]) is not None
     if not isinstance(chunk, Mapping):
         return False
-    if mode in ("debug", "tasks"):
+    if mode in ("debug", "tasks", "checkpoints"):
         # A checkpoint's state, or a task's input (a model node's is the state).
         payload = chunk.get("payload") if mode == "debug" else chunk
         if not isinstance(payload, Mapping):
             return False
-        state = payload.get("values" if chunk.get("type") == "checkpoint" else "input")
-        return _holds_message("values", state)
+        checkpoint = mode == "checkpoints" or chunk.get("type") == "checkpoint"
+        return _holds_message("values", payload.get("values" if checkpoint else "input"))
     if mode == "values":
         messages = chunk.get("messages")
         return isinstance(messages, list) and bool(messages) and message_of(messages[0]) is not None
@@ -3623,6 +3765,10 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
         # How the run ended (a node raised, the save stopped) is not recorded: it reads
         # stopped, not finished (P-7, L-3), as a coding agent's headless stream cut off does.
         stream_cut_off(source, transcript, first_line or 1, follower.cut_off)
+    elif follower.between_steps is not None:
+        # Paused at a breakpoint, or cut off there: the same events in these modes. Read as
+        # it ends (neither a pause nor a cut is invented), said.
+        source.warn(follower.between_steps)
     elif follower.ends_on_result is not None:
         # Cut off after its tools node, or a graph that ends there: the same events. Read
         # as it ends (a finished run is never called cut off without evidence), said.
@@ -3738,13 +3884,16 @@ RECORDS = Records(
         "list(graph.stream(..., stream_mode='debug'))): a checkpoint's state as a values "
         "event, a task's start or result as a tasks event; a graph without a checkpointer "
         "(no checkpoint event): a task's input state as a values event, its result's writes "
-        "as its node's updates",
+        "as its node's updates; with one, a task's result whose step's checkpoint never came "
+        "(the stream ended first): its writes as its node's updates",
+        "checkpoints event": "a saved stream's checkpoint (bare: list(graph.stream(..., "
+        "stream_mode='checkpoints'))): its state as a values event (each message read once, "
+        "by id), its next nodes saying whether the run ended",
     },
     ignored={
         "remove": "RemoveMessage: an order to delete a message from the graph's state",
         "other state": "a graph result's other non-scalar state values",
         "custom event": "a saved stream's own data of a node (StreamWriter): no message",
-        "checkpoints event": "a saved stream's checkpoints: states the values events hold",
         "events event": "a saved stream's callback events of models, tools and other runs: "
         "the events read above hold their messages",
     },
