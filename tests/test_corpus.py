@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -800,10 +801,47 @@ def test_C4_a_development_version_s_key_changes_with_its_code(
     caches.code_version.cache_clear()
 
 
-def test_C4_two_scans_at_once_leave_a_sound_index(tree: Path, cache_dir: Path) -> None:
-    code = "import sys, turnfold; c = turnfold.scan(sys.argv[1], workers=1); print(len(c))"
-    runs = [subprocess.Popen([sys.executable, "-c", code, str(tree)], stdout=subprocess.PIPE,
-                             text=True) for _ in range(3)]  # fmt: skip
+#: A scan in a process of its own that waits, once imported, for the test's word to start.
+SCAN_ON_CUE = """\
+import sys
+import turnfold
+import turnfold.corpus.index as index
+
+index._version = lambda: sys.argv[2]
+print("ready", flush=True)
+sys.stdin.readline()
+print(len(turnfold.scan(sys.argv[1], workers=1)))"""
+
+
+def test_C4_two_scans_at_once_leave_a_sound_index(
+    tree: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three scans open and fill a new index together. They start on a cue once all three are
+    imported: started one after the other, on a loaded machine they need not overlap at all.
+    They and the last scan key the index by one version: in a checkout, the version is a digest
+    of turnfold's modules (``caches.code_version``), and a module saved meanwhile made the last
+    scan read every file again."""
+    import turnfold.corpus.index as index_module
+
+    version = index_module._version()
+    monkeypatch.setattr(index_module, "_version", lambda: version)
+    runs = [subprocess.Popen([sys.executable, "-c", SCAN_ON_CUE, str(tree), version],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            for _ in range(3)]  # fmt: skip
+    stuck = [threading.Timer(120, run.kill) for run in runs]  # none waits for its cue forever
+    for timer in stuck:
+        timer.start()
+    try:
+        for run in runs:
+            assert run.stdout is not None
+            assert run.stdout.readline() == "ready\n"
+    finally:
+        for timer in stuck:
+            timer.cancel()
+    for run in runs:  # the cue to all three before any is waited for
+        assert run.stdin is not None
+        run.stdin.write("go\n")
+        run.stdin.flush()
     outputs = [run.communicate(timeout=120)[0].strip() for run in runs]
     assert all(run.returncode == 0 for run in runs)
     assert set(outputs) == {str(len(PARENTS | BROKEN))}

@@ -7,16 +7,21 @@ Chromium.
 
 Fixtures, from the outside in:
 
-``lab_server`` (session)
+``lab_server`` (package)
     A JupyterLab server on a free loopback port with a random token, rooted in a temporary
     directory, with its own settings and workspaces (the reader's own JupyterLab settings never
     leak in) and ``window.jupyterapp`` exposed so tests can run JupyterLab commands.
-``chromium`` (session)
+``chromium`` (package)
     ``/usr/bin/chromium`` launched headless by Playwright.
 ``lab`` (per test)
     A fresh browser page wrapped in :class:`Lab`: write a notebook, open it, run all cells,
     switch the theme, take screenshots, and what the page logged: ``lab.console``,
     ``lab.dialogs`` (dismissed at once) and ``lab.requests``.
+
+The first two are shared by every test in this folder and stopped after its last one, not at
+the end of the run: the rest of the suite does not share two cores with an idle JupyterLab and
+Chromium, nor its main thread with Playwright's event loop, which made ``asyncio.run`` in a later
+test fail ("cannot be called from a running event loop").
 
 A typical test (helpers in ``labkit.py``)::
 
@@ -72,7 +77,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=f"browser suite: {reason}"))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     reason = missing()
     if reason is not None:
@@ -83,7 +88,7 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
         yield server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def chromium() -> Iterator[Browser]:
     reason = missing()
     if reason is not None:

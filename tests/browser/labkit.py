@@ -17,7 +17,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +39,9 @@ CHROMIUM_ARGS = [
 ]
 #: Milliseconds to wait for JupyterLab, a kernel or a widget; a cold start is slow on CI.
 TIMEOUT_MS = 90_000
+#: A running JupyterLab for a script's :func:`browsing_lab` to use rather than start its own
+#: (:meth:`LabServer.shared`): a test hands the suite's server to the script it runs.
+SHARED_LAB = "TURNFOLD_SHARED_LAB"
 
 
 def missing() -> str | None:
@@ -58,12 +61,21 @@ class LabServer:
     url: str
     token: str
     root: Path
-    process: subprocess.Popen[bytes]
     log: Path
 
     def lab_url(self, path: str = "") -> str:
         # ``reset``: start from an empty workspace, not the tabs an earlier test left open.
         return f"{self.url}/lab/tree/{path}?token={self.token}&reset"
+
+    def shared(self) -> dict[str, str]:
+        """The environment in which a script's :func:`browsing_lab` uses this server."""
+        where = {"url": self.url, "token": self.token, "root": str(self.root), "log": str(self.log)}
+        return {SHARED_LAB: json.dumps(where)}
+
+    @classmethod
+    def from_shared(cls, shared: str) -> LabServer:
+        where = json.loads(shared)
+        return cls(where["url"], where["token"], Path(where["root"]), Path(where["log"]))
 
 
 def _free_port() -> int:
@@ -108,8 +120,8 @@ def running_lab(base: Path) -> Iterator[LabServer]:
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI containers run as root
         command.append("--allow-root")
     url = f"http://127.0.0.1:{port}"
-    with serving(command, env, log, f"{url}/api/status?token={token}") as process:
-        yield LabServer(url, token, root, process, log)
+    with serving(command, env, log, f"{url}/api/status?token={token}"):
+        yield LabServer(url, token, root, log)
 
 
 @contextmanager
@@ -135,12 +147,15 @@ def serving(
 @contextmanager
 def browsing_lab() -> Iterator[tuple[Browser, LabServer, Path]]:
     """For a script (the benchmarks; the tests have ``conftest.py``'s fixtures): headless
-    Chromium, a JupyterLab server and the temporary directory it runs in."""
+    Chromium, a JupyterLab server and a temporary directory. The server is the one
+    ``$TURNFOLD_SHARED_LAB`` names (:meth:`LabServer.shared`), else one started in that
+    directory: a test that runs a script spares it a server's start, most of a small run."""
     from playwright.sync_api import sync_playwright
 
+    shared = os.environ.get(SHARED_LAB)
     with (
         tempfile.TemporaryDirectory() as base,
-        running_lab(Path(base)) as server,
+        nullcontext(LabServer.from_shared(shared)) if shared else running_lab(Path(base)) as server,
         sync_playwright() as playwright,
     ):
         browser = playwright.chromium.launch(
@@ -315,14 +330,37 @@ class Lab:
         return self.header(widget, key).get_attribute("aria-expanded") == "true"
 
     def open_everything(self, widget: Locator, rounds: int = 40) -> int:
-        """Click every closed header until none is left (bodies are drawn lazily, Q-2)."""
+        """Click every closed header until none is left; how many clicks it took.
+
+        Bodies are drawn when opened and their content may be asked of the kernel (Q-2), so a
+        round ends when every header drawn so far is open, and the next starts once no fold is
+        still loading. A header is clicked only if it is still closed when its turn comes: in
+        a comparison, opening one side opens its counterpart (B-3), which a second click would
+        close again. The closed headers are listed once per pass, not looked for again from
+        the top after each click: on a page of 100,000 elements that search was most of the
+        time a hostile test took."""
+        from playwright.sync_api import expect
+
         total = 0
         for _ in range(rounds):
+            expect(widget.locator(".tf-loading")).to_have_count(0, timeout=TIMEOUT_MS)
             clicked = widget.evaluate(
                 """(root) => {
-                    const closed = [...root.querySelectorAll('.tf-toggle[aria-expanded="false"]')];
-                    closed.forEach((button) => button.click());
-                    return closed.length;
+                    const seen = new Set();
+                    let clicked = 0;
+                    for (;;) {
+                        const closed = [...root.querySelectorAll(
+                            '.tf-toggle[aria-expanded="false"]')].filter((b) => !seen.has(b));
+                        if (!closed.length) return clicked;
+                        for (const button of closed) {
+                            seen.add(button);
+                            if (button.isConnected
+                                    && button.getAttribute('aria-expanded') === 'false') {
+                                button.click();
+                                clicked += 1;
+                            }
+                        }
+                    }
                 }"""
             )
             total += clicked

@@ -1,8 +1,9 @@
 """``benchmarks/browser.py`` runs end to end on a tiny session and corpus (issues #7, 16).
 
-A smoke test: the script starts its own JupyterLab and Chromium, so it runs as a subprocess, as a
-reader would run it. Only that it completes and prints its summary line is checked: timings on a
-shared CI machine are noise, and the bars are the benchmark's business, not the suite's.
+A smoke test: the script runs as a subprocess, as a reader would run it, with its own Chromium,
+on the suite's JupyterLab (``labkit.SHARED_LAB``: starting and stopping a server of its own, twice,
+was half of its run). Only that it completes and prints its summary line is checked: timings on
+a shared CI machine are noise, and the bars are the benchmark's business, not the suite's.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.browser.labkit import LabServer
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "browser.py"
 #: A session of 20 turns, once; a session browser of 300 rows, two round trips of each kind.
@@ -31,17 +34,20 @@ SUMMARY = re.compile(
 )
 
 
-def test_the_browser_benchmark_completes_and_prints_its_summary(tmp_path: Path) -> None:
-    # A session of its own: a run that hangs is ended with the JupyterLab and Chromium it
-    # started, and what it printed until then is in the failure (a CI run once timed out
-    # here with nothing to show why).
+def test_the_browser_benchmark_completes_and_prints_its_summary(
+    tmp_path: Path, lab_server: LabServer
+) -> None:
+    # A session of its own: a run that hangs is ended with the Chromium it started, and what
+    # it printed until then is in the failure (a CI run once timed out here with nothing to
+    # show why).
     script = subprocess.Popen(
         [sys.executable, str(SCRIPT), *TINY, "--keep", str(tmp_path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},  # each line out as it is printed
+        # each line out as it is printed
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **lab_server.shared()},
     )
     try:
         stdout, stderr = script.communicate(timeout=300)  # here it takes about 15 s

@@ -10,7 +10,7 @@ from pathlib import Path
 from playwright.sync_api import Locator, expect
 
 from tests.browser.labkit import Lab
-from tests.browser.test_widget_browser import _hostile_transcript
+from tests.browser.test_widget_browser import _hostile_parts, _hostile_transcript
 from turnfold.model import UserMessage
 
 RUNS = Path(__file__).parents[1] / "fixtures" / "compare"
@@ -99,47 +99,35 @@ def test_B3_the_table_of_changed_samples_opens_each_pair_by_keyboard(lab: Lab) -
     lab.screenshot("compare-evals.png", widget)
 
 
-HOSTILE = """\
-import turnfold
-turnfold.compare(turnfold.load({path!r}), turnfold.load({other!r}))"""
-
-
-def _open_everything(lab: Lab, widget: Locator, rounds: int = 40) -> int:
-    """Click closed headers one at a time until none is left. (Clicking every closed header of
-    a round at once, as ``Lab.open_everything`` does, would close again the counterpart the
-    first click of a linked pair opened.) Between rounds, deferred content arrives."""
-    total = 0
-    for _ in range(rounds):
-        clicked = widget.evaluate(
-            """(root) => {
-                let clicked = 0, button;
-                while ((button = root.querySelector('.tf-toggle[aria-expanded="false"]'))) {
-                    button.click();
-                    clicked += 1;
-                }
-                return clicked;
-            }"""
-        )
-        total += clicked
-        if not clicked:
-            break
-        lab.page.wait_for_timeout(300)
-    return total
+HOSTILE = "turnfold.compare(turnfold.load({path!r}), turnfold.load({other!r}))"
 
 
 def test_X1_hostile_content_on_both_sides_stays_inert(lab: Lab) -> None:
-    a, b = lab.server.root / "hostile-a.jsonl", lab.server.root / "hostile-b.jsonl"
-    a.write_text(_hostile_transcript().dump(), encoding="utf-8")
-    changed = _hostile_transcript()
-    changed.append(UserMessage(text="<img src=x onerror=\"console.log('TF-PWNED')\">"))
-    b.write_text(changed.dump(), encoding="utf-8")  # a turn more: a gap on the other side
-    widget = lab.open_notebook("hostile-compare.ipynb", [HOSTILE.format(path=str(a), other=str(b))])
-    expect(widget.locator(".tf-gap")).to_have_count(1)
-    opened = _open_everything(lab, widget)
-    assert opened > 100
+    """Every payload in every field on both sides, spread over comparisons of a part of them
+    each (``HOSTILE_PARTS``), every fold opened: linked pairs open together (B-3)."""
+    cells = ["import turnfold"]
+    parts = _hostile_parts()
+    for index, payloads in enumerate(parts):
+        a = lab.server.root / f"hostile-{index}-a.jsonl"
+        b = lab.server.root / f"hostile-{index}-b.jsonl"
+        a.write_text(_hostile_transcript(payloads).dump(), encoding="utf-8")
+        changed = _hostile_transcript(payloads)
+        changed.append(UserMessage(text="<img src=x onerror=\"console.log('TF-PWNED')\">"))
+        b.write_text(changed.dump(), encoding="utf-8")  # a turn more: a gap on the other side
+        cells.append(HOSTILE.format(path=str(a), other=str(b)))
+    lab.open_notebook("hostile-compare.ipynb", cells, widgets=len(parts))
+    views = lab.views()
+    assert views.count() == len(parts)
+    for index in range(len(parts)):
+        expect(views.nth(index).locator(".tf-gap")).to_have_count(1)
+    opened = [lab.open_everything(views.nth(index)) for index in range(len(parts))]
+    assert all(count > 100 for count in opened), opened
     lab.page.wait_for_timeout(1000)  # give any injected handler time to fire
-    lab.assert_inert(widget)
-    assert "<script>alert(1)</script>" in widget.inner_text()  # shown as text, not dropped (X-2)
+    shown = ""
+    for index in range(len(parts)):
+        lab.assert_inert(views.nth(index))
+        shown += views.nth(index).inner_text()
+    assert "<script>alert(1)</script>" in shown  # shown as text, not dropped (X-2)
 
 
 AGENTS = Path(__file__).parents[1] / "fixtures" / "agents"

@@ -5,9 +5,11 @@ Fixtures and helpers are documented in ``conftest.py``.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -361,11 +363,11 @@ def test_P11_search_opens_only_the_paths_of_its_hits(lab: Lab) -> None:
     assert not lab.expanded(widget, COMMAND_GROUP)
 
 
-def _hostile_transcript() -> Transcript:
-    """Every visible field of a transcript holding every payload of the security suites."""
+def _hostile_payloads() -> list[str]:
+    """Every payload of the security suites, and four that say TF-PWNED if they ever run."""
     security = _load_test_module("test_security")
     pages = _load_test_module("test_render_html")
-    payloads = [
+    return [
         *security.PAYLOADS,
         *pages.HOSTILE,
         "<img src=x onerror=\"console.log('TF-PWNED')\">",
@@ -373,10 +375,32 @@ def _hostile_transcript() -> Transcript:
         "<svg onload=\"console.log('TF-PWNED')\"></svg>",
         "<a href=\"javascript:console.log('TF-PWNED')\">x</a>",
     ]
-    entries = [entry for payload in payloads for entry in pages.hostile_transcript(payload)]
-    return Transcript(entries)
 
 
+def _hostile_transcript(payloads: Sequence[str] | None = None) -> Transcript:
+    """Every visible field of a transcript holding every payload of the security suites (or
+    each of ``payloads``)."""
+    pages = _load_test_module("test_render_html")
+    chosen = _hostile_payloads() if payloads is None else payloads
+    return Transcript([entry for payload in chosen for entry in pages.hostile_transcript(payload)])
+
+
+#: The hostile tests of a widget spread the payloads over this many widgets, every payload in
+#: one of them. A widget's fold memory is copied whole at every click (``js/src/memory.js``
+#: ``snapshot``, then the ``_folds`` trait set again), so opening the 5,000 folds of one widget
+#: of every payload took time growing with the square of the folds (24 s in CI, 42 s for the
+#: comparison of two such runs).
+HOSTILE_PARTS = 8
+
+
+def _hostile_parts() -> list[list[str]]:
+    """The payloads of :func:`_hostile_payloads` in :data:`HOSTILE_PARTS` runs, in order."""
+    payloads = _hostile_payloads()
+    size = -(-len(payloads) // HOSTILE_PARTS)
+    return [payloads[start : start + size] for start in range(0, len(payloads), size)]
+
+
+@functools.cache  # each hostile run of a test reads the payloads again
 def _load_test_module(name: str) -> ModuleType:
     path = Path(__file__).parent.parent / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"_turnfold_{name}", path)
@@ -389,19 +413,24 @@ def _load_test_module(name: str) -> ModuleType:
 
 
 def test_X1_hostile_payloads_display_without_running_anything(lab: Lab) -> None:
-    path = lab.server.root / "hostile.jsonl"
-    path.write_text(_hostile_transcript().dump(), encoding="utf-8")
-    cells = [
-        "import turnfold\nfrom turnfold.widget import TranscriptWidget",
-        f"TranscriptWidget(turnfold.load({str(path)!r}))",
-    ]
-    widget = lab.open_notebook("hostile.ipynb", cells)
-    opened = lab.open_everything(widget)
-    assert opened > 100
+    cells = ["import turnfold\nfrom turnfold.widget import TranscriptWidget"]
+    parts = _hostile_parts()
+    for index, payloads in enumerate(parts):
+        path = lab.server.root / f"hostile-{index}.jsonl"
+        path.write_text(_hostile_transcript(payloads).dump(), encoding="utf-8")
+        cells.append(f"TranscriptWidget(turnfold.load({str(path)!r}))")
+    lab.open_notebook("hostile.ipynb", cells, widgets=len(parts))
+    views = lab.views()
+    assert views.count() == len(parts)
+    opened = [lab.open_everything(views.nth(index)) for index in range(len(parts))]
+    assert all(count > 100 for count in opened), opened
     lab.page.wait_for_timeout(1000)  # give any injected handler time to fire
-    lab.assert_inert(widget)
+    shown = ""
+    for index in range(len(parts)):
+        lab.assert_inert(views.nth(index))
+        shown += views.nth(index).inner_text()
     # X-2: the payloads are shown as text, not dropped.
-    assert "<script>alert(1)</script>" in widget.inner_text()
+    assert "<script>alert(1)</script>" in shown
 
 
 def test_W3_light_and_dark_themes_look_native(lab: Lab) -> None:
@@ -588,7 +617,7 @@ def test_H6_an_eval_sample_shows_its_outcome_and_score_above_the_turns(lab: Lab)
 
 
 FOLLOW_SETUP = """\
-import time
+import threading
 
 import turnfold
 from langchain.agents import create_agent
@@ -626,16 +655,18 @@ replies = [call("add", {"a": 1, "b": 2}, "c1"), call("explode", {"x": "y"}, "c2"
 graph = create_agent(ScriptedChatModel(responses=replies), tools=[add, explode])
 
 
-def slowly(events):  # a model that takes its time, so the run is seen while it runs
-    for event in events:
-        time.sleep(3.0)
-        yield event"""
+resume = threading.Event()
+
+
+def held(events):  # the run waits after its first call, so it is seen while it runs
+    for index, event in enumerate(events):
+        yield event
+        if index == 0:
+            resume.wait(timeout=120)  # set by the test once it saw the run running"""
 
 FOLLOW_RUN = """\
-import threading
-
 inputs = {"messages": [("user", "Add 1 and 2, then explode")]}
-followed = turnfold.follow(slowly(graph.stream(inputs, stream_mode="updates")), display=False)
+followed = turnfold.follow(held(graph.stream(inputs, stream_mode="updates")), display=False)
 threading.Thread(target=lambda: list(followed)).start()  # the run goes on in a worker thread
 followed.widget"""
 
@@ -644,8 +675,10 @@ def test_A2_L5_a_framework_s_run_followed_on_a_worker_thread_folds_live_in_the_c
     lab: Lab,
 ) -> None:
     widget = lab.open_notebook("follow.ipynb", [FOLLOW_SETUP, FOLLOW_RUN])
-    # drawn while the run is still going: the turn is running
+    # drawn while the run is still going (held after its first call): the turn is running
     expect(widget.locator(".tf-head .tf-status").first).to_contain_text("Running", timeout=20_000)
+    assert "1+2=3" not in widget.inner_text()
+    lab.execute("resume.set()")
     # then the answer arrives in the same view and the run settles
     expect(widget.locator(".tf-answer")).to_contain_text("1+2=3; explode failed.", timeout=30_000)
     expect(widget.locator(".tf-head .tf-status").first).to_contain_text("Completed", timeout=20_000)
