@@ -54,6 +54,8 @@ function ask(model, request) {
 const SAVE_DELAY_MS = 150;
 /** How long a view waits for the kernel to greet it before it takes it that none runs (N-1). */
 const GREETING_TIMEOUT_MS = 5000;
+/** How long a revealed entry not yet drawn (its container hidden) waits to be scrolled to. */
+const REVEAL_WAIT_MS = 2000;
 
 /** @typedef {import("./messages").SavedView} SavedView */
 
@@ -318,12 +320,32 @@ async function render({ model, el }) {
     for (const key of keys) renderer.control(list, key)?.apply(true);
   }
 
+  /**
+   * Scroll `target` into view, now or, when it is not drawn yet (a browser's run revealed
+   * before its hidden container is shown), as soon as it is: the reveal arrives first.
+   * @param {HTMLElement} target
+   */
+  function scrollWhenShown(target) {
+    if (target.getClientRects().length) {
+      target.scrollIntoView({ block: "center" });
+      return;
+    }
+    const watch = new ResizeObserver(() => {
+      if (!target.getClientRects().length) return;
+      watch.disconnect();
+      target.scrollIntoView({ block: "center" });
+    });
+    watch.observe(target);
+    // Not shown soon: the reader has moved on, and a late jump would surprise them.
+    setTimeout(() => watch.disconnect(), REVEAL_WAIT_MS);
+  }
+
   /** @param {string} key @param {string[]} path */
   function reveal(key, path) {
     openPaths(path);
     const target = byKey(list, key);
     if (!target) return;
-    target.scrollIntoView({ block: "center" });
+    scrollWhenShown(target);
     target.classList.add("tf-revealed");
     setTimeout(() => target.classList.remove("tf-revealed"), 2000);
   }
