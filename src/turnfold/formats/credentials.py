@@ -39,8 +39,9 @@ LIKELY_NAMES = frozenset({
     "lsp-config", "lsp-config.json", "managed-mcp.json", "managed-settings.json",
     "managed_config.toml", "mcp-auth.json", "mcp-config", "mcp-config.json",
     "mcp-oauth-tokens-v2.json", "mcp-oauth-tokens.json", "mcp.json", "oauth_creds.json",
-    "providers.json", "secrets.json", "settings.json", "settings.json.migrated",
-    "settings.local.json", "state.vscdb", "state.vscdb.backup",
+    "permissions-config", "permissions-config.json", "providers.json", "secrets.json",
+    "settings.json", "settings.json.migrated", "settings.local.json", "state.vscdb",
+    "state.vscdb.backup",
 })  # fmt: skip
 LIKELY_FOLDERS = frozenset({
     ".configs", "agents", "assistants", "backups", "configs", "context", "credentials", "data",

@@ -1128,10 +1128,19 @@ def from_binary_stream(
     text = _text_of(raw, number, name, warnings)
     try:
         value = codec.loads(text)
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as error:
         if text.lstrip().startswith(("{", "[")):
+            ahead: list[tuple[int, bytes | Oversized]] = []
+            if error.pos >= len(text.removeprefix("\ufeff").rstrip()):  # it ran out at its end
+                ahead, after = _looked_ahead(lines)
+                if cut_off_record(text, after):
+                    # JSON lines whose writer died mid-record, then went on: the cut line
+                    # costs its record alone, not the file read whole as one document.
+                    parsed = _parse_lines(ahead, name, warnings)
+                    each = itertools.chain(_careful(text, number), parsed, rest())
+                    return Source(name, each, path=path, warnings=warnings)
             # Maybe one multi-line JSON document (Gemini's legacy chat files are pretty-printed).
-            whole = _whole_document(text, lines, limit, name, warnings)
+            whole = _whole_document(text, itertools.chain(ahead, lines), limit, name, warnings)
             try:
                 document = codec.loads(whole)
             except codec.UnreadableJSON as exc:
@@ -1235,6 +1244,49 @@ def _whole_document(
             raise TranscriptFormatError(name, (), number, reason)
         parts.append(_text_of(line, number, name, warnings))
     return "".join(parts)
+
+
+#: How much of the lines after a first line that opens a JSON value without closing it is read
+#: to tell a pretty-printed value from a record cut off at its line's end (:func:`cut_off_record`).
+LOOK_AHEAD_BYTES = 1 << 20
+
+
+def cut_off_record(first: str, after: str) -> bool:
+    """Whether ``first``, a line whose JSON value runs out at its end, is a record cut off there
+    (its writer died mid-record, then went on writing JSON lines), not the opening of a value
+    pretty-printed over the lines ``after`` it (complete lines, up to :data:`LOOK_AHEAD_BYTES`):
+    the record after a cut one breaks the value it opened where a comma or a closing bracket
+    must come, while a pretty-printed value ends, or runs out as far as ``after`` goes.
+
+    A value that runs out of ``after`` too is taken for pretty-printed and read whole, as it
+    was before: a file that turns out to be JSON lines is then still read line by line
+    (:func:`_split`), but only within :func:`record_limit`, and held whole meanwhile.
+    """
+    text = first.removeprefix("\ufeff").lstrip() + after
+    try:
+        _DECODER.raw_decode(text)
+    except json.JSONDecodeError as exc:
+        return exc.pos < len(text.rstrip())
+    except (ValueError, RecursionError):  # a value too deep or too long: no mistake seen
+        return False
+    return False
+
+
+def _looked_ahead(
+    lines: Iterator[tuple[int, bytes | Oversized]],
+) -> tuple[list[tuple[int, bytes | Oversized]], str]:
+    """The lines taken from ``lines`` to look past a first line (:func:`cut_off_record`), and
+    the text of those of them within :data:`LOOK_AHEAD_BYTES`."""
+    taken: list[tuple[int, bytes | Oversized]] = []
+    seen: list[bytes] = []
+    size = 0
+    for number, line in lines:
+        taken.append((number, line))
+        size += len(line)
+        if isinstance(line, Oversized) or size > LOOK_AHEAD_BYTES:
+            break
+        seen.append(line)
+    return taken, b"".join(seen).decode("utf-8", "replace")
 
 
 def _pretty_values(text: str, first_number: int) -> list[tuple[int, Any]] | None:

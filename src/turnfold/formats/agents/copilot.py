@@ -115,9 +115,13 @@ NAME = "copilot"
 #: keychain is (``mcp-secrets/``), the MCP servers' ``env`` and ``headers``
 #: (``mcp-config.json``, and ``mcp-config``, the name older builds wrote, which 1.0.102 still
 #: reads), the proxy's URL with its credentials and inline hooks' ``env`` (``settings.json``),
-#: the LSP servers' ``env`` (``lsp-config.json``), the bring-your-own-key providers' keys
-#: (``providers.json``) and the user's hook files' ``env`` (``hooks/*.json``), as GitHub's
-#: "Copilot CLI configuration directory" reference and ``copilot help config`` describe them;
+#: the LSP servers' ``env`` (``lsp-config.json``), what the user allowed in each repository
+#: and folder, keyed by its path on the machine (``permissions-config.json``: ``locations``,
+#: each with its ``tool_approvals``, the shell commands and MCP tools allowed there, and its
+#: ``allowed_directories``: the ``LOCATION_PERMISSIONS`` store of 0.0.420's ``index.js``),
+#: the bring-your-own-key providers' keys (``providers.json``) and the user's hook files'
+#: ``env`` (``hooks/*.json``), as GitHub's "Copilot CLI configuration directory" reference
+#: and ``copilot help config`` describe them;
 #: ``$COPILOT_HOME`` moves the folder under any name (``@github/copilot`` 1.0.102). Its
 #: ``ide/`` holds a lock file per IDE window, ``<uuid>.lock``, with the ``Authorization``
 #: header of the IDE's MCP server (``createLockFile``, microsoft/vscode-copilot-chat
@@ -129,15 +133,16 @@ NAME = "copilot"
 #: command hook's ``env`` (GitHub's "Copilot hooks reference", "Hooks locations"). Builds
 #: before 1.0 kept the folder in ``$XDG_CONFIG_HOME/.copilot`` when that was set (its state in
 #: ``$XDG_STATE_HOME/.copilot``: sessions, no secrets), a folder of the same name, and wrote
-#: ``config`` (the login's ``copilot_tokens``) and ``lsp-config`` without their extension, as
-#: ``mcp-config``: 0.0.420 still read them (``GTn`` of its ``index.js``), 1.0.102 moves the
-#: XDG folder's, those names with it, to ``~/.copilot`` (its XDG migration, ``cli-main.js``).
+#: ``config`` (the login's ``copilot_tokens``), ``lsp-config`` and ``permissions-config``
+#: without their extension, as ``mcp-config``: 0.0.420 still read them (``GTn`` of its
+#: ``index.js``), 1.0.102 moves the XDG folder's, those names with it, to ``~/.copilot`` (its
+#: XDG migration, ``cli-main.js``).
 CREDENTIALS = Credentials(
     folders=frozenset({".copilot"}),
     files=frozenset({
         "config.json", "config", "mcp-oauth-config/*", "mcp-secrets/*", "mcp-config.json",
-        "mcp-config", "settings.json", "lsp-config.json", "lsp-config", "providers.json",
-        "hooks/*.json", "ide/*.lock",
+        "mcp-config", "settings.json", "lsp-config.json", "lsp-config", "permissions-config.json",
+        "permissions-config", "providers.json", "hooks/*.json", "ide/*.lock",
     }),
     variables=frozenset({"COPILOT_HOME"}),
     anywhere=frozenset({

@@ -1133,7 +1133,7 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
         last: ToolCall | None = None
         seen: dict[str, int] = {}
         # The shown instance's share of the file's warnings, as a scan's row counts it
-        # (Instances): what came before the next instance, taken as each instance is met.
+        # (Instances), and the events': taken as each instance and event is met.
         told = _Share()
         for line, record in source.records():
             if isinstance(record, MalformedLine):
@@ -1144,28 +1144,25 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
                     source.warn(_again(instance_id, seen[instance_id]), line)
                     continue
                 seen[instance_id] = line
-                told.met(source.warnings, line, first=len(seen) == 1)
                 wanted = instance_id == str(sample) if sample is not None else shown is None
+                told.met(source.warnings, line, shown=wanted and shown is None)
                 if wanted and shown is None:
                     shown = instance_id
-                    told.showing()
                     _instance(reader, record, line)
                 else:
                     others.append(instance_id)
                     source.ignored("instance/other")
             elif isinstance(record, list):
-                told.every = True
                 for event, answers in _events([record]):
                     started = reader.feed(event, line, paired=last if answers else None)
                     last = started if not answers else None
+                told.event(source.warnings, line)
             else:
-                told.every = True
                 last = reader.feed(record, line)
+                told.event(source.warnings, line)
         if shown is None:
             _check_sample(source.name, sample, others)
-            told.every = True
-        told.met(source.warnings, None)
-        source.warnings[:] = told.kept()
+        source.warnings[:] = told.kept(source.warnings)
         if others and sample is None:
             source.warn(
                 f"{len(others)} more instance(s) not shown: load() reads the first instance "
@@ -1530,35 +1527,53 @@ class Instances:
 
 class _Share:
     """What a load of one instance of an eval output is told of the file's warnings, taken out
-    of its source's as each instance is met (:meth:`met`): the shown instance's share, as
-    :class:`Instances` tells it; every warning (:attr:`every`) when it shows no instance of
-    an eval output alone: a file that mixes instances with events, or holds no instance."""
+    of its source's as each instance and event is met: the shown instance's share, as
+    :class:`Instances` tells it (its lines up to the next instance's; those before the first
+    instance the first's), and the warnings of every event's line, since every load of a file
+    that mixes instances with events shows its events. A file of no instance is told all."""
 
     def __init__(self) -> None:
-        #: Whether the load is told every warning of the file.
-        self.every = False
         self._shown: list[LoadWarning] = []
-        self._others: list[LoadWarning] = []
         self._taking = False  # whether the lines read now are the shown instance's
+        #: Before the first instance, the warnings read so far: the first instance's, but the
+        #: events' (by ``id``), which are the shown's whichever instance is; None past it.
+        self._ahead: list[LoadWarning] | None = []
+        self._events_ahead: set[int] = set()
 
-    def met(self, warnings: list[LoadWarning], line: int | None, *, first: bool = False) -> None:
-        """An instance starts on ``line`` (None: the file ended): the lines before it were the
-        instance's before it (before the first instance: the first's)."""
-        if first:
-            return
-        join_warnings(self._shown if self._taking else self._others,
-                      warnings_before(warnings, line))  # fmt: skip
-        self._taking = False
+    def _segment(self, before: list[LoadWarning]) -> None:
+        """``before`` are the warnings of lines of the instance read last (or the first's)."""
+        if self._ahead is not None:
+            join_warnings(self._ahead, before)
+        elif self._taking:
+            join_warnings(self._shown, before)
 
-    def showing(self) -> None:
-        """The instance just met is the one shown."""
-        self._taking = True
+    def met(self, warnings: list[LoadWarning], line: int, *, shown: bool) -> None:
+        """An instance starts on ``line``, ``shown`` or not: the lines before it were the
+        instance's before it (before the first instance: this one's, but the events')."""
+        self._segment(warnings_before(warnings, line))
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            events = self._events_ahead
+            join_warnings(self._shown, ahead if shown else [w for w in ahead if id(w) in events])
+        self._taking = shown
 
-    def kept(self) -> list[LoadWarning]:
-        """The warnings the load is told."""
-        if not self.every:
-            return self._shown
-        join_warnings(self._shown, self._others)
+    def event(self, warnings: list[LoadWarning], line: int) -> None:
+        """An event was read on ``line``: the lines before it were the instance's before it,
+        and its own line's warnings (told by now) are the shown's."""
+        self._segment(warnings_before(warnings, line))
+        own = warnings_before(warnings, line + 1)
+        if self._ahead is not None:
+            self._events_ahead.update(id(w) for w in own)
+            join_warnings(self._ahead, own)
+        else:
+            join_warnings(self._shown, own)
+
+    def kept(self, warnings: list[LoadWarning]) -> list[LoadWarning]:
+        """The warnings the load is told, once the file is read (``warnings``: what is left
+        of its source's, the last instance's): all of them when it holds no instance."""
+        self._segment(warnings_before(warnings, None))
+        if self._ahead is not None:
+            return self._ahead
         return self._shown
 
 
