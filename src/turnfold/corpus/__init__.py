@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +53,7 @@ from turnfold.corpus.search import (
     SearchHit,
     SearchMany,
     compile_query,
+    files_of_runs,
     search_parts,
 )
 from turnfold.corpus.summarize import (
@@ -255,9 +256,12 @@ class Corpus:
             warn_at_caller(missed.warning())
         return hits
 
-    def _searched(self, query: str, regex: bool, limit: int) -> tuple[list[SearchHit], Missed]:
+    def _searched(
+        self, query: str, regex: bool, limit: int, keys: Container[str] | None = None
+    ) -> tuple[list[SearchHit], Missed]:
         """:meth:`search`'s hits, and the files it read otherwise than the scan did, which a
-        caller says where its reader looks (the session browser's search status)."""
+        caller says where its reader looks (the session browser's search status); with
+        ``keys``, the hits of those rows only (the rows the browser's filters keep, B-1)."""
         if not isinstance(query, str):
             raise TypeError(f"search() looks for a str, not {type(query).__name__}")
         # A bad pattern, or a pasted query past the limit, fails here, not once per item in a
@@ -269,9 +273,12 @@ class Corpus:
         if limit == 0:
             return [], missed
         rows = self._rows.select(["key", "path", "sample", "format", "error"]).to_pylist()
+        searched = {row["key"] for row in rows if row["error"] is None}
+        if keys is not None:
+            searched = {key for key in searched if key in keys}
         items: list[Item] = []
         for i, row in enumerate(rows):
-            if row["error"] is None:
+            if row["key"] in searched:
                 item, changed = self._search_item(i, row)
                 if changed is not None:
                     missed.changed.setdefault(row["path"], changed)
@@ -282,7 +289,9 @@ class Corpus:
         sizes = [item for item in items if item.path is not None]
         parallel = worth_workers(sizes) if len(sizes) == len(items) else len(items) >= 64
         hits: list[SearchHit] = []
-        in_order = InOrder({row["key"] for row in rows if row["error"] is None})
+        # A file read whole for a row searched gives its other rows' hits too: left out here.
+        in_order = InOrder(searched, files_of_runs(rows), workers=self._workers,
+                           client=self._client, parallel=parallel)  # fmt: skip
         results = ordered_map(
             SearchMany(query, regex, limit), items, workers=self._workers,
             client=self._client, parallel=parallel, died=_unsearched,

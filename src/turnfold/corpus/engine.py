@@ -331,6 +331,20 @@ def _rescued(
         lone.close()
 
 
+def isolated(
+    func: Callable[[list[Item]], list[R]], items: list[Item], *, client: Any = None,
+    died: Died[R] | None = None,
+) -> list[R]:  # fmt: skip
+    """``func(items)`` away from this process: in a worker process of its own (on the Dask
+    cluster of ``client``), read as a chunk lost with a dying worker is read again
+    (:func:`_rescued`), so an item whose reading kills that worker gives what ``died`` makes of
+    it (C-7) and this process, a kernel say, never reads it. For work that follows a map's (a
+    search's part read again to its end), whose pool is busy or gone."""
+    if client is not None:
+        return _rescued_on_dask(client, func, items, died)
+    return _rescued(func, items, died)
+
+
 def _outcome(
     future: Future[list[R]], func: Callable[[list[Item]], list[R]], chunk: list[Item],
     died: Died[R] | None,

@@ -417,6 +417,20 @@ class Paging:
             "problems": list(problems or []),
         }
 
+    def offset_of(self, query: Query, key: str, size: int = PAGE_ROWS) -> int | None:
+        """The first row of the page of ``query`` that holds the row ``key`` (as :meth:`page`
+        starts its pages), or None where the query's filters leave that row out: a run opened
+        from elsewhere than its row (a search hit) turns the table to it."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        keys = self.table.column("key")
+        at: int = pc.index(keys, pa.scalar(key, keys.type)).as_py()
+        order = self.order(query)
+        if at >= 0 and order is not None:
+            at = pc.index(order, pa.scalar(at, order.type)).as_py()
+        return None if at < 0 else at // size * size
+
     def _label(self, offset: int, count: int, total: int) -> str:
         if not total:
             return self._t("browser.none")

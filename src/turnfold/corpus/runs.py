@@ -24,10 +24,11 @@ as it reads on a session file that grew.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import pickle
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
@@ -37,14 +38,16 @@ from turnfold.formats.compressed import compression_of, streamed
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.resume import CountedLines, complete_lines, fingerprint
 from turnfold.formats.source import (
+    LOOK_AHEAD_BYTES,
     Bounded,
+    cut_off_record,
     join_warnings,
     json_lines,
     marked_encoding,
     open_source,
     warned_records,
 )
-from turnfold.formats.wrappers import UNKNOWN, OneFormat, run_name
+from turnfold.formats.wrappers import UNKNOWN, OneFormat, run_name, run_samples
 from turnfold.model import LoadWarning
 
 if TYPE_CHECKING:
@@ -137,10 +140,10 @@ def _is_json_lines(stream: IO[bytes]) -> bool:
 def _opens_a_pretty_value(stream: IO[bytes]) -> bool:
     """Whether the first line of ``stream`` (that is not blank) opens a JSON value that goes on
     past it: the first of pretty-printed runs (``json.dump(run, f, indent=2)`` written again
-    and again), which only a read of the whole text can tell apart, as ``load`` reads them
-    (:func:`~turnfold.formats.source.from_binary_stream`). A line that is no JSON for another
-    reason (a bad first record, glued objects) is JSON lines still, where it costs its line
-    alone. The stream is left where it was."""
+    and again), as ``load`` tells it (:func:`~turnfold.formats.source.from_binary_stream`) from
+    the lines after it (:func:`~turnfold.formats.source.cut_off_record`). A line that is no JSON
+    for another reason (a bad first record, glued objects, a record cut off at its end) is JSON
+    lines still, where it costs its line alone. The stream is left where it was."""
     at = stream.tell()
     try:
         line = b""
@@ -150,14 +153,21 @@ def _opens_a_pretty_value(stream: IO[bytes]) -> bool:
                 # The end of the file, or a line longer than any opening of a pretty-printed
                 # value (its bracket, a key): a record on a line of its own.
                 return False
+        text = line.decode("utf-8", "replace").removeprefix("\ufeff").strip()
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:
+            if exc.pos < len(text):  # it ran into a mistake, not out of text
+                return False
+        else:
+            return False
+        # The complete lines within LOOK_AHEAD_BYTES of it, as load looks at them.
+        after = stream.read(LOOK_AHEAD_BYTES + 1)
+        if len(after) > LOOK_AHEAD_BYTES:
+            after = after[: after.rfind(b"\n", 0, LOOK_AHEAD_BYTES) + 1]
+        return not cut_off_record(text, after.decode("utf-8", "replace"))
     finally:
         stream.seek(at)
-    text = line.decode("utf-8", "replace").removeprefix("\ufeff").strip()
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        return exc.pos >= len(text)  # it ran out of text, not into a mistake
-    return False
 
 
 def part_source(path: str, span: Span) -> tuple[Source, IO[bytes]]:
@@ -224,10 +234,12 @@ class Records:
 
 class Runs:
     """:class:`Records`, each read as ``load(record)`` reads it, with the warnings of its line:
-    ``(place, line, transcript)``, or the exception its load raises (a line that is no JSON:
-    :func:`~turnfold.formats.malformed_run`); :attr:`mark` once read. A record that names its
-    run (a Batch API line's ``custom_id``: :func:`~turnfold.formats.wrappers.run_name`) gives
-    that name for its place.
+    ``(place, name, line, transcript)``, or the exception its load raises (a line that is no
+    JSON: :func:`~turnfold.formats.malformed_run`); :attr:`mark` once read. ``name``: the name
+    the record gives its run (a Batch API line's ``custom_id``:
+    :func:`~turnfold.formats.wrappers.run_name`), else None. A run is keyed by its place while
+    its file is read, and by :func:`~turnfold.formats.wrappers.run_samples` once every name of
+    the file is known (:func:`keyed_by_name`).
 
     The records of one dataset are read in one format where they can be
     (:class:`~turnfold.formats.wrappers.OneFormat`): a part of the file is given ``guess``,
@@ -250,7 +262,7 @@ class Runs:
             return None
         return replace(mark, guess=self._read.found)
 
-    def __iter__(self) -> Iterator[tuple[int | str, int, Any]]:
+    def __iter__(self) -> Iterator[tuple[int, str | None, int, Any]]:
         read = self._read
         for place, line, record, warned in self._records:
             name = run_name(record)
@@ -267,7 +279,7 @@ class Runs:
                     result = exc
                 else:
                     join_warnings(result.warnings, warned, before=True)
-            yield place if name is None else name, line, result
+            yield place, name, line, result
 
 
 def first_format(path: str) -> str | None:
@@ -315,29 +327,72 @@ def spans(path: str, size: int, mark: Mark | None = None) -> list[Span] | None:
 def joined(parts: list[Summary], key: str, grew: bool, numbered: bool = True) -> Summary:
     """The summary of a file from the summaries of its parts, in order: each part's records
     renumbered after those of the parts before it (keys ``key#n``, samples ``n``) when they
-    are ``numbered`` (an eval log's are named); with the file's mark as its checkpoint when it
-    ``grew`` (C-4)."""
+    are ``numbered`` (an eval log's are named), then keyed by the names their records give
+    them (:func:`keyed_by_name`); with the file's mark as its checkpoint when it ``grew``
+    (C-4) and none of its runs is named (a name is no place to read on from)."""
     from turnfold.corpus.summarize import Summary
     from turnfold.corpus.tables import summary_batches
 
     whole = Summary("rows")
     before = 0
     mark: Mark | None = None
+    names: dict[int, str] = {}
     for part in parts:
         rows, tool_calls, turns = summary_batches(part)
         on = before if numbered else 0
-        kept, names = _named(rows, part.named)
         whole.packed.append((
-            _renumbered(rows, key, on, sample=True, kept=kept),
-            _renumbered(tool_calls, key, on, kept=_keyed(tool_calls, names)),
-            _renumbered(turns, key, on, kept=_keyed(turns, names)),
+            _renumbered(rows, key, on, sample=True),
+            _renumbered(tool_calls, key, on),
+            _renumbered(turns, key, on),
         ))  # fmt: skip
+        names.update((on + place, name) for place, name in part.names.items())
         last = mark_of(part.checkpoint)
         mark = last.after(before) if last is not None else None
         before += rows.num_rows
-    if grew and mark is not None:
+    if names:
+        keyed_by_name(whole, key, before, names)
+    elif grew and mark is not None:
         whole.checkpoint = pickle.dumps(mark, pickle.HIGHEST_PROTOCOL)
     return whole
+
+
+def keyed_by_name(summary: Summary, key: str, count: int, names: Mapping[int, str]) -> None:
+    """The runs of a file of ``count`` runs (``summary``, its rows keyed ``key#n`` by their
+    places, one a record) keyed as :func:`~turnfold.formats.wrappers.run_samples` keys them,
+    the records at the places ``names`` naming theirs: its rows, tool-call rows and turn rows,
+    in place (a row still a dict is the one a site's ``visit`` was given, which names the
+    run's page by its key). Places are unique in the file, so each run's rows are told apart
+    however its names clash."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    samples = run_samples(count, names)
+    if not samples:
+        return
+    renamed = {f"{key}#{place}": (f"{key}#{sample}", sample) for place, sample in samples.items()}
+    for row in summary.rows:
+        if (new := renamed.get(row["key"])) is not None:
+            row["key"], row["sample"] = new
+    for row in itertools.chain(summary.tool_calls, summary.turns):
+        if (new := renamed.get(row["key"])) is not None:
+            row["key"] = new[0]
+    old = pa.array(list(renamed), pa.string())
+    keys = pa.array([new for new, _ in renamed.values()], pa.string())
+    said = pa.array([sample for _, sample in renamed.values()], pa.string())
+
+    def renaming(batch: pa.RecordBatch, sample: bool = False) -> pa.RecordBatch:
+        if not batch.num_rows:
+            return batch
+        at = pc.index_in(batch.column("key"), value_set=old)
+        batch = batch.set_column(0, "key", pc.coalesce(keys.take(at), batch.column("key")))
+        if sample:
+            where = batch.schema.get_field_index("sample")
+            batch = batch.set_column(where, "sample",
+                                     pc.coalesce(said.take(at), batch.column(where)))  # fmt: skip
+        return batch
+
+    summary.packed = [(renaming(rows, sample=True), renaming(tool_calls), renaming(turns))
+                      for rows, tool_calls, turns in summary.packed]  # fmt: skip
 
 
 def kept(stored: Stored, places: int) -> Summary | None:
@@ -373,47 +428,19 @@ def _numbers(batch: pa.RecordBatch) -> Any:  # an Int64Array
     return pc.cast(pc.list_element(tails, 1), pa.int64())
 
 
-def _named(
-    rows: pa.RecordBatch, named: list[int]
-) -> tuple[pa.Array[Any] | None, pa.Array[Any] | None]:
-    """Which of a part's ``rows`` are of runs their records name (``named``, by row: a Batch
-    API line's ``custom_id``), as a mask, and their keys; None and None when none is."""
-    import pyarrow as pa
-
-    if not named:
-        return None, None
-    at = set(named)
-    mask = pa.array([row in at for row in range(rows.num_rows)], pa.bool_())
-    return mask, rows.column("key").take(named)
-
-
-def _keyed(batch: pa.RecordBatch, keys: pa.Array[Any] | None) -> pa.Array[Any] | None:
-    """Which rows of a tool-call or turn ``batch`` are of the runs ``keys`` name, as a mask."""
-    import pyarrow.compute as pc
-
-    return None if keys is None else pc.is_in(batch.column("key"), value_set=keys)
-
-
 def _renumbered(
-    batch: pa.RecordBatch, key: str, before: int, sample: bool = False,
-    kept: pa.Array[Any] | None = None,
-) -> pa.RecordBatch:  # fmt: skip
-    """``batch`` with its keys (``key#n``, and ``sample`` ``n`` when asked) ``before`` places on;
-    a row ``kept`` (a mask: of a run its record names) keeps its key, a name being no place."""
+    batch: pa.RecordBatch, key: str, before: int, sample: bool = False
+) -> pa.RecordBatch:
+    """``batch`` with its keys (``key#n``, and ``sample`` ``n`` when asked) ``before`` places on."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if not batch.num_rows or not before:
         return batch
-    old = batch.column("key")
-    numbered = batch if kept is None else batch.set_column(
-        0, "key", pc.if_else(kept, pa.scalar(f"{key}#0"), old))  # fmt: skip
-    places = pc.add(_numbers(numbered), pa.scalar(before, pa.int64()))
+    places = pc.add(_numbers(batch), pa.scalar(before, pa.int64()))
     text = pc.cast(places, pa.string())
     keys = pc.utf8_replace_slice(text, start=0, stop=0, replacement=f"{key}#")  # a prefix
-    batch = batch.set_column(0, "key", keys if kept is None else pc.if_else(kept, old, keys))
+    batch = batch.set_column(0, "key", keys)
     if sample:
-        at = batch.schema.get_field_index("sample")
-        samples = text if kept is None else pc.if_else(kept, batch.column(at), text)
-        batch = batch.set_column(at, "sample", samples)
+        batch = batch.set_column(batch.schema.get_field_index("sample"), "sample", text)
     return batch

@@ -7,19 +7,25 @@ tool arguments and outputs (and errors, notices and stops) are matched. A hit na
 A large file of many runs is searched in the parts a scan reads it in (:func:`search_parts`),
 by every worker at once: a dataset of rollouts in one file is most of a corpus's text. The hits
 of its parts are keyed as the scan keys its rows (:class:`InOrder`).
+
+A file of runs is keyed as a whole (a run named ``3`` takes ``path#3`` from the record at place
+3: :func:`~turnfold.formats.wrappers.run_samples`), which a worker reading a part, or stopping at
+the limit, cannot know: its hits say each record's place, and the search keys them as the scan
+keyed the rows of that file, in order, one a record (:func:`files_of_runs`).
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Container, Iterator
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import IO, Any
 
 from turnfold import codec, keys, progress
 from turnfold.corpus import runs
 from turnfold.corpus.discover import Item
+from turnfold.corpus.engine import default_workers, isolated
 from turnfold.corpus.summarize import (
     archive_transcripts,
     entries_by_turn,
@@ -119,15 +125,14 @@ class Found:
     output, the ``instances`` it met (one met again in a later part is no row); ``unread``,
     why the file could not be read again; ``stopped``, whether it stopped at the search's limit
     before the end of its part or file (its ``records`` and ``instances`` are those read until
-    then); of a part of a file of runs, which of its ``hits`` (by index) are of runs their
-    records name (``named``: a Batch API line's ``custom_id``), keyed by that name, not
-    renumbered."""
+    then); of a file of runs (or its part), the place of each hit's record (``places``, from 0
+    in the part), by which :class:`InOrder` keys it as the scan keyed the record's row."""
 
     hits: list[SearchHit]
     records: int = 0
     instances: tuple[str, ...] = ()
     stopped: bool = False
-    named: frozenset[int] = frozenset()
+    places: tuple[int, ...] = ()
     #: Why the item's file could not be read again, though its scan read it: the file went or
     #: broke since. Said by the search (its rows hold no error to say it), never a silent miss.
     unread: str | None = None
@@ -175,8 +180,9 @@ def compile_query(query: str, regex: bool) -> re.Pattern[str]:
 
 
 def search_item(
-    item: Item, query: str, regex: bool, limit: int, kept: Container[str] | None = None
-) -> Found:
+    item: Item, query: str, regex: bool, limit: int, kept: Container[str] | None = None,
+    keys: Sequence[str] | None = None,
+) -> Found:  # fmt: skip
     """Up to ``limit`` hits in one item (or part of a file, :func:`search_parts`), at most one
     per entry; an unreadable item has none.
 
@@ -184,7 +190,8 @@ def search_item(
     keyed by its sample (``path#id/epoch``); so are a file of runs' records (``path#n``), a
     Parquet file's rows and an eval output's instances. The query is taken as
     :func:`compile_query` takes it. Given the keys ``kept`` (a file read whole: its keys are
-    the rows'), a run keyed otherwise is not searched, and its hits count toward no limit."""
+    the rows'), a run keyed otherwise is not searched, and its hits count toward no limit; a
+    file of runs is then keyed by ``keys``, its rows' keys in order (:func:`files_of_runs`)."""
     pattern = compile_query(query, regex)
     if item.part is not None:
         return _search_part(item, pattern, limit)
@@ -197,7 +204,7 @@ def search_item(
         if found is not None:
             return found
     if item.path is not None and item.sample is None and item.format == runs.FILE:
-        return _search_runs(item, pattern, limit, kept)
+        return _search_runs(item, pattern, limit, kept, keys)
     if item.path is not None and item.sample is None and reads_each(item.format):
         return _search_conversations(item, pattern, limit, kept)
     try:
@@ -227,19 +234,35 @@ def search_parts(item: Item, share: int) -> list[Item] | None:
     return table_file_parts(plain, share) if item.column is not None else runs_parts(plain)
 
 
+def files_of_runs(rows: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """The keys of the rows of each file with samples (``path#<sample>``), in their order, by
+    the file's key: for a file of runs, one a record, in its records' order, so its ``n``-th
+    is the key of the run at place ``n`` (a name, a place, ``@n``), as the scan keyed it."""
+    files: dict[str, list[str]] = {}
+    for row in rows:
+        key, sample = row["key"], row["sample"]
+        if sample is not None and key.endswith("#" + sample):
+            files.setdefault(key[: -len(sample) - 1], []).append(key)
+    return files
+
+
 class InOrder:
     """The hits of a search's work, given in its order, keyed as the scan keys its rows: a part
     of a file of runs numbers its records from 0, so its hits are renumbered after the records
-    of the parts before it; an instance of an eval output met in an earlier part has no hits
-    (the first is the row), and a file of one instance is keyed by its path. Every part before
-    the one a search stops at was read whole, so each renumbering knows what came before it: a
-    part that stopped at the limit (:attr:`Found.stopped`) ends the search unless some of its
-    hits are left out here (a run whose row is an error, an instance met before), and such a
-    part is searched again to its end (:meth:`left_out`, :func:`search_whole`) before it is
-    taken: numbered on past the records it had read, or not knowing the instances it had not,
-    the hits of the parts after it opened other runs than theirs. A file read whole that
-    stopped so is searched on, its left-out runs skipped (:meth:`searched_on`). A run its
-    record names (:attr:`Found.named`) keeps its name.
+    of the parts before it, and a hit of a file of runs is keyed by its record's place, as the
+    scan keyed the row at that place (``files``: :func:`files_of_runs`); an instance of an eval
+    output met in an earlier part has no hits (the first is the row), and a file of one
+    instance is keyed by its path. Every part before the one a search stops at was read whole,
+    so each renumbering knows what came before it: a part that stopped at the limit
+    (:attr:`Found.stopped`) ends the search unless some of its hits are left out here (a run
+    whose row is an error, an instance met before), and such a part is searched again to its
+    end (:meth:`left_out`, :func:`search_whole`) before it is taken: numbered on past the
+    records it had read, or not knowing the instances it had not, the hits of the parts after
+    it opened other runs than theirs. A file read whole that stopped so is searched on, its
+    left-out runs skipped (:meth:`searched_on`). That search again runs where the first did
+    (``workers``, ``client``, ``parallel``: :func:`~turnfold.corpus.engine.ordered_map`'s): in
+    a worker process of its own when the first ran in workers, so a reader that kills its
+    process kills no kernel (C-7), the file then named as one that could not be read again.
 
     A part that could not be read whole (:attr:`Found.unread`: its worker died, its bytes
     failed) leaves its records uncounted, and nothing else counts them: the rows keep no part
@@ -248,8 +271,20 @@ class InOrder:
     are left out (numbered on past it, each would open another run than its own); the search
     names the file in its warning. The hits before the break stand: they were numbered right."""
 
-    def __init__(self, readable: set[str]) -> None:
+    def __init__(
+        self,
+        readable: set[str],
+        files: Mapping[str, Sequence[str]] | None = None,
+        *,
+        workers: int | None = None,
+        client: Any = None,
+        parallel: bool = False,
+    ) -> None:
         self._readable = readable
+        self._files = files or {}
+        count = default_workers() if workers is None else max(1, workers)
+        self._apart = client is not None or (parallel and count > 1)
+        self._client = client
         self._before: dict[str, int] = {}
         self._met: dict[str, set[str]] = {}
         self._broken: set[str] = set()  # files of runs with a part not read whole
@@ -272,16 +307,27 @@ class InOrder:
         return len(self._keyed(item, found)) < len(found.hits)
 
     def searched_on(self, item: Item, found: Found, query: str, regex: bool, wanted: int) -> Found:
-        """``found``, or when it has hits left out (:meth:`left_out`), ``item`` searched again
-        here: a part to its end (:func:`search_whole`); a file read whole for ``wanted`` hits
-        of its rows alone. Its hits left out took the places of others under the limit, and a
-        file read whole may be of any size, so it is not read to its end."""
+        """``found``, or when it has hits left out (:meth:`left_out`), ``item`` searched again:
+        a part to its end (:func:`search_whole`); a file read whole for ``wanted`` hits of its
+        rows alone. Its hits left out took the places of others under the limit, and a file
+        read whole may be of any size, so it is not read to its end. Should that reading kill
+        its worker, ``found`` stands with the reason (:attr:`Found.unread`)."""
         if not self.left_out(item, found):
             return found
         if item.part is not None:
-            return search_whole(item, query, regex)
-        with progress.muted():
-            return search_item(item, query, regex, wanted, kept=self._readable)
+            again = SearchOn(query, regex, sys.maxsize)
+        else:
+            kept = frozenset(k for k in self._files.get(item.key, ()) if k in self._readable)
+            keys = tuple(self._files.get(item.key, ()))
+            again = SearchOn(query, regex, wanted, kept or frozenset(self._readable), keys)
+        if not self._apart:
+            return again([item])[0]
+
+        def died(item: Item, why: str) -> Found:
+            return replace(found, unread=why)
+
+        (searched,) = isolated(again, [item], client=self._client, died=died)
+        return searched
 
     def _keyed(self, item: Item, found: Found) -> list[SearchHit]:
         """The hits of ``found`` as the scan keys its rows, after the parts taken before it."""
@@ -291,22 +337,41 @@ class InOrder:
             hits = [hit for hit in hits if _place(item, hit) not in met]
             if item.key in self._readable:  # a file of one instance: its row is the path's
                 hits = [replace(hit, key=item.key) for hit in hits]
-        elif isinstance(item.part, runs.Span):
+        elif isinstance(item.part, runs.Span) or (item.part is None and item.format == runs.FILE):
             if item.key in self._broken:
                 return []
             before = self._before.get(item.key, 0)
-            hits = [hit if at in found.named else
-                    replace(hit, key=f"{item.key}#{before + int(_place(item, hit))}")
-                    for at, hit in enumerate(hits)]  # fmt: skip
+            keys = self._files.get(item.key, ())
+            places = (before + place for place in found.places)
+            hits = [replace(hit, key=keys[at] if at < len(keys) else f"{item.key}#{at}")
+                    for hit, at in zip(hits, places, strict=True)]  # fmt: skip
         # An eval log's samples are read as one item: its unreadable ones give no hit.
         return [hit for hit in hits if hit.key in self._readable]
 
 
 def search_whole(item: Item, query: str, regex: bool) -> Found:
-    """All the hits of a part of a file (:func:`search_parts`), read to its end, here: a part
-    that stopped at the limit with hits left out (:meth:`InOrder.left_out`). A part is at most
+    """All the hits of a part of a file (:func:`search_parts`), read to its end: a part that
+    stopped at the limit with hits left out (:meth:`InOrder.left_out`). A part is at most
     about :data:`~turnfold.corpus.runs.SPAN_BYTES`, its runs read one at a time."""
-    return SearchMany(query, regex, sys.maxsize)([item])[0]
+    return SearchOn(query, regex, sys.maxsize)([item])[0]
+
+
+@dataclass(frozen=True)
+class SearchOn:
+    """:func:`search_item` of an item searched again (:meth:`InOrder.searched_on`), for
+    ``limit`` hits of the runs ``kept`` alone (a file of runs keyed by ``keys``, its rows'), as
+    a picklable callable for the engines."""
+
+    query: str
+    regex: bool
+    limit: int
+    kept: frozenset[str] | None = None
+    keys: tuple[str, ...] | None = None
+
+    def __call__(self, items: list[Item]) -> list[Found]:
+        with progress.muted():
+            return [search_item(item, self.query, self.regex, self.limit, self.kept, self.keys)
+                    for item in items]  # fmt: skip
 
 
 def _place(item: Item, hit: SearchHit) -> str:
@@ -438,16 +503,18 @@ def _search_conversations(
 
 
 def _search_runs(
-    item: Item, pattern: re.Pattern[str], limit: int, kept: Container[str] | None = None
-) -> Found:
+    item: Item, pattern: re.Pattern[str], limit: int, kept: Container[str] | None = None,
+    keys: Sequence[str] | None = None,
+) -> Found:  # fmt: skip
     """The hits of every record of a file of runs, or row of a Parquet file of trajectories
-    (of its part), the file read once, keyed as the scan keys them (``path#n``; from 0 in a
-    part of a file of runs, with how many records it holds, and which hits are of runs their
-    records name: ``path#<name>``); a record that cannot be read has none (its row says
-    why)."""
+    (of its part), the file read once, keyed ``path#n`` by place (from 0 in a part of a file
+    of runs, with how many records it holds), or by ``keys`` (its rows' keys, in order) where
+    given; each hit's place in :attr:`Found.places`, by which :class:`InOrder` keys it as the
+    scan keyed the record (a run its record names by that name). A record that cannot be read
+    has none (its row says why)."""
     assert item.path is not None
     hits: list[SearchHit] = []
-    named: set[int] = set()
+    places: list[int] = []
     records = 0
     guess = guessed_format(item)
     try:
@@ -456,27 +523,26 @@ def _search_runs(
             part = item.part if isinstance(item.part, tables.Rows) else None
             cells = tables.cells(item.path, item.column, part)
             first = part.start if part is not None else 0  # rows are keyed as the file's
-            found: Iterator[tuple[int | str, Any]] = (
+            found: Iterator[tuple[int, Any]] = (
                 (place, _or_none(read, cell)) for place, cell in enumerate(cells, first)
             )
         else:
             span = item.part if isinstance(item.part, runs.Span) else None
             found = ((place, transcript)
-                     for place, _, transcript in runs.Runs(item.path, span, guess))  # fmt: skip
+                     for place, _, _, transcript in runs.Runs(item.path, span, guess))  # fmt: skip
         for place, transcript in found:
             records += 1
-            key = f"{item.key}#{place}"
+            key = keys[place] if keys is not None and place < len(keys) else f"{item.key}#{place}"
             if not isinstance(transcript, Transcript) or not _kept(key, kept):
                 continue
             more = _hits(key, transcript, pattern, limit - len(hits))
-            if isinstance(place, str):  # a name (runs.Runs), which no part numbers on
-                named.update(range(len(hits), len(hits) + len(more)))
             hits += more
+            places += [place] * len(more)
             if len(hits) >= limit:
-                return Found(hits, records=records, stopped=True, named=frozenset(named))
+                return Found(hits, records=records, stopped=True, places=tuple(places))
     except Exception as exc:  # the file cannot be read now, though its scan read it
-        return Found(hits, records=records, unread=_unread(item, exc), named=frozenset(named))
-    return Found(hits, records=records, named=frozenset(named))
+        return Found(hits, records=records, unread=_unread(item, exc), places=tuple(places))
+    return Found(hits, records=records, places=tuple(places))
 
 
 def _or_none(read: OneFormat, cell: Any) -> Transcript | None:

@@ -49,7 +49,7 @@ from turnfold.formats.frameworks import crewai
 from turnfold.formats.harnesses import archive, inspect_log, openhands
 from turnfold.formats.source import Source, open_source, warning_count
 from turnfold.formats.traces import otlp
-from turnfold.formats.wrappers import CUSTOM_ID, UNKNOWN, OneFormat, runs_key
+from turnfold.formats.wrappers import CUSTOM_ID, UNKNOWN, OneFormat, RunChoice, runs_key
 from turnfold.model import (
     AssistantError,
     Entry,
@@ -143,10 +143,11 @@ class Summary:
     unread: str | None = None
     """A skipped archive's: what of it was not looked at for a session (a large tar archive's
     members past the bounds of :func:`~turnfold.formats.harnesses.archive.find_member`)."""
-    named: list[int] = field(default_factory=list)
-    """A part of a file of runs': its rows (from 0) of runs their records name (a Batch API
-    line's ``custom_id``), keyed by that name, which the scan keeps as the part's other rows
-    are numbered on (:func:`~turnfold.corpus.runs.joined`)."""
+    names: dict[int, str] = field(default_factory=dict)
+    """A part of a file of runs': the names its records give their runs (a Batch API line's
+    ``custom_id``), by place (from 0, in the part), which key those runs once the file's parts
+    are joined (:func:`~turnfold.corpus.runs.joined`); till then, every run is keyed by its
+    place."""
 
     @property
     def count(self) -> int:
@@ -630,37 +631,63 @@ def _examine_conversations(
 
 def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
     """Every record of a file of runs (:mod:`turnfold.corpus.runs`), or of its part
-    ``item.part``, each a row keyed ``path#n`` (``path#<name>`` for a run its record names: a
-    Batch API line's ``custom_id``) read as ``load(record)`` reads it; the one
-    ``item.sample`` names when it names one. A record that cannot be read is a row with its
-    ``error`` (C-7). A part's summary holds its mark, for the scan to join the parts; a file
-    seen growing, its own, to be read on from next time (C-4)."""
+    ``item.part``, each a row keyed ``path#n`` (its place) read as ``load(record)`` reads it,
+    then, the file read, as :func:`~turnfold.formats.wrappers.run_samples` keys it (a run its
+    record names, a Batch API line's ``custom_id``, by that name); the one ``item.sample``
+    names when it names one. A record that cannot be read is a row with its ``error`` (C-7).
+    A part's summary holds its mark and its runs' names, for the scan to join the parts; a
+    file seen growing, its own mark, to be read on from next time (C-4)."""
     assert item.path is not None
     found = Summary("rows")
     assert item.part is None or isinstance(item.part, runs.Span)
     reading = runs.Runs(item.path, item.part, guessed_format(item))
-    for place, _, result in reading:
-        if item.sample is not None and str(place) != item.sample:
-            continue
-        if isinstance(place, str) and item.part is not None:  # a name: no place to number on
-            found.named.append(found.count)
-        key = item.key if item.sample is not None else f"{item.key}#{place}"
-        each = Item(key=key, path=item.path, sample=str(place), size=item.size,
-                    mtime_ns=item.mtime_ns)  # fmt: skip
-        if isinstance(result, Transcript):
-            format = as_text(result.metadata.get("source_format"))
-            found.extend(_summarized(result, replace(each, format=format), format, tables, visit))
-        else:
-            found.extend(_one(error_row(each, _reason(result))))
-        if item.sample is not None:
-            break  # the one asked for: the rest of the file is not read
-        if len(found.rows) >= PACK_ROWS:
-            found.pack()
+    if item.sample is not None:
+        chosen = _chosen_run(reading, item.sample)
+        if chosen is not None:
+            _run_row(found, item, item.key, chosen, tables, visit)
+    else:
+        for place, name, _, result in reading:
+            if name is not None:
+                found.names[place] = name
+            _run_row(found, replace(item, sample=str(place)), f"{item.key}#{place}", result,
+                     tables, visit)  # fmt: skip
+            if len(found.rows) >= PACK_ROWS and visit is None:  # a site names pages by rows
+                found.pack()
+        if found.names and item.part is None:  # a part's are the joined file's to key
+            runs.keyed_by_name(found, item.key, found.count, found.names)
     if not found.count and item.part is None:
         return _one(error_row(item, f"no record #{item.sample}" if item.sample else "no runs"))
     if reading.mark is not None and (item.part is not None or item.grew):
         found.checkpoint = pickle.dumps(reading.mark, pickle.HIGHEST_PROTOCOL)
     return found
+
+
+def _chosen_run(reading: runs.Runs, sample: str) -> Any:
+    """The run ``sample`` names of a file of runs (its transcript, or why it cannot be read),
+    as ``load(path, sample=...)`` picks it (:class:`~turnfold.formats.wrappers.RunChoice`);
+    None for no such run."""
+    choice, held = RunChoice(sample), None
+    for place, name, _, result in reading:
+        met = choice.meet(place, name)
+        if met is not None:
+            held = result
+        if met == RunChoice.NAMED:
+            break  # the rest of the file is not read
+    return held
+
+
+def _run_row(
+    found: Summary, item: Item, key: str, result: Any, tables: bool, visit: Visit | None
+) -> None:
+    """The row of a run of a file of runs (``item.sample`` its place), keyed ``key``: its
+    transcript's, or the error its read raised (C-7)."""
+    each = Item(key=key, path=item.path, sample=item.sample, size=item.size,
+                mtime_ns=item.mtime_ns)  # fmt: skip
+    if isinstance(result, Transcript):
+        format = as_text(result.metadata.get("source_format"))
+        found.extend(_summarized(result, replace(each, format=format), format, tables, visit))
+    else:
+        found.extend(_one(error_row(each, _reason(result))))
 
 
 def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summary:
@@ -810,8 +837,9 @@ def _many_runs(path: str) -> str | None:
         return openhands.NAME if format == openhands.NAME else None
     except _NotASession as exc:
         key = runs_key(source) if exc.kind == "skipped" else None
-        # Named runs (a Batch API file's, keyed by their custom_id) are read whole: a part
-        # numbers its rows for the scan to number on, and names cannot be.
+        # Named runs (a Batch API file's, keyed by their custom_id) are read whole; a
+        # dataset's rows with a few named among them are cut, and keyed by their names once
+        # the parts are joined (runs.joined), as the rule needs every name of the file.
         return FILE_OF_RUNS if key is not None and key != CUSTOM_ID else None
     except Exception:
         return None

@@ -35,9 +35,10 @@ from turnfold.formats.wrappers import (
     CUSTOM_ID,
     UNKNOWN,
     OneFormat,
+    RunChoice,
     how_to_load_one,
-    is_run,
     no_such_run,
+    row_runs_key,
     run_name,
     run_place,
     runs_held,
@@ -208,7 +209,8 @@ def _detect(source: Source) -> ModuleType:
         near = [c for c in candidates if c[1].share > 0]
         runs = runs_key(source) if reason == "no known transcript structure" else None
         if runs is not None:  # the rows of a dataset: many runs, not one session
-            first = next((v for v in source.head_values() if isinstance(v, Mapping)), None)
+            first = next((v for v in source.head_values() if isinstance(v, Mapping)
+                          and row_runs_key(v) == runs), None)  # fmt: skip
             reason = (
                 f"a file of runs (each record holds {runs_held(first, runs)}): turnfold.scan() "
                 f"reads each as a row; {how_to_load_one(runs)}"
@@ -247,14 +249,18 @@ def read_source(
 
 
 def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Transcript:
-    """The run a file of runs (``wrappers.runs_key``) holds at place ``sample`` (from 0, as
-    ``scan`` keys it ``path#n``), or named ``sample`` (a Batch API line's ``custom_id``:
-    ``wrappers.is_run``), read as ``load(record)`` reads it, in the dataset's format where it
-    fits (its first run's: ``wrappers.OneFormat``), as a scan reads it."""
+    """The run a file of runs (``wrappers.runs_key``) holds keyed ``sample``, as ``scan`` keys
+    it ``path#<sample>`` (``wrappers.run_samples``): the first run named so (a Batch API
+    line's ``custom_id``), else the run at that place (from 0; ``@n`` too, as a place is keyed
+    where a run is named ``n``). Read as ``load(record)`` reads it, in the dataset's format
+    where it fits (its first run's: ``wrappers.OneFormat``), as a scan reads it. A run met by
+    its place is known to be the one only at the end of the file: a later run may be named so."""
     place = run_place(sample)
     if (place is None and not isinstance(sample, str)) or epoch is not None:
         raise _no_place(source.name, sample, epoch)
     read = OneFormat(lambda value, format: read_record(value, format, agent))
+    choice = RunChoice(sample)
+    held: tuple[int, Any, list[LoadWarning]] | None = None
     count, named = 0, False
     names: list[str] = []  # the first runs' names, which an error lists
     with streamed():  # a run at a time, each dropped: a compressed file is read whole
@@ -263,26 +269,37 @@ def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Trans
             named = named or name is not None
             if name is not None and len(names) < LISTED_IDS:
                 names.append(name)
-            if is_run(record, count - 1, sample):
-                if isinstance(record, MalformedLine):
-                    raise malformed_run(source.name, line, record)
-                try:
-                    transcript = read(record)
-                except TranscriptFormatError as exc:
-                    raise run_error(exc, source.name, line) from None
-                except AgentRefused as exc:
-                    raise exc.of(f"{source.name}, line {line}") from None
-                # Its line's, as a scan's row counts them.
-                join_warnings(transcript.warnings, warned, before=True)
-                return transcript
+            met = choice.meet(count - 1, name)
+            if met == RunChoice.NAMED:
+                return _read_run(read, source.name, line, record, warned)
+            if met == RunChoice.PLACED:
+                held = (line, record, warned)
             if read.guess == UNKNOWN and not isinstance(record, MalformedLine):
                 read.learn(record)  # the dataset's first run: its format
+    if held is not None:
+        return _read_run(read, source.name, *held)
     if place is not None:
         raise no_such_run(source.name, count, place)
     if named:
         raise unselected(source.name, names, sample, "run named", f"<its {CUSTOM_ID}>",
                          plural="runs", count=count)  # fmt: skip
     raise _no_place(source.name, sample, epoch)
+
+
+def _read_run(
+    read: OneFormat, name: str, line: int, record: Any, warned: list[LoadWarning]
+) -> Transcript:
+    """The run of ``record``, on ``line`` of the file of runs ``name``, as ``load`` gives it."""
+    if isinstance(record, MalformedLine):
+        raise malformed_run(name, line, record)
+    try:
+        transcript = read(record)
+    except TranscriptFormatError as exc:
+        raise run_error(exc, name, line) from None
+    except AgentRefused as exc:
+        raise exc.of(f"{name}, line {line}") from None
+    join_warnings(transcript.warnings, warned, before=True)  # its line's, as a scan's row counts
+    return transcript
 
 
 def _no_place(name: str, sample: Any, epoch: int | None) -> ValueError:

@@ -44,6 +44,7 @@ import ast
 import contextlib
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
@@ -664,41 +665,45 @@ def runs_key(source: Source) -> str | None:
     otherwise. For pairs it is
     :func:`pair_key`'s: ``chosen_messages``, or ``chosen`` for alpaca rows, whose chosen reply
     is text, not messages. A file no session format reads may be one: each record is then a
-    run of its own, not a message of one session."""
+    run of its own, not a message of one session.
+
+    The first records decide it as a whole: the key most of them hold their runs under
+    (:func:`row_runs_key`), never the first record's alone, so a Batch API file whose first
+    line lacks its ``custom_id`` is still one; its records that hold no such run are rows
+    whose ``error`` says why (C-7)."""
     if source.is_document and not isinstance(source.document, list):
         return None  # one JSON object: one run at most, which load() reads
     rows = [value for value in source.head_values() if isinstance(value, Mapping)]
     if not rows or len(rows) * 2 < len(source.head):
         return None
-    first = rows[0]
-    if batch_line(first) is not None:  # an OpenAI Batch API file: its runs have names
-        held = sum(batch_line(row) is not None for row in rows)
-        return CUSTOM_ID if held * 2 >= len(rows) else None
+    held = Counter(key for row in rows if (key := row_runs_key(row)) is not None)
+    if not held:
+        return None
+    key, count = held.most_common(1)[0]  # a tie: the key met first
+    return key if count * 2 >= len(rows) else None
+
+
+def row_runs_key(row: Mapping[str, Any]) -> str | None:
+    """The key one record of a dataset keeps its run under (:func:`runs_key`), or None: a Batch
+    API line's ``custom_id``, a logged API call's ``request``, a ShareGPT row's turns, a
+    prompt-completion row's or a preference pair's first key, its list of messages."""
+    if batch_line(row) is not None:  # an OpenAI Batch API line: its run has a name
+        return CUSTOM_ID
+    if REQUEST in row and exchange(row) is not None:  # a log of API calls, one a line
+        return REQUEST
+    if _sharegpt_turns(row) is not None:
+        return _turns_key(row)
     shapes = (
         (_prompt_completion, PROMPT), (_chat_pair, CHOSEN), (_function_calling_row, QUERY),
         (_query_response, QUERY), (_alpaca_row, INSTRUCTION), (_glaive_row, GLAIVE_CHAT),
     )  # fmt: skip
-    if REQUEST in first and exchange(first) is not None:  # a log of API calls, one a line
-        held = sum(exchange(row) is not None for row in rows)
-        return REQUEST if held * 2 >= len(rows) else None
-    if _sharegpt_turns(first) is not None:
-        held = sum(_sharegpt_turns(row) is not None for row in rows)
-        return _turns_key(first) if held * 2 >= len(rows) else None
     for shape, named_key in shapes:
-        if shape(first) is not None:
-            held = sum(shape(row) is not None for row in rows)
-            return named_key if held * 2 >= len(rows) else None
-    named = [key for key in MESSAGE_KEYS if _message_list(first.get(key))]
-    lists = [key for key, value in first.items() if _message_list(value)]
+        if shape(row) is not None:
+            return named_key
+    named = [key for key in MESSAGE_KEYS if _message_list(row.get(key))]
+    lists = [key for key, value in row.items() if _message_list(value)]
     key = named[0] if named else (lists[0] if len(lists) == 1 else None)
-    if key is None:
-        key = pair_key(first)
-        if key is None or sum(pair_key(row) == key for row in rows) * 2 < len(rows):
-            return None
-        return key
-    if sum(_message_list(row.get(key)) for row in rows) * 2 < len(rows):
-        return None
-    return key
+    return key if key is not None else pair_key(row)
 
 
 def pair_key(row: Any) -> str | None:
@@ -800,18 +805,86 @@ class OneFormat:
 
 def run_name(record: Any) -> str | None:
     """The name a record of a file of runs gives its run, which a scan keys it by
-    (``path#<name>``) and ``load(path, sample=name)`` reads: a Batch API line's
-    ``custom_id``; None for a record named by its place alone."""
+    (``path#<name>``, :func:`run_samples`) and ``load(path, sample=name)`` reads: a Batch API
+    line's ``custom_id``; None for a record named by its place alone."""
     line = batch_line(record)
     return line.custom_id if line is not None else None
 
 
-def is_run(record: Any, place: int, sample: Any) -> bool:
-    """Whether ``record``, at ``place`` in a file of runs, is the run ``sample`` names: a run
-    with a name (:func:`run_name`) by that name alone (a ``custom_id`` may be digits), any
-    other by its place."""
-    name = run_name(record)
-    return str(sample) == name if name is not None else run_place(sample) == place
+#: What spells a run's place in its key where a run of its file is named by that place's
+#: digits (``path#@3``: the record at place 3 of a file where a ``custom_id`` is ``"3"``).
+PLACE_MARK = "@"
+
+
+def run_samples(count: int, names: Mapping[int, str]) -> dict[int, str]:
+    """The sample (``path#<sample>``) of each run of a file of ``count`` runs whose records
+    at the places ``names`` name their runs (:func:`run_name`), where it is not its place's
+    digits; unique in the file whatever its names (spec C-1).
+
+    A named run keeps its name, the first of that name at least (a later one is as a run with
+    no name: ``load(path, sample=name)`` reads the first). Any other run is keyed by its place
+    (``path#3``), unless a run is named so: then by its place after :data:`PLACE_MARK`
+    (``path#@3``; ``@@3`` if a run is named ``@3`` too). So ``path#3`` opens the run a user
+    named ``3`` wherever it is in the file, and a record beside it that names no run (a line
+    with no ``custom_id``, a line that is no JSON) keeps a key of its own. The rule needs every
+    name of the file: a scan applies it once the file is read (:func:`RunChoice` is its
+    inverse, for ``load``).
+
+    >>> run_samples(4, {0: "2", 1: "task-1"})
+    {0: '2', 1: 'task-1', 2: '@2'}
+    >>> run_samples(3, {0: "x", 2: "x"})  # the second "x" is keyed by its place
+    {0: 'x'}
+    """
+    taken = set(names.values())
+    samples: dict[int, str] = {}
+    first: set[str] = set()
+    by_place: list[int] = []  # named runs keyed by their place: a name met before
+    for place in sorted(names):
+        name = names[place]
+        if name in first:
+            by_place.append(place)
+            continue
+        first.add(name)
+        if name != str(place):
+            samples[place] = name
+    unnamed = (int(name) for name in taken if _digits(name) and int(name) < count)
+    for place in sorted({*by_place, *(p for p in unnamed if p not in names)}):
+        spelt = str(place)
+        while spelt in taken:
+            spelt = PLACE_MARK + spelt
+        if spelt != str(place):
+            samples[place] = spelt
+    return samples
+
+
+def _digits(text: str) -> bool:
+    """Whether ``text`` is a place as a key spells it: ASCII digits, no leading zero."""
+    return text.isascii() and text.isdigit() and (text == "0" or not text.startswith("0"))
+
+
+class RunChoice:
+    """Which record of a file of runs ``sample`` names, by :func:`run_samples`' rule, the
+    records met in order (:meth:`meet`): the first run named ``sample``; failing one, the run
+    keyed by its place that ``sample`` spells (``3``, ``@3``, ``sample=3``). Whether a run is
+    named so is known at the end of the file alone, so a run met by its place is the answer
+    only once every record is met (:attr:`held`)."""
+
+    #: :meth:`meet`'s answers: the run, now; the run, unless a later record is named so.
+    NAMED, PLACED = "named", "placed"
+
+    def __init__(self, sample: str | int) -> None:
+        self.sample = str(sample)
+        spelt = self.sample.lstrip(PLACE_MARK)
+        self.place = int(spelt) if spelt.isascii() and spelt.isdigit() else None
+        self._met: set[str] = set()
+
+    def meet(self, place: int, name: str | None) -> str | None:
+        """What the record at ``place``, naming its run ``name`` (:func:`run_name`), is to
+        ``sample``: :attr:`NAMED`, :attr:`PLACED` or None (another run)."""
+        if name is not None and name not in self._met:
+            self._met.add(name)
+            return self.NAMED if name == self.sample else None
+        return self.PLACED if place == self.place else None
 
 
 def how_to_load_one(key: str) -> str:
@@ -822,7 +895,7 @@ def how_to_load_one(key: str) -> str:
 
 
 def run_place(sample: Any) -> int | None:
-    """The place (from 0) ``sample`` names in a file of runs, as a scan keys a run
+    """The place (from 0) ``sample`` names in a dataset's rows, as a scan keys a row
     ``path#n``; None for anything but a place."""
     return int(sample) if type(sample) is int or str(sample).isdigit() else None
 
