@@ -99,6 +99,10 @@ export interface SearchRequest {
   query: string;
 }
 
+export interface CloseRunRequest {
+  type: "close_run";
+}
+
 export interface BrowserTraits {
   query: Query;
   selected: string | null;
@@ -110,4 +114,4 @@ export interface BrowserTraits {
   _transcript: string | null;
 }
 
-export type BrowserRequest = OpenRequest | SearchRequest;
+export type BrowserRequest = OpenRequest | SearchRequest | CloseRunRequest;

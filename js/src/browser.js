@@ -7,10 +7,11 @@
  * (sort, filters, columns, the page's first row) for the next. A search across runs is a
  * `search` request answered in `_hits`; opening a row or a hit is an `open` request, answered by
  * the kernel showing that run in the transcript widget under the table (`_transcript`, made
- * with the first run opened, drawn here through anywidget's host) and marking it `selected`.
+ * with the first run opened, drawn here through anywidget's host) and marking it `selected`; the
+ * close control above it (or Escape in the table) is a `close_run` request.
  *
  * Traits and requests are declared in src/turnfold/browser.py, generated as ./browser.d.ts.
- * Keyboard: the grid's arrow keys, Home/End, PageUp/PageDown and Enter (see grid.js); `/`
+ * Keyboard: the grid's arrow keys, Home/End, PageUp/PageDown, Enter and Escape (see grid.js); `/`
  * anywhere in the browser focuses the search box; Escape there clears the search.
  */
 
@@ -69,7 +70,8 @@ function render({ model, el, host, signal }) {
   // A new view of a browser with hits (its cell run again) says what they are of.
   search.value = model.get("_hits")?.query ?? "";
   let filters = new Filters(model.get("_choices"), strings, query, asked);
-  const grid = new RunsGrid({ query, open: (key) => open(key) }, strings);
+  const closeRun = () => ask(model, { type: "close_run" });
+  const grid = new RunsGrid({ query, open: (key) => open(key), close: closeRun }, strings);
   const pager = h("div", "tf-b-pager");
   const previous = h("button", "", { type: "button" });
   const next = h("button", "", { type: "button" });
@@ -84,8 +86,22 @@ function render({ model, el, host, signal }) {
   const counts = h("span", "tf-b-counts");
   pager.append(previous, range, next, counts, problems);
   controls.append(bar, hits.element, filters.element, grid.scroller, pager);
+  // The run open under the table, and the control that closes it: outside the transcript's own
+  // element, which its widget's view owns.
+  const shown = h("div", "tf-b-shown");
+  const shownBar = h("div", "tf-b-shown-bar");
+  const close = text("button", "tf-b-close-run", strings().close_run);
+  close.setAttribute("type", "button");
+  close.addEventListener("click", () => {
+    closeRun();
+    // The button hides with the run: the keyboard goes back to the table, on the row closed.
+    grid.focus();
+  });
+  keepKeys(shownBar);
+  shownBar.append(close);
   const transcript = h("div", "tf-b-transcript");
-  root.append(controls, transcript);
+  shown.append(shownBar, transcript);
+  root.append(controls, shown);
   el.replaceChildren(root);
 
   search.addEventListener("keydown", (event) => {
@@ -116,7 +132,7 @@ function render({ model, el, host, signal }) {
   function drawSelected() {
     const key = model.get("selected");
     grid.markOpen(key);
-    transcript.hidden = key == null;
+    shown.hidden = key == null;
   }
   const drawHits = () => hits.update(model.get("_hits"));
   const drawCounts = () => {

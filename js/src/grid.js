@@ -5,7 +5,8 @@
  * Every cell's text, tone and tooltip, every heading and its sort state come from the kernel
  * (`_page`); the grid draws them as text, never as markup (X-1), and turns what the reader does
  * into requests: a heading click asks for another sort, moving past the page's last row (arrow
- * keys, PageDown, the wheel at the bottom) for the next page, Enter or a click to open a row.
+ * keys, PageDown, the wheel at the bottom) for the next page, Enter or a click to open a row,
+ * Escape to close the row open.
  * The cursor (the active row) is the grid's own; which row is open is the kernel's (`selected`).
  */
 
@@ -18,6 +19,7 @@ import { h, text, token } from "./dom.js";
  * @typedef {object} GridActions
  * @property {(patch: Partial<Query>) => void} query  ask for another page of rows
  * @property {(key: string) => void} open  show this row's run under the table
+ * @property {() => void} close  show no run under the table
  */
 
 /** Whether a cell shows less than its whole text. @param {HTMLElement} cell */
@@ -79,13 +81,23 @@ export class RunsGrid {
     this.drawHead(page);
     this.body.replaceChildren(...page.rows.map((row, index) => this.drawRow(page, row, index)));
     const last = Math.max(0, page.rows.length - 1);
+    // A page the kernel turned to (a search hit's run opened from another page) lands on the
+    // row open, which the reader asked to see; a page the reader turned, where they moved.
+    const open = moved && !this.landing ? this.indexOf(this.selected) : -1;
     if (this.landing === "last") this.cursor = last;
+    else if (open >= 0) this.cursor = open;
     else if (this.landing === "first" || moved) this.cursor = 0;
     this.cursor = Math.min(this.cursor, last);
     if (this.landing === "last") this.scroller.scrollTop = this.scroller.scrollHeight;
     else if (moved) this.scroller.scrollTop = 0;
     this.landing = null;
     this.moveTo(this.cursor, hadFocus);
+    if (open >= 0) this.reveal(open);
+  }
+
+  /** The place of row `key` on this page, or -1. @param {string | null} key */
+  indexOf(key) {
+    return key == null ? -1 : (this.page?.rows ?? []).findIndex((row) => row.key === key);
   }
 
   /** @param {Page} page */
@@ -137,12 +149,38 @@ export class RunsGrid {
     return tr;
   }
 
-  /** The row open under the table changed. @param {string | null} key */
+  /** The row open under the table changed: it becomes the cursor, scrolled into the table's
+   * view (opened from a search hit, it may have been out of it). @param {string | null} key */
   markOpen(key) {
     this.selected = key;
     for (const row of this.body.children) {
       row.classList.toggle("tf-b-open", /** @type {HTMLElement} */ (row).dataset.key === key);
     }
+    const index = this.indexOf(key);
+    if (index >= 0 && index !== this.cursor) {
+      this.moveTo(index, this.table.contains(document.activeElement));
+      this.reveal(index);
+    }
+  }
+
+  /** Focus the cursor's row (the keyboard's place once the run under the table is closed). */
+  focus() {
+    this.moveTo(this.cursor, true);
+  }
+
+  /**
+   * Scroll row `index` into the table's own view, below its sticky heading: the table's box
+   * only, not the notebook around it (the reader is looking at the hits above it).
+   * @param {number} index
+   */
+  reveal(index) {
+    const row = /** @type {HTMLElement | undefined} */ (this.body.children[index]);
+    if (!row) return;
+    const box = this.scroller.getBoundingClientRect();
+    const top = box.top + this.head.getBoundingClientRect().height;
+    const { top: rowTop, bottom: rowBottom } = row.getBoundingClientRect();
+    if (rowTop < top) this.scroller.scrollTop -= top - rowTop;
+    else if (rowBottom > box.bottom) this.scroller.scrollTop += rowBottom - box.bottom;
   }
 
   /** Make row `index` the cursor (`aria-selected`, the one tab stop), focused if `focus`. @param {number} index @param {boolean} focus */
@@ -190,6 +228,11 @@ export class RunsGrid {
   onKey(event) {
     const page = this.page;
     if (!page || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === "Escape" && this.selected != null) {
+      this.actions.close();
+      event.preventDefault();
+      return;
+    }
     // The rows' keys: on a heading's sort button, Enter sorts (it had opened the cursor's row
     // and the sort never came) and the arrows are the page's.
     if (!(/** @type {HTMLElement} */ (event.target).closest("tbody"))) return;

@@ -12,11 +12,13 @@ An anywidget over a :class:`~turnfold.corpus.Corpus`. Python decides and the JS 
   "has failures", a date range, any column), computed once.
 * A search across runs (``search`` request, C-6) reads the items again in the corpus's workers,
   on a thread of its own so the kernel keeps answering; its hits arrive in ``_hits``.
+  It searches the rows the reader's filters keep, and again when they change.
 * Opening a row (``open`` request, or :meth:`SessionBrowser.show`) loads that item and shows it
   under the table in one :class:`~turnfold.widget.TranscriptWidget`, made empty with the
   browser and reused for every item (:meth:`~turnfold.widget.TranscriptWidget.show`); the reader's
   folds of each item are kept while the browser lives (P-10), and a search hit opens with its
-  entry revealed (P-11).
+  entry revealed (P-11), the table turned to the page that holds its row. Closing it (``close_run``
+  request, or :meth:`SessionBrowser.close_run`) empties that widget and selects nothing.
 
 Messages and traits are declared below and generated for the JS as ``js/src/browser.d.ts``
 (``python -m turnfold.browser``). The display bundle also carries a static table of the first
@@ -35,7 +37,7 @@ import traitlets
 
 from turnfold.config import load_settings
 from turnfold.corpus import Corpus
-from turnfold.corpus.paging import Choices, Page, Paging, Query
+from turnfold.corpus.paging import Choices, Filter, Page, Paging, Query
 from turnfold.i18n import join_list, plural, translate
 from turnfold.model import SystemNotice, Transcript
 from turnfold.render.html import palette_css
@@ -62,6 +64,7 @@ _UI_KEYS = {
     "search": "browser.search",
     "searching": "browser.searching",
     "close_hits": "browser.close_hits",
+    "close_run": "browser.close_run",
     "filters": "browser.filters",
     "columns": "browser.columns",
     "any": "browser.any",
@@ -110,10 +113,16 @@ class OpenRequest(TypedDict):
 
 
 class SearchRequest(TypedDict):
-    """Search every run for ``query`` ("": no search)."""
+    """Search the runs the filters keep for ``query`` ("": no search)."""
 
     type: Literal["search"]
     query: str
+
+
+class CloseRunRequest(TypedDict):
+    """Show no run under the table."""
+
+    type: Literal["close_run"]
 
 
 class BrowserTraits(TypedDict):
@@ -138,7 +147,7 @@ class BrowserTraits(TypedDict):
     _transcript: str | None
 
 
-BrowserRequest = OpenRequest | SearchRequest
+BrowserRequest = OpenRequest | SearchRequest | CloseRunRequest
 
 
 def typescript() -> str:
@@ -149,7 +158,7 @@ def typescript() -> str:
     classes = (
         paging.Filter, paging.Query, columns.ColumnHead, columns.Cell, columns.Row, paging.Page,
         paging.ColumnChoice, columns.Option, paging.Control, paging.Choices, Hit, Hits,
-        OpenRequest, SearchRequest, BrowserTraits,
+        OpenRequest, SearchRequest, CloseRunRequest, BrowserTraits,
     )  # fmt: skip
     return declare(classes, {"BrowserRequest": BrowserRequest}, source="src/turnfold/browser.py")
 
@@ -229,6 +238,10 @@ class SessionBrowser(anywidget.AnyWidget):
         self._settling = False
         self._search_lock = threading.Lock()
         self._search_count = 0
+        #: The query of the hits shown (None: no search) and the filters it searched within:
+        #: other filters search again, so no hit names a run the table leaves out (B-1).
+        self._search_text: str | None = None
+        self._search_filters: list[Filter] = []
         query, problems = self._paging.query(kwargs.pop("query", None))
         super().__init__(
             query=query,
@@ -266,12 +279,9 @@ class SessionBrowser(anywidget.AnyWidget):
             self._page = dict(self._paging.page(query, problems))
         shown = self._shown
         if shown is not None and shown in corpus:
-            self.show(shown)
+            self._open(shown)  # on the reader's page, wherever its row went
         elif shown is not None:  # its file is gone: nothing is shown rather than a stale run
-            self._folds[shown] = dict(self.transcript_widget._folds)
-            self.transcript_widget.show(Transcript([]))
-            self._shown = None
-            self.selected = None
+            self.close_run()
 
     # --- rows ------------------------------------------------------------------------------------
 
@@ -290,6 +300,10 @@ class SessionBrowser(anywidget.AnyWidget):
                 self.query = dict(page["query"])
             finally:
                 self._settling = False
+        if self._search_text is not None and page["query"]["filters"] != self._search_filters:
+            # The search box still holds the query: its hits follow the table's rows, rather
+            # than vanish with the reader's query or name runs the table no longer shows.
+            self.search(self._search_text)
 
     @property
     def rows(self) -> pandas.DataFrame:
@@ -301,7 +315,32 @@ class SessionBrowser(anywidget.AnyWidget):
 
     def show(self, key: str, reveal: str | None = None) -> None:
         """Show the item ``key`` under the table, with the folds the reader left it in, and
-        reveal the entry ``reveal`` (a search hit's) in it (P-11)."""
+        reveal the entry ``reveal`` (a search hit's) in it (P-11); the table turns to the page
+        that holds its row, if the filters keep it."""
+        with self.hold_sync():  # the page and the selection reach a view together
+            self._open(key, reveal)
+            self._turn_to(key)
+
+    def close_run(self) -> None:
+        """Show no run under the table: the transcript widget is emptied and nothing is
+        selected. The run's folds are kept for when it is opened again (P-10)."""
+        if self._shown is not None:
+            self._folds[self._shown] = dict(self.transcript_widget._folds)
+            self.transcript_widget.show(Transcript([]))
+        self._shown = None
+        self._reveal_when_drawn = None
+        self.selected = None
+
+    def _turn_to(self, key: str) -> None:
+        """Turn the table to the page that holds the row ``key``, unless it shows it already."""
+        if any(row["key"] == key for row in self._page["rows"]):
+            return
+        query, _ = self._paging.query(self.query)
+        offset = self._paging.offset_of(query, key)
+        if offset is not None:
+            self.query = {**self.query, "offset": offset}
+
+    def _open(self, key: str, reveal: str | None = None) -> None:
         if key not in self.corpus:
             raise KeyError(key)
         try:
@@ -331,19 +370,24 @@ class SessionBrowser(anywidget.AnyWidget):
 
     def _on_selected(self, change: Any) -> None:
         key = change["new"]
-        if key is not None and key != self._shown:
+        if key is None:
+            self.close_run()
+        elif key != self._shown:
             self.show(key)
 
     # --- search across runs (C-6) ----------------------------------------------------------------
 
     def search(self, query: str) -> None:
-        """Search every run for ``query``: the hits arrive in the view when the search ends
-        (a thread of its own reads the items; a newer search makes an older one's hits moot).
-        The query is taken as a transcript's search takes it (without the spaces around it, at
-        most :data:`~turnfold.render.search.MAX_QUERY_LENGTH` characters)."""
+        """Search the runs the reader's filters keep (every run, without filters) for
+        ``query``: the hits arrive in the view when the search ends (a thread of its own reads
+        the items; a newer search makes an older one's hits moot), and a change of the filters
+        searches again. The query is taken as a transcript's search takes it (without the
+        spaces around it, at most :data:`~turnfold.render.search.MAX_QUERY_LENGTH`
+        characters)."""
         with self._search_lock:
             self._search_count += 1
             number = self._search_count
+        self._search_text = None
         try:
             query = search_query(query)
         except QueryTooLong:  # said at once, and not sent back whole to the view
@@ -354,15 +398,21 @@ class SessionBrowser(anywidget.AnyWidget):
         if not query:
             self._hits = None
             return
+        asked, _ = self._paging.query(self.query)
+        order = self._paging.order(asked) if asked["filters"] else None
+        kept = (
+            None if order is None else frozenset(self._paging.table["key"].take(order).to_pylist())
+        )
+        self._search_text, self._search_filters = query, asked["filters"]
         self._hits = {"query": query, "searching": True, "hits": [], "label": ""}
-        thread = threading.Thread(target=self._search, args=(query, number), daemon=True,
+        thread = threading.Thread(target=self._search, args=(query, number, kept), daemon=True,
                                   name="turnfold-browser-search")  # fmt: skip
         thread.start()
 
-    def _search(self, query: str, number: int) -> None:
+    def _search(self, query: str, number: int, kept: frozenset[str] | None) -> None:
         locale = self.settings.locale
         try:
-            found, missed = self.corpus._searched(query, False, HIT_LIMIT)
+            found, missed = self.corpus._searched(query, False, HIT_LIMIT, kept)
             titles = self._titles({hit.key for hit in found})
             hits: list[Hit] = [
                 {"key": hit.key, "title": titles.get(hit.key) or hit.key,
@@ -376,6 +426,8 @@ class SessionBrowser(anywidget.AnyWidget):
                 label = translate("browser.hits_limited", locale, count=len(hits))
             else:
                 label = plural("browser.hits", len(hits), locale)
+            if kept is not None:  # fewer hits than the same search of every run: said why
+                label += " · " + plural("browser.hits_within", len(kept), locale)
             # What corpus.search warns of, where this reader looks: a warning of this thread
             # reaches no cell.
             if missed.unread:
@@ -410,6 +462,8 @@ class SessionBrowser(anywidget.AnyWidget):
             self.show(content["key"], entry if isinstance(entry, str) else None)
         elif kind == "search":
             self.search(str(content.get("query") or ""))
+        elif kind == "close_run":
+            self.close_run()
 
     # --- outputs (W-4) ---------------------------------------------------------------------------
 

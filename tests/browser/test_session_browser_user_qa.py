@@ -335,11 +335,17 @@ def test_C6_P11_search_every_run_open_a_hit_at_its_place(qa: Session) -> None:
     assert (revealed.get_attribute("data-key") or "").endswith(entry or "")
     expect(revealed).to_be_in_viewport()  # the transcript opened at the hit (P-11)
     expect(revealed).to_contain_text("disk is on fire")
-    # Its row is on the second page: the table stays where the reader left it (the row shows
-    # as the open one where the reader goes to it).
-    expect(browser.locator(".tf-b-range")).to_have_text("1–100 of 135")
+    # Its row is on the second page: the table turns to it, the row marked open (B-1).
+    expect(browser.locator(".tf-b-range")).to_have_text("101–135 of 135")
+    expect(browser.locator("tr.tf-b-open")).to_have_attribute("data-key", key or "")
     browser.locator(".tf-b-control", has_text="Agent").locator("select").select_option("inspect")
     expect(browser.locator("tr.tf-b-open")).to_have_attribute("data-key", key or "")
+    # The hits follow the filter (B-1): the four are of inspect's runs.
+    expect(label).to_have_text(
+        "4 hits · in the 8 runs the filters keep · “disk is on fire”", timeout=60_000
+    )
+    browser.locator(".tf-b-clear").click()  # the searches below are of every run
+    expect(label).to_have_text("4 hits · “disk is on fire”", timeout=60_000)
 
     expect(qa.search("no-such-words-anywhere")).to_have_text("No hit · “no-such-words-anywhere”")
     expect(hits).to_have_count(0)
@@ -473,7 +479,9 @@ def test_B1_running_the_browser_s_cell_again_keeps_what_the_reader_set(qa: Sessi
     expect(qa.transcript.locator(".tf-turn .tf-toggle").first).to_have_attribute(
         "aria-expanded", "true"
     )
-    expect(browser.locator(".tf-b-hits-label")).to_have_text("4 hits · “disk is on fire”")
+    expect(browser.locator(".tf-b-hits-label")).to_have_text(
+        "4 hits · in the 2 runs the filters keep · “disk is on fire”"
+    )
     # The search box says what the hits it shows are of, as before the cell ran again.
     expect(browser.locator(".tf-b-search")).to_have_value("disk is on fire")
 
