@@ -1037,9 +1037,17 @@ def _careful(
         # whitespace (a vertical tab, a no-break space) and the glued values start later.
         glued = _glued_values(text.lstrip()) if exc.msg == "Extra data" or first.isspace() else ()
         if len(glued) < 2:
-            reason = f"invalid JSON: {exc.msg} (column {exc.colno})"
-            return [(number, MalformedLine(reason, text=_kept(text)))]
+            return [(number, MalformedLine(_json_mistake(exc, text), text=_kept(text)))]
         return [(number, value) for value in glued]
+
+
+def _json_mistake(exc: json.JSONDecodeError, text: str) -> str:
+    """Why a line is no JSON, at the column where the decoder stopped: the standard library's
+    words; but where it stopped past the line's ending (a record cut off, its value still
+    open), the line's end, not the first column of the next line, where it counts it."""
+    if exc.lineno == 1:
+        return f"invalid JSON: {exc.msg} (column {exc.colno})"
+    return f"invalid JSON: {exc.msg} (column {len(text.rstrip()) + 1}, where the line ends)"
 
 
 def _kept(text: str) -> str:
