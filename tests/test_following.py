@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 import turnfold
+from tests.formats.loops import run_async
 from turnfold.following import Follow
 from turnfold.formats import frameworks
 from turnfold.model import AssistantText, ToolCall, Transcript
@@ -242,7 +243,7 @@ def test_A2_an_async_run_that_raises_ends_in_its_error() -> None:
                 pass
         return followed
 
-    followed = asyncio.run(main())
+    followed = run_async(main())  # a loop of its own, whatever an earlier test left
     assert followed.transcript.entries[-1].message == "ValueError: bad tool schema"  # type: ignore[attr-defined]
 
 

@@ -16,6 +16,7 @@
  */
 
 import { h, keepKeys, text, token } from "./dom.js";
+import { FoldSaver } from "./folds.js";
 import { ContentLoader } from "./loader.js";
 import { DisclosureMemory } from "./memory.js";
 import { Renderer } from "./render.js";
@@ -28,8 +29,6 @@ import { Renderer } from "./render.js";
 /** The widget's model, typed by the traits it syncs. @typedef {import("@anywidget/types").AnyModel<import("./compare").CompareTraits>} Model */
 /** @typedef {"a" | "b"} Side */
 
-/** Fold choices reach the kernel at most this often. */
-const SAVE_DELAY_MS = 150;
 /** @type {Side[]} */
 const SIDES = ["a", "b"];
 
@@ -50,13 +49,7 @@ function render({ model, el }) {
 
   // --- disclosure memory: one per side of each comparison (P-10) ------------------------------
 
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let saveTimer;
-  const save = () => {
-    clearTimeout(saveTimer);
-    saveTimer = undefined;
-    model.save_changes();
-  };
+  const folds = new FoldSaver(model);
   /** @type {Map<string, Record<Side, DisclosureMemory>>} comparison key → its sides' memories */
   const memories = new Map();
   /** @param {string} key @returns {Record<Side, DisclosureMemory>} */
@@ -65,13 +58,7 @@ function render({ model, el }) {
     if (known) return known;
     const saved = (model.get("_folds") ?? {})[key] ?? {};
     /** @param {Side} side */
-    const remember = (side) => (/** @type {import("./memory.js").Snapshot} */ snapshot) => {
-      // Merged into what other views saved; the kernel hears of a burst of choices once.
-      const folds = model.get("_folds") ?? {};
-      model.set("_folds", { ...folds, [key]: { ...(folds[key] ?? {}), [side]: snapshot } });
-      clearTimeout(saveTimer);
-      saveTimer = setTimeout(save, SAVE_DELAY_MS);
-    };
+    const remember = (side) => (/** @type {import("./memory.js").Choices} */ changed) => folds.note(changed, [key, side]);
     const made = {
       a: new DisclosureMemory(saved.a ?? {}, remember("a")),
       b: new DisclosureMemory(saved.b ?? {}, remember("b")),
@@ -246,7 +233,7 @@ function render({ model, el }) {
   drawCompare();
 
   return () => {
-    if (saveTimer !== undefined) save();
+    if (folds.waiting) folds.save();
     model.off("msg:custom", onMessage);
     model.off("change:_compare", drawCompare);
     model.off("change:_table", drawTable);

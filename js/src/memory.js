@@ -8,7 +8,8 @@
  * restores them) and siblings never act as an accordion. Keys come from entry ids, so choices
  * survive appends, status changes, completion, mode and thinking switches and a single item
  * becoming a group. The map is presentation state: the widget keeps it in its `_folds` trait so a
- * re-mounted view restores it, and it never reaches the transcript or the settings.
+ * re-mounted view restores it (`folds.js` takes each change there), and it never reaches the
+ * transcript or the settings.
  *
  * Choices:
  * - "open" / "closed": the reader toggled the disclosure (or a reveal or search opened it, once).
@@ -17,14 +18,15 @@
  */
 
 /** @typedef {"open" | "closed" | "owned"} Choice */
-/** @typedef {Record<string, Choice>} Snapshot */
+/** Choices by key. @typedef {Map<string, Choice>} Choices */
 
 const CHOICES = new Set(["open", "closed", "owned"]);
 
 export class DisclosureMemory {
   /**
    * @param {Record<string, unknown>} [initial] choices saved earlier (the `_folds` trait)
-   * @param {(snapshot: Snapshot) => void} [onChange] told after every change, with a copy
+   * @param {(changed: Choices) => void} [onChange] told after every change, with only the keys
+   *   that changed: a click costs the same however many choices the memory holds
    */
   constructor(initial = {}, onChange = () => {}) {
     /** @type {Map<string, Choice>} */
@@ -94,15 +96,16 @@ export class DisclosureMemory {
    * @param {Iterable<string>} keys @returns {boolean} whether anything changed
    */
   own(keys) {
-    let changed = false;
+    /** @type {Choices} */
+    const changed = new Map();
     for (const key of keys) {
       if (!this.choices.has(key)) {
         this.choices.set(key, "owned");
-        changed = true;
+        changed.set(key, "owned");
       }
     }
-    if (changed) this.onChange(this.snapshot());
-    return changed;
+    if (changed.size) this.onChange(changed);
+    return changed.size > 0;
   }
 
   /**
@@ -111,28 +114,21 @@ export class DisclosureMemory {
    * @param {Iterable<string>} keys
    */
   openPath(keys) {
-    let changed = false;
+    /** @type {Choices} */
+    const changed = new Map();
     for (const key of keys) {
       if (this.choices.get(key) !== "open") {
         this.choices.set(key, "open");
-        changed = true;
+        changed.set(key, "open");
       }
     }
-    if (changed) this.onChange(this.snapshot());
-  }
-
-  /** Choices as a plain object with sorted keys (stable bytes in the saved widget state). */
-  snapshot() {
-    /** @type {Snapshot} */
-    const out = {};
-    for (const key of [...this.choices.keys()].sort()) out[key] = /** @type {Choice} */ (this.choices.get(key));
-    return out;
+    if (changed.size) this.onChange(changed);
   }
 
   /** @param {string} key @param {Choice} choice */
   set(key, choice) {
     if (this.choices.get(key) === choice) return;
     this.choices.set(key, choice);
-    this.onChange(this.snapshot());
+    this.onChange(new Map([[key, choice]]));
   }
 }

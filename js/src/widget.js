@@ -31,6 +31,7 @@
  */
 
 import { byKey, h, keepKeys } from "./dom.js";
+import { FoldSaver } from "./folds.js";
 import { ContentLoader } from "./loader.js";
 import { DisclosureMemory } from "./memory.js";
 import { FADE_MS, Renderer } from "./render.js";
@@ -50,8 +51,6 @@ function ask(model, request) {
   model.send(request);
 }
 
-/** Fold choices reach the kernel at most this often. */
-const SAVE_DELAY_MS = 150;
 /** How long a view waits for the kernel to greet it before it takes it that none runs (N-1). */
 const GREETING_TIMEOUT_MS = 5000;
 /** How long a revealed entry not yet drawn (its container hidden) waits to be scrolled to. */
@@ -160,21 +159,8 @@ async function render({ model, el }) {
   /** N-1: the kernel has answered this view (false: a saved notebook, or a kernel still busy). */
   let greeted = false;
 
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let saveTimer;
-  const save = () => {
-    clearTimeout(saveTimer);
-    saveTimer = undefined;
-    model.save_changes();
-  };
-  const memory = new DisclosureMemory(model.get("_folds") ?? {}, (snapshot) => {
-    // Merge into what other views of this widget saved, so two cells never erase each other.
-    // The model updates at once (other views on the page read it); the kernel hears of a burst
-    // of choices (opening everything, a search) once.
-    model.set("_folds", { ...(model.get("_folds") ?? {}), ...snapshot });
-    clearTimeout(saveTimer);
-    saveTimer = setTimeout(save, SAVE_DELAY_MS);
-  });
+  const folds = new FoldSaver(model);
+  const memory = new DisclosureMemory(model.get("_folds") ?? {}, (changed) => folds.note(changed));
   const strings = () => model.get("_strings") ?? {};
 
   // content Python sent only as a header, fetched when opened and kept until a patch
@@ -202,7 +188,7 @@ async function render({ model, el }) {
   // kernel files this run's folds away at once) has the choices just made saved now: after the
   // delay they had been lost, or saved as the next run's.
   root.addEventListener("focusout", () => {
-    if (saveTimer !== undefined) save();
+    if (folds.waiting) folds.save();
   });
 
   /** @type {Map<string, HTMLElement>} top-level key → its element */
@@ -394,8 +380,7 @@ async function render({ model, el }) {
       }
     } else if (message.type === "replace" && message.view) {
       // Choices not yet saved were the old transcript's: never saved as the new one's.
-      clearTimeout(saveTimer);
-      saveTimer = undefined;
+      folds.drop();
       askedForFull = false;
       memory.reset(message.folds);
       view = message.view;
@@ -456,7 +441,7 @@ async function render({ model, el }) {
   }, GREETING_TIMEOUT_MS);
 
   return () => {
-    if (saveTimer !== undefined) save();
+    if (folds.waiting) folds.save();
     clearTimeout(greeting);
     model.off("msg:custom", onMessage);
     model.off("change:_strings", onStrings);

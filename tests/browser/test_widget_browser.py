@@ -386,10 +386,9 @@ def _hostile_transcript(payloads: Sequence[str] | None = None) -> Transcript:
 
 
 #: The hostile tests of a widget spread the payloads over this many widgets, every payload in
-#: one of them. A widget's fold memory is copied whole at every click (``js/src/memory.js``
-#: ``snapshot``, then the ``_folds`` trait set again), so opening the 5,000 folds of one widget
-#: of every payload took time growing with the square of the folds (24 s in CI, 42 s for the
-#: comparison of two such runs).
+#: one of them: a page of 5,000 folds in one widget is slow to draw and to open fold by fold
+#: (until ``js/src/folds.js``, each click also copied the widget's whole fold memory: 24 s in
+#: CI, 42 s for the comparison of two such runs).
 HOSTILE_PARTS = 8
 
 
