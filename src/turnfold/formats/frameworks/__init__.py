@@ -97,10 +97,11 @@ RUN_OBJECTS: tuple[tuple[str, str], ...] = (
 
 #: How deep and how wide :func:`adapter_of` looks inside containers for a framework's object
 #: (a LangGraph result is a dict of lists of messages; its stream events are tuples of them).
-#: The deepest is a list of ``updates`` events with a namespace or as ``version="v2"`` parts:
-#: list → ``(ns, chunk)`` or ``{"type", "ns", "data"}`` → nodes → ``{"messages": [...]}`` →
-#: list → message, five levels down.
-_DEPTH, _WIDTH = 5, 8
+#: The deepest is a list of ``debug`` events with a mode or a namespace, or as
+#: ``version="v2"`` parts: list → ``(mode, chunk)``, ``(ns, chunk)`` or ``{"type", "ns",
+#: "data"}`` → ``{"type": "checkpoint", "payload"}`` → payload → its state's ``values`` →
+#: list → message, six levels down.
+_DEPTH, _WIDTH = 6, 8
 
 
 def _within(module_name: str, package: str) -> bool:

@@ -1726,6 +1726,9 @@ class Follower:
         #: The root graph's last event: its mode, what it is (a ``debug`` event's type, a
         #: ``tasks`` event's kind, ``"checkpoint"``), its line and its task's node.
         self._root_end: tuple[str | None, Any, int, Any] | None = None
+        #: The modes of the events seen, of every graph (silent ones aside): what the stream
+        #: records of how a run stops (:meth:`_unrecorded_stop`).
+        self._modes: set[str] = set()
         #: The task results of a step whose checkpoint has not come yet, by namespace: that
         #: checkpoint holds their writes, so they are read only if it never comes
         #: (:meth:`_read_unclosed`), each with its line and event.
@@ -1788,6 +1791,8 @@ class Follower:
     def _fold(self, namespace: tuple[str, ...], mode: str | None, chunk: Any, event: Any) -> None:
         if mode is None:
             mode = _mode_of(chunk)
+        if mode is not None and mode not in _SILENT_MODES:
+            self._modes.add(mode)
         if not namespace and mode not in _SILENT_MODES:
             self._root_end = _event_end(mode, chunk, self._line)
         if mode == "tasks":
@@ -2164,14 +2169,14 @@ class Follower:
     def _unended(self, between_steps: bool = False) -> str | None:
         """What a saved stream lacks that ends inside the root graph's run, by what it
         holds: the results of calls left unanswered (LangGraph raises a node's error out of
-        the stream: an ``updates`` or ``messages`` stream saved as it came then ends with the
-        calls of a tool node that raised, and nothing else says so), of a task that started
+        the stream: an ``updates`` stream saved as it came then ends with the calls of a
+        tool node that raised, and nothing else says so), of a task that started
         (``tasks``, ``debug``), the checkpoint after a step whose results came (``debug``:
         LangGraph streams one after every step, at a breakpoint too), or the step the last
         checkpoint names next (``debug``: once the run ended it names none). None when
         nothing says the run went on; a stream that ends ``between_steps`` in modes that
-        record no pause has its calls unanswered and its next step untaken by a breakpoint
-        as well (:meth:`_between_steps`)."""
+        record no pause has its calls unanswered and its next step untaken by a pause as
+        well (:meth:`_between_steps`)."""
         opened = [c.call_id for c in self._root.builder.open_calls() if c.status != "confirming"]
         if opened and not between_steps:
             return f"result of call {_ids(opened)}"
@@ -2197,11 +2202,14 @@ class Follower:
         that holds whatever the run's last entry (a next step named, or calls not run). The
         events end so at a breakpoint, and a stream cut there ends the same; a
         ``checkpoints`` stream also ends so when the next step stopped on ``interrupt()`` or
-        raised, which it does not stream. None when the last event is none of these: a
+        raised, which it does not stream; so does a stream of ``values`` and ``messages``
+        events alone (:meth:`_unrecorded_stop`). None when the last event is none of these: a
         checkpoint naming no next step (the run ended), a task started."""
         if self._root_end is None:
             return None
         mode, kind, line, node = self._root_end
+        if mode in _STOPLESS_MODES:
+            return self._unrecorded_stop(line)
         unrecorded = f"which {mode} events do not record"
         paused = f"paused at a breakpoint (interrupt_before / interrupt_after, {unrecorded})"
         nodes = self._next[0] if self._next is not None and self._next[1] == line else None
@@ -2238,6 +2246,40 @@ class Follower:
             "it: whether the run ended there (a graph whose tools node leads to END, a "
             f"return_direct tool), {paused} or the stream was cut off is not recorded",
             False,
+        )
+
+    def _unrecorded_stop(self, line: int) -> tuple[str, bool] | None:
+        """Why a saved stream of ``values`` and ``messages`` events alone that ends with
+        calls of the root graph unanswered cannot tell whether its run paused there. Neither
+        mode streams a static breakpoint's pause, a node's error (LangGraph raises it out of
+        the stream) or a cut, and ``messages`` streams no ``interrupt()`` either (``values``
+        does: a state's ``__interrupt__``): the events of a run paused before its tools node
+        are those of one whose tools node raised, or of a stream cut there. A breakpoint
+        pauses between steps, so not where a call of the batch was answered and another not
+        (a tools step stopped in its midst); where no pause fits the events, None, and the
+        calls unanswered say the run was cut off (:meth:`_unended`)."""
+        if not self._modes <= _STOPLESS_MODES:
+            return None
+        builder = self._root.builder
+        opened = [c for c in builder.open_calls() if c.status != "confirming"]
+        batches = {c.batch_id for c in opened}
+        waiting = {c.call_id for c in opened}
+        answered = any(
+            c.batch_id in batches and c.call_id not in waiting for c in builder._calls.values()
+        )
+        pauses = [] if answered else ["at a breakpoint (interrupt_before / interrupt_after)"]
+        if "values" not in self._modes:
+            pauses.append("on interrupt()")
+        if not opened or not pauses:
+            return None
+        modes = " and ".join(sorted(self._modes))
+        called = _ids([c.call_id for c in opened])
+        return (
+            f"the stream ends on line {line} with call {called} unanswered: "
+            f"whether the run paused {' or '.join(pauses)}, a node raised an error or the "
+            f"stream was cut off is not recorded ({modes} events record none of these; "
+            '"updates" among the stream modes records a pause, "debug" each task)',
+            True,
         )
 
     def _structured(self, run: _Run, state: Any) -> None:
@@ -3276,6 +3318,9 @@ _STREAMS = frozenset({"stream", "astream"})
 #: the thread's history (a lone ``tasks`` stream too: read by its shape, a model task's
 #: input is the state).
 _STATE_MODES = NameSet({"values", "debug", "checkpoints"})
+#: The stream modes that record no stop of a run but ``interrupt()`` (``values``): not a
+#: breakpoint's pause, a node's error or a cut (:meth:`Follower._unrecorded_stop`).
+_STOPLESS_MODES = NameSet({"values", "messages"})
 
 
 @dataclasses.dataclass
