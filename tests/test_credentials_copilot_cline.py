@@ -12,7 +12,10 @@ bring-your-own-key providers: their keys); the user's hook files ``hooks/*.json`
 ``mcp-secrets/`` (the MCP secrets' fallback store where no keychain is); ``config`` and
 ``lsp-config``, the names without extension older builds wrote (0.0.420 still reads them
 where no ``.json`` is; 1.0.102's XDG migration moves them into ``~/.copilot`` by those names),
-``config`` holding the login's token (``copilot_tokens``, ``store_token_plaintext``). Builds
+``config`` holding the login's token (``copilot_tokens``, ``store_token_plaintext``);
+``permissions-config.json`` and ``permissions-config`` (the tools and folders the user allowed,
+by the paths of their repositories: 0.0.420's ``LOCATION_PERMISSIONS`` store, a name on
+1.0.102's migration list). Builds
 before 1.0 kept that folder in ``$XDG_CONFIG_HOME/.copilot`` when the variable was set (and
 their sessions in ``$XDG_STATE_HOME/.copilot``): ``EI`` of 0.0.420's ``index.js``; the
 migration's lists of each folder's names, ``cli-main.js`` of 1.0.102.
@@ -137,6 +140,18 @@ COPILOT_OLD_CONFIG = {
 COPILOT_LSP = {"lspServers": {"python": {
     "command": "pyright-langserver", "args": ["--stdio"],
     "fileExtensions": {".py": "python"}, "env": {"PYRIGHT_TOKEN": TOKEN}}}}  # fmt: skip
+#: What the user allowed where, as 0.0.420's ``LOCATION_PERMISSIONS`` store keeps it: by the
+#: path of each repository (``git rev-parse --show-toplevel``) or folder.
+COPILOT_PERMISSIONS = {"locations": {
+    f"/home/me/work/{TOKEN}": {
+        "tool_approvals": [
+            {"kind": "commands", "commandIdentifiers": ["git push", "npm publish"]},
+            {"kind": "mcp", "serverName": "github", "toolName": None},
+            {"kind": "write"},
+        ],
+        "allowed_directories": ["/home/me/private/taxes"],
+    },
+}}  # fmt: skip
 COPILOT_SECRETS: dict[str, Maker] = {
     "mcp-config.json": _json(COPILOT_MCP),
     "mcp-config": _json(COPILOT_MCP),
@@ -149,6 +164,8 @@ COPILOT_SECRETS: dict[str, Maker] = {
     "mcp-secrets/index.json": _json({"github": {"GITHUB_PERSONAL_ACCESS_TOKEN": TOKEN}}),
     "config": _json(COPILOT_OLD_CONFIG),
     "lsp-config": _json(COPILOT_LSP),
+    "permissions-config.json": _json(COPILOT_PERMISSIONS),
+    "permissions-config": _json(COPILOT_PERMISSIONS),
 }  # fmt: skip
 
 #: Cline's data folder: ``settings/`` as ``cline auth`` and ``cline mcp add`` wrote it, the

@@ -1,4 +1,4 @@
-"""Four reading defects (spec L-4, C-5, C-7, C-2, X-1):
+"""Three reading defects (spec L-4, C-5, C-7, C-2, X-1):
 
 - JSON lines whose first record was cut off at its line's end (its writer died mid-record, then
   went on) were taken for the opening of a pretty-printed value and read whole, as one document:
@@ -9,19 +9,14 @@
 - ``load(path, sample=ID)`` of an OpenHands eval output that mixes instances with events showed
   every warning of the file, not the instance's own share (with its events', which every load
   of the file shows).
-- The Copilot CLI's ``permissions-config`` (``permissions-config.json``): what the user allowed in
-  each repository and folder of their machine, keyed by its path, was opened by a scan and read
-  by a load; it is now one of the Copilot CLI's credential files, never opened.
+
+(The fourth, the Copilot CLI's ``permissions-config`` opened by a scan, is one more of its
+credential files in tests/test_credentials_copilot_cline.py.)
 
 The runs of the first part are generated from the short Chat Completions trajectory of
 ``tests/table_runs.py``; the Claude Code session with a Workflow run is the committed one of the
 real Claude Code 2.1.332, the OpenHands instance the real one of OpenHands' Multi-SWE-bench
-example output, the Copilot CLI session the real one of ``copilot`` 1.0.102
-(tests/fixtures/SOURCES.md). The ``permissions-config`` files are hand-made in the shape of the
-``LOCATION_PERMISSIONS`` store of ``@github/copilot`` 0.0.420's ``index.js`` (``locations``,
-each a path with its ``tool_approvals`` and ``allowed_directories``, written with
-``JSON.stringify(v, null, 2)``), which 1.0.102's XDG migration (``cli-main.js``) moves by its
-name without extension; every value is made up.
+example output (tests/fixtures/SOURCES.md).
 """
 
 from __future__ import annotations
@@ -34,8 +29,6 @@ from typing import Any
 import pytest
 
 import turnfold
-from tests.credential_homes import Maker, plant, scan_here, touched, written
-from tests.credentials_cases import each_one_named
 from tests.table_runs import trajectory
 from turnfold.corpus import runs
 from turnfold.corpus.discover import Item
@@ -253,66 +246,3 @@ def test_L4_a_file_of_events_alone_is_told_every_warning_in_order(tmp_path: Path
     events = tmp_path / "events.jsonl"
     events.write_text("\n".join([BAD, EVENT, BAD, ODD_EVENT, BAD]) + "\n")
     assert _lines_warned(events, None) == [1, 2, 3, 4, 5]
-
-
-# --- the Copilot CLI's permissions-config -------------------------------------------------------
-
-TOKEN = "not-a-real-token-5b1f"
-COPILOT_SESSION = FIXTURES / "copilot" / "session-state" / "5522b163-29bf-4e3e-82c6-062172639e01"
-#: What the user allowed where, as 0.0.420's ``LOCATION_PERMISSIONS`` store keeps it: by the
-#: path of each repository (``git rev-parse --show-toplevel``) or folder.
-PERMISSIONS = {"locations": {
-    f"/home/me/work/{TOKEN}": {
-        "tool_approvals": [
-            {"kind": "commands", "commandIdentifiers": ["git push", "npm publish"]},
-            {"kind": "mcp", "serverName": "github", "toolName": None},
-            {"kind": "write"},
-        ],
-        "allowed_directories": ["/home/me/private/taxes"],
-    },
-}}  # fmt: skip
-PERMISSION_FILES: dict[str, Maker] = {
-    ".copilot/permissions-config.json": written(json.dumps(PERMISSIONS, indent=2)),
-    ".copilot/permissions-config": written(json.dumps(PERMISSIONS, indent=2)),
-}
-SECRETS: dict[str, tuple[Maker, str]] = {
-    place: (make, "copilot") for place, make in PERMISSION_FILES.items()
-}
-
-
-@pytest.fixture(autouse=True)
-def own_folders(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The Copilot CLI's folder is the test's: a developer's own variables would name another."""
-    for variable in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "COPILOT_HOME"):
-        monkeypatch.delenv(variable, raising=False)
-
-
-def _home(root: Path, monkeypatch: pytest.MonkeyPatch, secrets: bool) -> Path:
-    home = root / "me"
-    place = home / ".copilot" / "session-state" / COPILOT_SESSION.name
-    place.parent.mkdir(parents=True)
-    shutil.copytree(COPILOT_SESSION, place)
-    monkeypatch.setenv("HOME", str(home))
-    if secrets:
-        plant(home, PERMISSION_FILES)
-    return home
-
-
-def test_C1_a_home_scan_opens_no_copilot_permissions_config_and_counts_none(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: list[str]
-) -> None:
-    plain = scan_here(_home(tmp_path / "plain", monkeypatch, secrets=False))
-    home = _home(tmp_path / "full", monkeypatch, secrets=True)
-    opened.clear()
-    full = scan_here(home)
-    assert touched(opened, SECRETS) == []
-    assert full.skipped == plain.skipped
-    assert [row["format"] for row in full] == ["copilot"]
-    scan_here(home / ".copilot")
-    assert touched(opened, SECRETS) == []
-
-
-(
-    test_C7_a_permissions_config_named_to_scan_is_said_and_never_opened,
-    test_L4_a_permissions_config_named_to_load_is_refused_unopened,
-) = each_one_named(SECRETS, TOKEN, lambda root, monkeypatch: _home(root, monkeypatch, True))
