@@ -94,3 +94,13 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"
     monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(folder))
     return folder
+
+
+@pytest.fixture
+def browsers() -> Iterator[list[Any]]:
+    """The session browsers a test makes (``browsers.append(SessionBrowser(...))``), closed when
+    it ends: a browser's search thread and transcript widget end with it."""
+    made: list[Any] = []
+    yield made
+    for browser in made:
+        browser.close()

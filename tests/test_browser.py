@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -35,14 +34,6 @@ pytestmark = pytest.mark.usefixtures("cache_dir")
 
 TREE = Path(__file__).parent / "fixtures" / "corpus"
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
-
-
-@pytest.fixture
-def browsers() -> Iterator[list[SessionBrowser]]:
-    made: list[SessionBrowser] = []
-    yield made
-    for browser in made:
-        browser.close()
 
 
 def rows_of(count: int) -> list[dict[str, Any]]:

@@ -9,7 +9,6 @@ page holding its row. The view is checked in a real JupyterLab in
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +28,6 @@ pytestmark = pytest.mark.usefixtures("cache_dir")
 
 CODEX = {"column": "agent", "op": "==", "value": "codex"}
 CLAUDE = {"column": "agent", "op": "==", "value": "claude-code"}
-
-
-@pytest.fixture
-def browsers() -> Iterator[list[SessionBrowser]]:
-    made: list[SessionBrowser] = []
-    yield made
-    for browser in made:
-        browser.close()
 
 
 def runs(count: int, saying: str = "needle") -> tuple[dict[str, Transcript], list[dict[str, Any]]]:

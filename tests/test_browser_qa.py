@@ -10,7 +10,6 @@ import datetime
 import decimal
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +25,6 @@ from .test_browser import keys, page_of, rows_of, table_of
 pytestmark = pytest.mark.usefixtures("cache_dir")
 
 TREE = Path(__file__).parent / "fixtures" / "corpus"
-
-
-@pytest.fixture
-def browsers() -> Iterator[list[SessionBrowser]]:
-    made: list[SessionBrowser] = []
-    yield made
-    for browser in made:
-        browser.close()
 
 
 def test_B1_the_page_before_the_short_last_page_is_the_whole_page_before_it() -> None:

@@ -7,7 +7,6 @@ a real JupyterLab.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +23,6 @@ pytestmark = pytest.mark.usefixtures("cache_dir")
 
 
 TREE = Path(__file__).parent / "fixtures" / "corpus"
-
-
-@pytest.fixture
-def browsers() -> Iterator[list[SessionBrowser]]:
-    made: list[SessionBrowser] = []
-    yield made
-    for browser in made:
-        browser.close()
 
 
 def cells(browser: SessionBrowser, name: str) -> list[str]:

@@ -12,7 +12,7 @@ An anywidget over a :class:`~turnfold.corpus.Corpus`. Python decides and the JS 
   "has failures", a date range, any column), computed once.
 * A search across runs (``search`` request, C-6) reads the items again in the corpus's workers,
   on a thread of its own so the kernel keeps answering; its hits arrive in ``_hits``.
-  It searches the rows the reader's filters keep, and again when they change.
+  It searches the rows the reader's filters keep, and again when they or the corpus change.
 * Opening a row (``open`` request, or :meth:`SessionBrowser.show`) loads that item and shows it
   under the table in one :class:`~turnfold.widget.TranscriptWidget`, made empty with the
   browser and reused for every item (:meth:`~turnfold.widget.TranscriptWidget.show`); the reader's
@@ -262,7 +262,8 @@ class SessionBrowser(anywidget.AnyWidget):
     def corpus(self) -> Corpus:
         """The corpus shown. Set another (a rescan of the same folder, ``browser.corpus =
         turnfold.scan(folder)``) and its rows are drawn with the reader's sort, filters, columns
-        and page kept, and the run they opened read again, in their folds, if it is still one."""
+        and page kept, the run they opened read again, in their folds, if it is still one (else
+        closed), and the search shown searched again in the new runs."""
         return self._corpus
 
     @corpus.setter
@@ -282,6 +283,11 @@ class SessionBrowser(anywidget.AnyWidget):
             self._open(shown)  # on the reader's page, wherever its row went
         elif shown is not None:  # its file is gone: nothing is shown rather than a stale run
             self.close_run()
+        if self._search_text is not None:
+            # The hits shown were the old corpus's: they could name a run gone, changed or now
+            # left out by the filters, and miss the new runs'. The search box still holds the
+            # query, so it is asked of the new corpus, as a change of the filters asks it again.
+            self.search(self._search_text)
 
     # --- rows ------------------------------------------------------------------------------------
 
@@ -381,9 +387,9 @@ class SessionBrowser(anywidget.AnyWidget):
         """Search the runs the reader's filters keep (every run, without filters) for
         ``query``: the hits arrive in the view when the search ends (a thread of its own reads
         the items; a newer search makes an older one's hits moot), and a change of the filters
-        searches again. The query is taken as a transcript's search takes it (without the
-        spaces around it, at most :data:`~turnfold.render.search.MAX_QUERY_LENGTH`
-        characters)."""
+        or of the corpus (a rescan, :attr:`corpus`) searches again. The query is taken as a
+        transcript's search takes it (without the spaces around it, at most
+        :data:`~turnfold.render.search.MAX_QUERY_LENGTH` characters)."""
         with self._search_lock:
             self._search_count += 1
             number = self._search_count
