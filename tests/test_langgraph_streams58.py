@@ -121,7 +121,8 @@ def test_L3_a_debug_stream_paused_after_tools_without_a_checkpointer_says_it_may
     assert _reasons(loaded) == [
         "the stream ends on the result of call 'c1' (line 4), no step after it: whether the "
         "run ended there (a graph whose tools node leads to END, a return_direct tool), "
-        f"{PAUSE} or the stream was cut off is not recorded"
+        "paused at a breakpoint (interrupt_before / interrupt_after) or the stream was cut "
+        "off is not recorded (debug events record none of these)"
     ]
     assert loaded.warnings[0].source == str(PAUSED_NO_SAVER)
     _read_as_it_ends(loaded)

@@ -8,8 +8,10 @@ L-4, P-7, H-6): read by what the stream holds.
 - It cannot tell: an ``updates``, ``values``, ``messages`` or lone ``tasks`` stream cut off
   after the tools node holds the very events of a run whose graph ends there (an edge from
   its tools node to ``END``, ``create_agent``'s ``return_direct`` tool), shown below with
-  real runs of both. A finished run is never called cut off without evidence: the run is
-  read as it ends, and one warning says the stream cannot tell.
+  real runs of both (and, where its modes do not record them, of a run paused there or whose
+  next node raised: tests/test_langgraph_streams58c.py). A finished run is never called cut
+  off without evidence: the run is read as it ends, and one warning says the stream cannot
+  tell, naming each way it may have ended.
 - It says the run paused (an ``__interrupt__`` update: a static breakpoint's is empty):
   neither cut off nor in doubt. A ``debug`` stream, which streams no pause, whose last
   checkpoint names a next step that never began may be paused or cut there: read as it
@@ -61,19 +63,36 @@ def _cut_off(end: str) -> str:
     )
 
 
-def _in_doubt(call_id: str, line: int, unpaused: str | None = None) -> str:
-    """The warning of a stream ending on a tool's result; ``unpaused``: the stream's mode,
-    where it records no pause at a breakpoint (a third way to end there)."""
-    paused = (
-        f", paused at a breakpoint (interrupt_before / interrupt_after, which {unpaused} events "
-        "do not record)"
-        if unpaused
-        else ""
-    )
+#: The ways a run may end that leave a stream ending on a tool's result besides a cut, as
+#: its warning names them.
+ENDED = "ended there (a graph whose tools node leads to END, a return_direct tool)"
+BREAKPOINT = "paused at a breakpoint (interrupt_before / interrupt_after)"
+RAISED = "its next node raised an error"
+
+#: By the stream's mode: the ways the stream's events leave in doubt besides the graph's
+#: end and a cut (its modes record the others: ``updates`` a pause, ``values`` an
+#: ``interrupt()``, ``tasks`` the next node's task), and its modes as the warning names them
+#: (tests/test_langgraph_streams58c.py runs each way).
+IN_DOUBT: dict[str, tuple[list[str], str]] = {
+    "updates": ([RAISED], "updates"),
+    "values": ([BREAKPOINT, RAISED], "values"),
+    "messages": ([f"{BREAKPOINT} or on interrupt()", RAISED], "messages"),
+    "['updates', 'messages']": ([RAISED], "messages and updates"),
+    "['values', 'messages']": ([BREAKPOINT, RAISED], "messages and values"),
+    "tasks": ([BREAKPOINT], "tasks"),
+    "debug": ([BREAKPOINT], "debug"),
+    "['updates', 'tasks']": ([], "tasks and updates"),
+    "['updates', 'debug']": ([], "debug and updates"),
+}
+
+
+def _in_doubt(call_id: str, line: int, mode: Any) -> str:
+    """The warning of a stream in ``mode`` ending on a tool's result (:data:`IN_DOUBT`)."""
+    ways, modes = IN_DOUBT[str(mode)]
     return (
         f"the stream ends on the result of call {call_id!r} (line {line}), no step after it: "
-        "whether the run ended there (a graph whose tools node leads to END, a return_direct "
-        f"tool){paused} or the stream was cut off is not recorded"
+        f"whether the run {', '.join([ENDED, *ways])} or the stream was cut off is not "
+        f"recorded ({modes} events record none of these)"
     )
 
 
@@ -174,12 +193,12 @@ def test_L3_a_stream_cut_after_the_tools_node_and_a_graph_ending_there_read_alik
     to come. Neither is called cut off (never without evidence); each says, once, that the
     stream cannot tell, and everything stays shown. Old code said nothing."""
     cut = turnfold.load(CUT_UPDATES)
-    assert _reasons(cut) == [_in_doubt("call_1", 5)]
+    assert _reasons(cut) == [_in_doubt("call_1", 5, ["updates", "messages"])]
     _read_as_it_ends(cut)
     assert _calls(cut) == [("call_1", "success", "3")]
     _accounted(cut, CUT_UPDATES)
     direct = turnfold.load(DIRECT_UPDATES)
-    assert _reasons(direct) == [_in_doubt("c1", 2)]
+    assert _reasons(direct) == [_in_doubt("c1", 2, "updates")]
     _read_as_it_ends(direct)
     assert _calls(direct) == [("c1", "success", "langgraph: 1.2.24")]
     _accounted(direct, DIRECT_UPDATES)
@@ -256,7 +275,7 @@ def test_L3_a_cut_after_tools_reads_as_a_graph_ending_there_unless_debug_says(mo
     for events in (cut, whole, edge):
         for loaded in (turnfold.load(lc_dumps(events)), turnfold.load(events)):
             (reason,) = _reasons(loaded)
-            assert reason == _in_doubt("c1", len(events), "tasks" if mode == "tasks" else None)
+            assert reason == _in_doubt("c1", len(events), mode)
             _read_as_it_ends(loaded)
             assert _calls(loaded) == [("c1", "success", "lg: 1.2.24")]
 

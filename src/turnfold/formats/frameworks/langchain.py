@@ -59,8 +59,10 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   ended) say so. A stream that ends on a tool's result with nothing of that kind says it
   cannot tell (:meth:`Follower.ends_on_result`): a run cut off after its tools node and one
   whose graph ends there (an edge from its tools node to ``END``, ``create_agent``'s
-  ``return_direct`` tools) stream the same events, so it is read as it ends, never called cut
-  off without evidence. So is one whose modes record no pause (``debug``, ``tasks``,
+  ``return_direct`` tools) stream the same events, and so, in the modes that do not record
+  them, do a run paused there and one whose next node raised
+  (:meth:`Follower._ending_on_result`), so it is read as it ends, never called cut off
+  without evidence. So is one whose modes record no pause (``debug``, ``tasks``,
   ``checkpoints``) ending between two steps, where a static breakpoint's pause and a cut
   leave the same events (:meth:`Follower._between_steps`). The events themselves (a list
   of what ``stream`` yielded) are read alike, their messages as the objects they are.
@@ -2241,11 +2243,32 @@ class Follower:
             )
         last = self.transcript.entries[-1] if self.transcript.entries else None
         called = last.call_id if isinstance(last, ToolCall) else None
+        return self._ending_on_result(called, line), False
+
+    def _ending_on_result(self, call_id: str | None, line: int | None) -> str:
+        """Why a saved stream that ends on the result of call ``call_id`` (line ``line``),
+        no step after it and no checkpoint naming one, cannot tell how its run ended: each
+        way of ending that leaves these very events in the stream's modes (real runs of
+        each, tests/test_langgraph_streams58c.py). The graph ending there (an edge from its
+        tools node to ``END``, a ``return_direct`` tool) and a cut, in every mode; a static
+        breakpoint's pause unless ``updates`` records it (an ``__interrupt__`` update);
+        ``interrupt()`` in the next step in ``messages`` alone (``values`` streams it in a
+        state, ``tasks`` and ``debug`` in the step's task); the next node's error unless
+        ``tasks`` or ``debug`` streams that node's task (LangGraph raises the error out of
+        the stream)."""
+        pauses = [] if "updates" in self._modes else [_BREAKPOINT]
+        if self._modes <= {"messages"}:
+            pauses.append("on interrupt()")
+        ways = ["ended there (a graph whose tools node leads to END, a return_direct tool)"]
+        if pauses:
+            ways.append(f"paused {' or '.join(pauses)}")
+        if not self._modes & {"tasks", "debug"}:
+            ways.append("its next node raised an error")
+        modes = " and ".join(sorted(self._modes))
         return (
-            f"the stream ends on the result of call {called!r} (line {line}), no step after "
-            "it: whether the run ended there (a graph whose tools node leads to END, a "
-            f"return_direct tool), {paused} or the stream was cut off is not recorded",
-            False,
+            f"the stream ends on the result of call {call_id!r} (line {line}), no step after "
+            f"it: whether the run {', '.join(ways)} or the stream was cut off is not recorded "
+            f"({modes} events record none of these)"
         )
 
     def _unrecorded_stop(self, line: int) -> tuple[str, bool] | None:
@@ -2267,7 +2290,7 @@ class Follower:
         answered = any(
             c.batch_id in batches and c.call_id not in waiting for c in builder._calls.values()
         )
-        pauses = [] if answered else ["at a breakpoint (interrupt_before / interrupt_after)"]
+        pauses = [] if answered else [_BREAKPOINT]
         if "values" not in self._modes:
             pauses.append("on interrupt()")
         if not opened or not pauses:
@@ -3321,6 +3344,8 @@ _STATE_MODES = NameSet({"values", "debug", "checkpoints"})
 #: The stream modes that record no stop of a run but ``interrupt()`` (``values``): not a
 #: breakpoint's pause, a node's error or a cut (:meth:`Follower._unrecorded_stop`).
 _STOPLESS_MODES = NameSet({"values", "messages"})
+#: A static breakpoint's pause, as a warning names it among the ways a run may have stopped.
+_BREAKPOINT = "at a breakpoint (interrupt_before / interrupt_after)"
 
 
 @dataclasses.dataclass
@@ -3815,14 +3840,10 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
         # it ends (neither a pause nor a cut is invented), said.
         source.warn(follower.between_steps)
     elif follower.ends_on_result is not None:
-        # Cut off after its tools node, or a graph that ends there: the same events. Read
-        # as it ends (a finished run is never called cut off without evidence), said.
-        source.warn(
-            f"the stream ends on the result of call {follower.ends_on_result!r} (line "
-            f"{last_line}), no step after it: whether the run ended there (a graph whose "
-            "tools node leads to END, a return_direct tool) or the stream was cut off is not "
-            "recorded"
-        )
+        # Cut off after its tools node, a graph that ends there, and where the modes do not
+        # record them a pause or the next node's error: the same events. Read as it ends (a
+        # finished run is never called cut off without evidence), said.
+        source.warn(follower._ending_on_result(follower.ends_on_result, last_line))
     if not any(run.builder.recognized for run in follower._runs.values()):
         reason = "no LangChain messages in the stream"
         if text_line is not None:
