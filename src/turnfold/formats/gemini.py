@@ -177,7 +177,7 @@ BOB_SHELL = "bob-shell"
 _MODEL_TYPES = NameSet({"gemini", "model", BOB_SHELL})
 _MESSAGE_TYPES = NameSet({"user", "info", "warning", "error", *_MODEL_TYPES})
 #: The environment Gemini CLI sends as the first user turn; the user did not type it.
-_SESSION_CONTEXT = re.compile(r"^\s*<session_context>.*</session_context>\s*$", re.DOTALL)
+SESSION_CONTEXT = re.compile(r"^\s*<session_context>.*</session_context>\s*$", re.DOTALL)
 #: Gemini CLI's resume restates each model turn's function responses under ``<id>_response``.
 _RESPONSE_SUFFIX = "_response"
 CANCELLED_TEXT = "Request cancelled."  # useGeminiStream's notice when the user presses Esc
@@ -670,7 +670,7 @@ def _user_items(
     )
     images = images_of(content)
     items: list[Entry | PendingResult] = []
-    if _SESSION_CONTEXT.match(text) and not images:
+    if SESSION_CONTEXT.match(text) and not images:
         # Gemini CLI's environment briefing, sent as the first user turn: the CLI speaking.
         notice = SystemNotice(text=text, subtype="session_context", timestamp=stamp)
         items.append(notice)

@@ -50,6 +50,14 @@ Mapping, per content (parts read by :mod:`~turnfold.formats.gemini_parts`):
   (``promptFeedback.blockReason``) an :class:`AssistantError`, which carries the response's
   usage when no text does (the prompt was billed).
 
+Gemini CLI keeps its chat as such a list, and writes it so (``/chat share FILE.json``, and
+``{"history": [...]}`` under ``/chat save``): its first user content is the ``<session_context>``
+briefing the CLI sends, a :class:`SystemNotice` (``subtype="session_context"``) as the chat
+recordings' reader makes it; after a compression (``chatCompressionService``) a user content that
+is one ``<state_snapshot>`` is the summary of a :class:`CompactionBoundary`, and the model's
+``Got it. Thanks for the additional context!`` after it is that boundary's ``meta["reply"]``:
+neither is a turn of the user's.
+
 Part fields that carry nothing to show (``thoughtSignature``, media metadata) are passed over;
 a part of any other kind is warned of, once per kind, never dropped without a word. The format
 records no timestamps, so times and durations stay ``None``; a call whose response never came
@@ -62,6 +70,7 @@ Gemini's own (``text``, ``functionCall``…) marks it as this format's.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
@@ -78,6 +87,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.gemini import SESSION_CONTEXT
 from turnfold.formats.gemini_parts import (
     Part,
     build_result,
@@ -96,6 +106,7 @@ from turnfold.formats.wording import failure, notice
 from turnfold.formats.wrappers import find_messages, keep_wrapper_keys, sample
 from turnfold.model import (
     AssistantText,
+    CompactionBoundary,
     Entry,
     ImageData,
     SystemNotice,
@@ -109,12 +120,17 @@ from turnfold.model import (
 from turnfold.usage import attach_usage
 
 NAME = "gemini-api"
+#: The summary Gemini CLI's chat compression puts in place of the turns it drops, and the model
+#: reply it writes after it (``chatCompressionService``).
+_STATE_SNAPSHOT = re.compile(r"^\s*<state_snapshot>.*</state_snapshot>\s*$", re.DOTALL)
+_SNAPSHOT_REPLY = "Got it. Thanks for the additional context!"
 
 #: A content is one record, named by its role; a response is one record.
 RECORDS = Records(
     mapped={
         "user": "a prompt (UserMessage: text, inline images, other data and files as attachment "
-        "lines), or function responses, the results of earlier calls",
+        "lines), or function responses, the results of earlier calls; Gemini CLI's "
+        "`<session_context>` a notice, its `<state_snapshot>` a compaction boundary",
         "model": "thought summaries, text, function calls, code execution and server-side tool "
         "calls, in part order",
         "function": "function responses (the role older SDKs gave them), as a user content's",
@@ -194,6 +210,8 @@ class GeminiContentsBuilder(MessageBuilder):
         #: The ``responseId`` of the last response fed and the last entry it wrote: a streamed
         #: chunk of the same response continues that entry's text.
         self._streamed: tuple[str, Entry] | None = None
+        #: The boundary of a ``<state_snapshot>`` just fed, until the content after it.
+        self._snapshot: CompactionBoundary | None = None
 
     # --- feeding ------------------------------------------------------------------------------
 
@@ -211,10 +229,13 @@ class GeminiContentsBuilder(MessageBuilder):
             self.recognized += 1
             self._streamed = None
             parts = self._parts(message.get("parts"), line)
-            if message.get("role") == "model":
-                self._model(parts, line, batch=batch)
-            else:
+            snapshot, self._snapshot = self._snapshot, None
+            if message.get("role") != "model":
                 self._user(parts, line, batch)
+            elif snapshot is not None and [p.get("text") for p in parts] == [_SNAPSHOT_REPLY]:
+                snapshot.meta["reply"] = _SNAPSHOT_REPLY
+            else:
+                self._model(parts, line, batch=batch)
 
     def feed_response(self, response: Mapping[str, Any], line: int) -> None:
         """A ``GenerateContentResponse``: the calls made on the way (google-genai's automatic
@@ -298,7 +319,12 @@ class GeminiContentsBuilder(MessageBuilder):
             else:
                 self._other(part, made, line, None, batch)
         text = "\n\n".join(texts)
-        if text or images:
+        if not images and SESSION_CONTEXT.match(text):  # the CLI's briefing: nobody typed it
+            self.transcript.append(SystemNotice(text=text, subtype="session_context"))
+        elif not images and _STATE_SNAPSHOT.match(text):
+            self._snapshot = CompactionBoundary(summary=text.strip())
+            self.transcript.append(self._snapshot)
+        elif text or images:
             meta = {key: n for key, n in counts.items() if n}
             self.transcript.append(UserMessage(text=text, images=images, meta=meta))
         for entry in made:
