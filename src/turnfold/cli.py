@@ -614,18 +614,31 @@ def _first_run(path: Path) -> tuple[str, str, str] | None:
 
 def _first_row(path: Path) -> tuple[str, str, str]:
     """The key of a dataset's first run (a table's row, a record of JSON lines) as a scan keys
-    it: by its name where its record names it (a Batch API line's ``custom_id``), else by its
-    place, ``#0``."""
+    it: a table's ``#0``; of a file of runs, its first record that holds a run (a Batch API
+    file's first line may have lost its ``custom_id``: its row is an error, no run), keyed by
+    its name where it names one, else by its place (``#@n`` where a first record names a
+    run ``n``: :func:`~turnfold.formats.wrappers.run_samples`). A place is keyed by the
+    names of the first records alone: a later record named ``n`` would make ``#n`` its key."""
+    from collections.abc import Mapping
+
     from turnfold.formats.source import open_source
     from turnfold.formats.tables import TABLE_SUFFIXES
-    from turnfold.formats.wrappers import CUSTOM_ID, run_name
+    from turnfold.formats.wrappers import CUSTOM_ID, row_runs_key, run_name, run_samples, runs_key
 
     if not path.name.endswith(TABLE_SUFFIXES):
         source, stream = open_source(path)
         with contextlib.closing(stream) if stream is not None else contextlib.nullcontext():
-            name = run_name(source.head[0][1]) if source.head else None
-        if name is not None:
-            return f"{path}#{name}", "run", f"FILE#<{CUSTOM_ID}> names any"
+            records = [value for _, value in source.head] if runs_key(source) else []
+        names = {place: name for place, value in enumerate(records)
+                 if (name := run_name(value)) is not None}  # fmt: skip
+        runs = (place for place, value in enumerate(records)
+                if isinstance(value, Mapping) and row_runs_key(value) is not None)  # fmt: skip
+        first = next(runs, None)
+        if first is not None and first in names:
+            return f"{path}#{names[first]}", "run", f"FILE#<{CUSTOM_ID}> names any"
+        if first is not None:
+            sample = run_samples(len(records), names).get(first, str(first))
+            return f"{path}#{sample}", "run", "FILE#N names the n-th, from 0"
     return f"{path}#0", "run", "FILE#N names the n-th, from 0"
 
 

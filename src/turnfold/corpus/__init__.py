@@ -165,13 +165,45 @@ class Corpus:
         from turnfold.corpus.summarize import load_item
 
         row = self._rows.slice(position, 1).to_pylist()[0]
-        transcript = load_item(self._opener(position, row), row["format"])
+        item = self._opener(position, row)
+        transcript = load_item(item, row["format"], self._scanned_at(position, item))
         if self._extra is not None:  # a table's other columns: the run's metadata (C-1)
             from turnfold.formats.wrappers import keep_wrapper_keys
 
             others = self._extra.slice(position, 1).to_pylist()[0]
             keep_wrapper_keys(transcript, {k: v for k, v in others.items() if v is not None})
         return transcript
+
+    def _scanned_at(self, position: int, item: Item) -> int | None:
+        """The place of the run of a file of runs that the row at ``position`` is, when its key
+        spells that place (``#3``, ``#@3``) and its file is as the scan saw it: the scan's keys
+        are unique, so no run of the file is named so and reading it up to that place finds the
+        run (``load(path, sample=n)``, not knowing the file's keys, reads to its end). The
+        rows of a file of runs are its records, one each, in their order (C-7). None
+        otherwise: a run named by its key is found where it is met."""
+        from turnfold.formats.wrappers import RunChoice
+
+        if item.path is None or item.sample is None or not _is_run_of_file(item):
+            return None
+        place = RunChoice(item.sample).place
+        if place is None or place > position:
+            return None
+        try:
+            now = os.stat(item.path)
+        except OSError:  # gone: reading it says so
+            return None
+        if item.size is None or (now.st_size, now.st_mtime_ns, now.st_ctime_ns) != (
+                item.size, item.mtime_ns, item.ctime_ns):  # fmt: skip
+            return None  # not known as scanned, or changed since: a run may be named so now
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        first, paths = position - place, self._rows.column("path")
+        same = pc.equal(paths.slice(first, place), pa.scalar(item.path))
+        ours = pc.sum(pc.cast(same, pa.int64())).as_py() or 0
+        if ours != place or (first > 0 and paths[first - 1].as_py() == item.path):
+            return None  # the rows before it are not its file's first ``place``
+        return place
 
     # --- tables ----------------------------------------------------------------------------------
 
@@ -394,6 +426,19 @@ def _add_search_item(items: list[Item], item: Item) -> None:
     log = replace(item, key=item.key[: -len(item.sample) - 1], sample=None, format=kind)
     if not items or items[-1] != log:
         items.append(log)
+
+
+def _is_run_of_file(item: Item) -> bool:
+    """Whether ``item`` is a run of a file of runs (:mod:`~turnfold.corpus.runs`): a sample of
+    a file no eval log, eval output, file of conversations, database or table."""
+    from turnfold.corpus.search import reads_each
+    from turnfold.formats.harnesses import inspect_log, openhands
+
+    return (
+        item.path is not None and item.sample is not None and item.column is None
+        and item.format not in _DATABASE_FORMATS
+        and item.format not in (inspect_log.NAME, openhands.NAME) and not reads_each(item.format)
+    )  # fmt: skip
 
 
 def _need(module: str, extra: str) -> None:
@@ -721,10 +766,14 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
         fresh: list[tuple[int, Summary]] = []
         # Archives skipped though only part of them was looked at for a session (C-7).
         unread: list[str] = []
+        # Files skipped though some of their first records hold runs (C-7: said, not silent).
+        few_runs: list[str] = []
 
         def took(position: int, summary: Summary) -> None:
             if summary.unread is not None:
                 unread.append(f"{items[position].path} ({summary.unread})")
+            if summary.why_skipped is not None:
+                few_runs.append(f"{items[position].path}: {summary.why_skipped}")
             if summary.session is not None:
                 summary.session = _absolute(summary.session)
                 sessions.append(summary.session)
@@ -779,6 +828,12 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
                 f"skipped {len(unread)} archive(s) with no OpenHands session in the part looked "
                 f"at: {'; '.join(unread)}. Extract an archive to scan its files, or read it "
                 "whole with turnfold.load(path, format='openhands')"
+            )
+        if few_runs:
+            warn_at_caller(
+                f"skipped {len(few_runs)} file(s) whose records are not mostly runs, though "
+                f"some are: {'; '.join(few_runs)}. Keep the runs in a file of their own to "
+                "scan each as a row"
             )
         for position in range(len(items)):
             run.take_file(known.get(position) or read[position], position)

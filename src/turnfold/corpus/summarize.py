@@ -49,7 +49,14 @@ from turnfold.formats.frameworks import crewai
 from turnfold.formats.harnesses import archive, inspect_log, openhands
 from turnfold.formats.source import Source, open_source, warning_count
 from turnfold.formats.traces import otlp
-from turnfold.formats.wrappers import CUSTOM_ID, UNKNOWN, OneFormat, RunChoice, runs_key
+from turnfold.formats.wrappers import (
+    CUSTOM_ID,
+    UNKNOWN,
+    OneFormat,
+    RunChoice,
+    runs_key,
+    too_few_runs,
+)
 from turnfold.model import (
     AssistantError,
     Entry,
@@ -143,6 +150,9 @@ class Summary:
     unread: str | None = None
     """A skipped archive's: what of it was not looked at for a session (a large tar archive's
     members past the bounds of :func:`~turnfold.formats.harnesses.archive.find_member`)."""
+    why_skipped: str | None = None
+    """A skipped file's whose first records hold runs, too few for a file of runs: how many
+    (:func:`~turnfold.formats.wrappers.too_few_runs`), which the scan says."""
     names: dict[int, str] = field(default_factory=dict)
     """A part of a file of runs': the names its records give their runs (a Batch API line's
     ``custom_id``), by place (from 0, in the part), which key those runs once the file's parts
@@ -329,8 +339,10 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
                     format = _path_format(item.path) if item.sample is None else None
                     if format is None:
                         skipped = isinstance(exc, _NotASession) and exc.kind == "skipped"
-                        if not skipped or runs_key(source) is None:
+                        if not skipped:
                             raise
+                        if runs_key(source) is None:  # said, when some records hold runs
+                            return Summary("skipped", why_skipped=too_few_runs(source))
                         return _examine_runs(item, tables, visit)  # a dataset's rows, one each
                 if format == openhands.NAME and not source.is_document and item.sample is None:
                     found = _examine_instances(item, tables, visit)
@@ -1008,9 +1020,11 @@ def _detect(source: Source) -> str:
     return format
 
 
-def load_item(item: Item, format: str | None) -> Transcript:
+def load_item(item: Item, format: str | None, scanned_at: int | None = None) -> Transcript:
     """The transcript of ``item``: its own, its file's (one sample of an eval log when it
-    names one), or its trajectory's messages read as ``format``."""
+    names one), or its trajectory's messages read as ``format``. ``scanned_at``: for a run of
+    a file of runs, the place a scan of the file, unchanged since, found it at (the file is
+    read up to it alone: :func:`~turnfold.formats._run_of`)."""
     if isinstance(item.transcript, Transcript):
         return item.transcript
     if item.column is not None and item.path is not None and item.sample is not None:
@@ -1023,6 +1037,10 @@ def load_item(item: Item, format: str | None) -> Transcript:
         if format in (openhands.NAME, otlp.NAME):  # an instance, a conversation: by its id
             return load(item.path, format=format, sample=item.sample)
         if format not in (None, inspect_log.NAME) or (format is None and not _is_eval_log(item)):
+            if scanned_at is not None:
+                source, stream = open_source(item.path)
+                with contextlib.closing(stream) if stream is not None else contextlib.nullcontext():
+                    return read_source(source, None, item.sample, scanned_at=scanned_at)
             return load(item.path, sample=item.sample)  # a row of a file of runs: its place
         sample, epoch = sample_of(item.sample)
         return load(item.path, format=format or inspect_log.NAME, sample=sample, epoch=epoch)

@@ -227,9 +227,12 @@ def read_source(
     sample: Any = None,
     epoch: int | None = None,
     agent: Any = None,
+    *,
+    scanned_at: int | None = None,
 ) -> Transcript:
     """The transcript of an opened :class:`Source`, as :func:`load` reads it: one whose head
-    was already read (to detect its format, say) is not read again."""
+    was already read (to detect its format, say) is not read again. ``scanned_at``: the place
+    a scan found the run ``sample`` keys in a file of runs (:func:`_run_of`)."""
     format = format if format is not None else source.format
     try:
         module = _module(format) if format is not None else _detect(source)
@@ -237,7 +240,7 @@ def read_source(
         # No format reads it: the rows of a dataset, of which ``sample`` names one by its place.
         if sample is None or runs_key(source) is None:
             raise
-        return _run_of(source, sample, epoch, agent)
+        return _run_of(source, sample, epoch, agent, scanned_at)
     if not source.head:
         raise TranscriptFormatError(source.name, [module.NAME], None, "the source is empty")
     chosen = _sample_choice(module, source.name, sample, epoch) | agent_keyword(
@@ -248,18 +251,27 @@ def read_source(
     return settle_load(transcript, source, module)
 
 
-def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Transcript:
+def _run_of(
+    source: Source, sample: Any, epoch: int | None, agent: Any, scanned_at: int | None = None
+) -> Transcript:
     """The run a file of runs (``wrappers.runs_key``) holds keyed ``sample``, as ``scan`` keys
     it ``path#<sample>`` (``wrappers.run_samples``): the first run named so (a Batch API
     line's ``custom_id``), else the run at that place (from 0; ``@n`` too, as a place is keyed
     where a run is named ``n``). Read as ``load(record)`` reads it, in the dataset's format
-    where it fits (its first run's: ``wrappers.OneFormat``), as a scan reads it. A run met by
-    its place is known to be the one only at the end of the file: a later run may be named so."""
+    where it fits (its first run's: ``wrappers.OneFormat``), as a scan reads it.
+
+    A run met by its place is known to be the one only at the end of the file: a later run
+    may be named so, and any record may name its run (a Batch API line among a dataset's
+    rows), so ``load(path, sample=n)`` reads the file to its end. ``scanned_at`` is where a
+    scan of the file, unchanged since, found the run of that key (``corpus[key]``): the
+    scan's keys are unique (``run_samples``), so no other run is named so, and the file is
+    read up to that place alone."""
     place = run_place(sample)
     if (place is None and not isinstance(sample, str)) or epoch is not None:
         raise _no_place(source.name, sample, epoch)
     read = OneFormat(lambda value, format: read_record(value, format, agent))
     choice = RunChoice(sample)
+    final = scanned_at is not None and scanned_at == choice.place
     held: tuple[int, Any, list[LoadWarning]] | None = None
     count, named = 0, False
     names: list[str] = []  # the first runs' names, which an error lists
@@ -276,6 +288,8 @@ def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Trans
                 held = (line, record, warned)
             if read.guess == UNKNOWN and not isinstance(record, MalformedLine):
                 read.learn(record)  # the dataset's first run: its format
+            if held is not None and final:
+                break
     if held is not None:
         return _read_run(read, source.name, *held)
     if place is not None:

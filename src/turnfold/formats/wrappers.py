@@ -683,6 +683,31 @@ def runs_key(source: Source) -> str | None:
     return key if count * 2 >= len(rows) else None
 
 
+def too_few_runs(source: Source) -> str | None:
+    """Why ``source`` is no file of runs (:func:`runs_key` is None) though some of its first
+    records hold runs, said where a scan skips it (C-7: never silently); None for a file of
+    runs, or one whose first records hold none.
+
+    >>> from turnfold.formats.source import open_source
+    >>> run = {"messages": [{"role": "user", "content": "hi"}]}
+    >>> too_few_runs(open_source([{"event": "start"}, {"event": "tick"}, run])[0]).split(":")[0]
+    "1 of its first 3 records holds a run (1 under 'messages')"
+    """
+    if source.is_document and not isinstance(source.document, list):
+        return None
+    if runs_key(source) is not None:
+        return None
+    held = Counter(key for value in source.head_values() if isinstance(value, Mapping)
+                   and (key := row_runs_key(value)) is not None)  # fmt: skip
+    if not held:
+        return None
+    count = held.total()
+    keys = ", ".join(f"{n} under {key!r}" for key, n in held.most_common())
+    verb = "holds" if count == 1 else "hold"
+    return (f"{count} of its first {len(source.head)} records {verb} a run ({keys}): a file of "
+            "runs is one whose first records mostly hold theirs under one key")  # fmt: skip
+
+
 def row_runs_key(row: Mapping[str, Any]) -> str | None:
     """The key one record of a dataset keeps its run under (:func:`runs_key`), or None: a Batch
     API line's ``custom_id``, a logged API call's ``request``, a ShareGPT row's turns, a
