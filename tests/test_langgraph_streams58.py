@@ -17,13 +17,12 @@ L-4, P-7, H-6): ``debug`` and ``checkpoints``.
 
 The runs are real (langgraph 1.2.24, langchain 1.5.2, offline): ``create_agent`` on the
 scripted ``FakeToolModel`` of ``tests/formats/langchain_runs.py``. The fixtures are made by
-``tests/fixtures/frameworks/langchain/langgraph_streams58_recipe.py``.
+``tests/fixtures/frameworks/langchain/langgraph_streams58_recipe.py``; the helpers are
+``tests/langgraph_streams.py``'s.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -34,13 +33,21 @@ from langchain_core.load import dumps as lc_dumps
 
 import turnfold
 from tests import followed_runs
-from tests.fixtures.frameworks.langchain import langgraph_streams58_recipe as recipe
+from tests.fixtures.frameworks.langchain import langgraph_stream_runs as lookup
 from tests.formats import langchain_runs as runs
-from turnfold.formats.common import UNFINISHED
-from turnfold.model import AbortMarker, Transcript
-from turnfold.process import Turn, project
+from tests.langgraph_streams import (
+    FIXTURES,
+    PAUSE,
+    accounted,
+    between_checkpoint,
+    calls,
+    cut_off,
+    read_as_it_ends,
+    reasons,
+    saved_events,
+    stopped_by_the_cut,
+)
 
-FIXTURES = Path(__file__).parent / "fixtures" / "frameworks" / "langchain"
 PAUSED_NO_SAVER = (
     FIXTURES / "langgraph_v1.2.24_stream-dumps_debug_no-checkpointer_interrupt-after-tools.jsonl"
 )
@@ -50,59 +57,6 @@ CUT_BEFORE_CHECKPOINT = (
 )
 CHECKPOINTS = FIXTURES / "langgraph_v1.2.24_stream-dumps_checkpoints_tool-error.jsonl"
 CHECKPOINTS_INTERRUPT = FIXTURES / "langgraph_v1.2.24_stream-dumps_checkpoints_interrupt.jsonl"
-
-#: What a debug stream says it cannot record: a pause at a static breakpoint.
-PAUSE = (
-    "paused at a breakpoint (interrupt_before / interrupt_after, which debug events do not record)"
-)
-
-
-def _reasons(transcript: Transcript) -> list[str]:
-    return [w.reason for w in transcript.warnings]
-
-
-def _statuses(transcript: Transcript) -> list[str]:
-    return [item.header.status for item in project(transcript) if isinstance(item, Turn)]
-
-
-def _calls(transcript: Transcript) -> list[tuple[str, str, str | None]]:
-    return [
-        (c.call_id, c.status, c.result.text if c.result else None) for c in transcript.tool_calls()
-    ]
-
-
-def _read_as_it_ends(transcript: Transcript) -> None:
-    assert "outcome" not in transcript.metadata
-    assert not any(isinstance(e, AbortMarker) for e in transcript.entries)
-    assert _statuses(transcript) == ["completed"]
-
-
-def _stopped_by_the_cut(transcript: Transcript) -> None:
-    last = transcript.entries[-1]
-    assert isinstance(last, AbortMarker)
-    assert last.reason == UNFINISHED
-    assert transcript.metadata["outcome"] == "incomplete"
-    assert _statuses(transcript) == ["stopped"]
-
-
-def _accounted(transcript: Transcript, path: Path, kind: str) -> None:
-    """Every event of the file read as ``kind``, none warned of."""
-    accounting = transcript.accounting
-    assert accounting is not None
-    assert accounting.unaccounted == []
-    lines = len(path.read_text(encoding="utf-8").splitlines())
-    assert accounting.counts == {kind: {"mapped": lines}}
-
-
-def _events(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def _between_checkpoint(line: int, node: str) -> str:
-    return (
-        f"the stream ends on the checkpoint on line {line}, which names {node!r} next, before "
-        f"that step began: whether the run {PAUSE} or the stream was cut off is not recorded"
-    )
 
 
 # --- 1. a debug stream of a run paused at a breakpoint ------------------------------------------
@@ -116,31 +70,31 @@ def test_L3_a_debug_stream_paused_after_tools_without_a_checkpointer_says_it_may
     same as of a graph ending on its tools node or of a stream cut there. Read as it ends,
     the call settled, and the one warning names the breakpoint among the three. Old code's
     warning named only the other two."""
-    assert [e["type"] for e in _events(PAUSED_NO_SAVER)] == ["task", "task_result"] * 2
+    assert [e["type"] for e in saved_events(PAUSED_NO_SAVER)] == ["task", "task_result"] * 2
     loaded = turnfold.load(PAUSED_NO_SAVER)
-    assert _reasons(loaded) == [
+    assert reasons(loaded) == [
         "the stream ends on the result of call 'c1' (line 4), no step after it: whether the "
         "run ended there (a graph whose tools node leads to END, a return_direct tool), "
         "paused at a breakpoint (interrupt_before / interrupt_after) or the stream was cut "
         "off is not recorded (debug events record none of these)"
     ]
     assert loaded.warnings[0].source == str(PAUSED_NO_SAVER)
-    _read_as_it_ends(loaded)
-    assert _calls(loaded) == [("c1", "success", "langgraph: 1.2.24")]
-    _accounted(loaded, PAUSED_NO_SAVER, "debug event")
+    read_as_it_ends(loaded)
+    assert calls(loaded) == [("c1", "success", "langgraph: 1.2.24")]
+    accounted(loaded, PAUSED_NO_SAVER, "debug event")
 
 
 def test_L3_a_debug_stream_paused_after_tools_with_a_checkpointer_is_not_called_cut_off() -> None:
     """With a checkpointer LangGraph streams the checkpoint after the tools step, naming the
     model's step next, then stops: a stream cut there ends the same. Old code read the pause
     as a cut: stopped, ``incomplete``, an abort marker."""
-    last = _events(PAUSED_SAVER)[-1]
+    last = saved_events(PAUSED_SAVER)[-1]
     assert (last["type"], last["payload"]["next"]) == ("checkpoint", ["model"])
     loaded = turnfold.load(PAUSED_SAVER)
-    assert _reasons(loaded) == [_between_checkpoint(8, "model")]
-    _read_as_it_ends(loaded)
-    assert _calls(loaded) == [("c1", "success", "langgraph: 1.2.24")]
-    _accounted(loaded, PAUSED_SAVER, "debug event")
+    assert reasons(loaded) == [between_checkpoint(8, "model")]
+    read_as_it_ends(loaded)
+    assert calls(loaded) == [("c1", "success", "langgraph: 1.2.24")]
+    accounted(loaded, PAUSED_SAVER, "debug event")
 
 
 @pytest.mark.parametrize("checkpointer", [False, True], ids=["no-checkpointer", "checkpointer"])
@@ -149,18 +103,18 @@ def test_L3_a_debug_stream_paused_before_tools_is_not_called_cut_off(checkpointe
     ``debug`` stream ends on the model's result (or the checkpoint naming the tools step
     next). The call's outcome is unknown (it has not run, L-3), the run not ``incomplete``,
     one warning. Old code called it cut off."""
-    agent = recipe.lookup_agent(checkpointer, interrupt_before=["tools"])
-    events = list(recipe.stream(agent, "debug", f"before-{checkpointer}"))
+    agent = lookup.lookup_agent(checkpointer=checkpointer, interrupt_before=["tools"])
+    events = list(lookup.stream(agent, "debug", f"before-{checkpointer}"))
     for loaded in (turnfold.load(lc_dumps(events)), turnfold.load(events)):
         if checkpointer:
-            assert _reasons(loaded) == [_between_checkpoint(5, "tools")]
+            assert reasons(loaded) == [between_checkpoint(5, "tools")]
         else:
-            assert _reasons(loaded) == [
+            assert reasons(loaded) == [
                 "the stream ends on the result of the 'model' task (line 2), before call 'c1' "
                 f"ran: whether the run {PAUSE} or the stream was cut off is not recorded"
             ]
-        _read_as_it_ends(loaded)
-        assert _calls(loaded) == [("c1", "unknown", None)]
+        read_as_it_ends(loaded)
+        assert calls(loaded) == [("c1", "unknown", None)]
 
 
 @pytest.mark.parametrize("pause", ["interrupt_before", "interrupt_after"])
@@ -170,12 +124,12 @@ def test_L3_with_updates_among_the_modes_the_pause_is_recorded_and_nothing_is_sa
     """The same paused runs streamed with ``["debug", "updates"]``: the ``__interrupt__``
     update records the pause, so no warning. (A check of the rule's limit: this holds on the
     old code too.)"""
-    agent = recipe.lookup_agent(False, **{pause: ["tools"]})
-    events = list(recipe.stream(agent, ["debug", "updates"], pause))
+    agent = lookup.lookup_agent(checkpointer=False, **{pause: ["tools"]})
+    events = list(lookup.stream(agent, ["debug", "updates"], pause))
     assert events[-1] == ("updates", {"__interrupt__": ()})
     loaded = turnfold.load(lc_dumps(events))
     assert loaded.warnings == []
-    _read_as_it_ends(loaded)
+    read_as_it_ends(loaded)
 
 
 # --- 2. a debug stream cut before its step's checkpoint -----------------------------------------
@@ -187,33 +141,29 @@ def test_L4_a_debug_stream_cut_before_the_checkpoint_after_a_tool_keeps_its_resu
     lost it: the call read unknown, with no result), and, since LangGraph streams that
     checkpoint after every step (at a breakpoint too), the run reads stopped and
     ``incomplete``, its warning naming the result's line."""
-    events = _events(CUT_BEFORE_CHECKPOINT)
+    events = saved_events(CUT_BEFORE_CHECKPOINT)
     assert [e["type"] for e in events[-3:]] == ["checkpoint", "task", "task_result"]
     loaded = turnfold.load(CUT_BEFORE_CHECKPOINT)
-    assert _reasons(loaded) == [
-        "the stream ends inside the run begun on line 1 (no checkpoint after the step of "
-        "'tools', whose result is on line 7): how that run ended is not recorded"
+    assert reasons(loaded) == [
+        cut_off("checkpoint after the step of 'tools', whose result is on line 7")
     ]
-    _stopped_by_the_cut(loaded)
-    assert _calls(loaded) == [("call_1", "success", "3")]
-    _accounted(loaded, CUT_BEFORE_CHECKPOINT, "debug event")
+    stopped_by_the_cut(loaded)
+    assert calls(loaded) == [("call_1", "success", "3")]
+    accounted(loaded, CUT_BEFORE_CHECKPOINT, "debug event")
 
 
 def test_L4_a_debug_stream_cut_before_the_checkpoint_after_the_model_shows_its_message() -> None:
     """Cut after the model's task result: its message (thinking, the call of ``add``) is
     shown, the call's result never came: cut off. Old code showed the prompt alone."""
-    events = list(recipe.stream(runs.scripted_agent(), "debug", "cut-model", runs.PROMPT))
+    events = list(lookup.stream(runs.scripted_agent(), "debug", "cut-model", runs.PROMPT))
     first_model = next(n for n, e in enumerate(events) if e["type"] == "task_result")
     loaded = turnfold.load(lc_dumps(events[: first_model + 1]))
-    assert _reasons(loaded) == [
-        "the stream ends inside the run begun on line 1 (no result of call 'call_1'): how "
-        "that run ended is not recorded"
-    ]
+    assert reasons(loaded) == [cut_off("result of call 'call_1'")]
     assert [type(e).__name__ for e in loaded.entries] == [
         "UserMessage", "Thinking", "ToolCall", "AbortMarker"
     ]  # fmt: skip
-    assert _calls(loaded) == [("call_1", "unknown", None)]
-    _stopped_by_the_cut(loaded)
+    assert calls(loaded) == [("call_1", "unknown", None)]
+    stopped_by_the_cut(loaded)
 
 
 # --- 3. stream_mode="checkpoints" ---------------------------------------------------------------
@@ -224,7 +174,7 @@ def test_A1_a_checkpoints_stream_reads_as_the_run_each_message_once() -> None:
     run, each read once though every later checkpoint holds it again; the last names no
     next step, so the run ended, said by nothing. Old code read each checkpoint as an update
     of nodes named ``config``, ``values``… and warned of the first as no stream's event."""
-    events = _events(CHECKPOINTS)
+    events = saved_events(CHECKPOINTS)
     assert all(
         e.keys() == {"config", "parent_config", "values", "metadata", "next", "tasks"}
         for e in events
@@ -232,7 +182,7 @@ def test_A1_a_checkpoints_stream_reads_as_the_run_each_message_once() -> None:
     assert events[-1]["next"] == []
     loaded = turnfold.load(CHECKPOINTS)
     assert loaded.warnings == []
-    _read_as_it_ends(loaded)
+    read_as_it_ends(loaded)
     assert runs.said(loaded) == [
         ("UserMessage", runs.PROMPT, None),
         ("Thinking", "I add first.", None),
@@ -243,7 +193,7 @@ def test_A1_a_checkpoints_stream_reads_as_the_run_each_message_once() -> None:
         ("Thinking", "Both calls are done.", None),
         ("AssistantText", runs.ANSWER, None),
     ]
-    _accounted(loaded, CHECKPOINTS, "checkpoints event")
+    accounted(loaded, CHECKPOINTS, "checkpoints event")
 
 
 @pytest.mark.parametrize("mode", ["checkpoints", ["checkpoints"]], ids=str)
@@ -259,7 +209,7 @@ def test_A1_A2_a_checkpoints_stream_loads_and_follows_as_the_runs_final_state(mo
         assert loaded.warnings == []
         assert loaded.entries == final.entries
     agent = runs.scripted_agent()
-    followed = followed_runs.followed(recipe.stream(agent, mode, "cps-live", runs.PROMPT))
+    followed = followed_runs.followed(lookup.stream(agent, mode, "cps-live", runs.PROMPT))
     assert followed.warnings == []
     live_final = turnfold.load(agent.get_state(runs._config("cps-live")).values)
     assert followed.entries == live_final.entries
@@ -271,7 +221,7 @@ def test_L4_a_checkpoints_stream_of_a_run_stopped_in_a_step_says_so_naming_the_f
     a cut in that step). Read as it ends, the call not run (unknown), one warning naming
     the file and the checkpoint's line. Old code called it cut off, and warned of its first
     event as no stream's."""
-    assert [e["next"] for e in _events(CHECKPOINTS_INTERRUPT)] == [
+    assert [e["next"] for e in saved_events(CHECKPOINTS_INTERRUPT)] == [
         ["__start__"], ["model"], ["tools"]
     ]  # fmt: skip
     loaded = turnfold.load(CHECKPOINTS_INTERRUPT)
@@ -283,6 +233,6 @@ def test_L4_a_checkpoints_stream_of_a_run_stopped_in_a_step_says_so_naming_the_f
         'is not recorded (checkpoints events record none of these; "updates" among the stream '
         'modes records a pause, "debug" each task)'
     )
-    _read_as_it_ends(loaded)
-    assert _calls(loaded) == [("d1", "unknown", None)]
-    _accounted(loaded, CHECKPOINTS_INTERRUPT, "checkpoints event")
+    read_as_it_ends(loaded)
+    assert calls(loaded) == [("d1", "unknown", None)]
+    accounted(loaded, CHECKPOINTS_INTERRUPT, "checkpoints event")

@@ -14,7 +14,8 @@
 
 The runs are real (langgraph 1.2.24, langchain 1.5.2, offline): ``create_agent`` on the
 scripted ``FakeToolModel`` of ``tests/formats/langchain_runs.py``. The fixtures are made by
-``tests/fixtures/frameworks/langchain/langgraph_streams58b_recipe.py``.
+``tests/fixtures/frameworks/langchain/langgraph_streams58b_recipe.py``; the helpers are
+``tests/langgraph_streams.py``'s.
 """
 
 from __future__ import annotations
@@ -29,44 +30,23 @@ pytest.importorskip("langchain")
 from langchain_core.load import dumps as lc_dumps
 
 import turnfold
-from tests.fixtures.frameworks.langchain import langgraph_cut_off_recipe as cut_recipe
+from tests.fixtures.frameworks.langchain import langgraph_stream_runs as lookup
 from tests.fixtures.frameworks.langchain import langgraph_streams58b_recipe as recipe
 from tests.formats import langchain_runs as runs
-from turnfold.formats.common import UNFINISHED
-from turnfold.model import AbortMarker, Transcript
-from turnfold.process import Turn, project
+from tests.langgraph_streams import (
+    FIXTURES,
+    accounted,
+    calls,
+    cut_off,
+    kinds,
+    line_count,
+    read_as_it_ends,
+    reasons,
+    stopped_by_the_cut,
+)
 
-FIXTURES = Path(__file__).parent / "fixtures" / "frameworks" / "langchain"
 VALUES_PAUSED = FIXTURES / "langgraph_v1.2.24_stream-dumps_values_interrupt-before-tools.jsonl"
 MESSAGES_PAUSED = FIXTURES / "langgraph_v1.2.24_stream-dumps_messages_interrupt-before-tools.jsonl"
-
-
-def _reasons(transcript: Transcript) -> list[str]:
-    return [w.reason for w in transcript.warnings]
-
-
-def _statuses(transcript: Transcript) -> list[str]:
-    return [item.header.status for item in project(transcript) if isinstance(item, Turn)]
-
-
-def _calls(transcript: Transcript) -> list[tuple[str, str, str | None]]:
-    return [
-        (c.call_id, c.status, c.result.text if c.result else None) for c in transcript.tool_calls()
-    ]
-
-
-def _read_as_it_ends(transcript: Transcript) -> None:
-    assert "outcome" not in transcript.metadata
-    assert not any(isinstance(e, AbortMarker) for e in transcript.entries)
-    assert _statuses(transcript) == ["completed"]
-
-
-def _stopped_by_the_cut(transcript: Transcript) -> None:
-    last = transcript.entries[-1]
-    assert isinstance(last, AbortMarker)
-    assert last.reason == UNFINISHED
-    assert transcript.metadata["outcome"] == "incomplete"
-    assert _statuses(transcript) == ["stopped"]
 
 
 # --- 1. debug events as the objects a run yields ------------------------------------------------
@@ -105,7 +85,7 @@ def test_A1_debug_events_as_objects_load_as_their_dumps(shape: str) -> None:
     plain values, each message dumped without its type."""
     mode, options = DEEP_DEBUG[shape]
     agent = runs.scripted_agent()
-    events = list(recipe.stream(agent, mode, f"deep-{shape}", runs.PROMPT, **options))
+    events = list(lookup.stream(agent, mode, f"deep-{shape}", runs.PROMPT, **options))
     if options.get("version") == "v2":
         assert {e["type"] for e in events} == {"debug"}
         assert events[1]["data"]["payload"]["values"]["messages"]  # six levels down
@@ -124,7 +104,7 @@ def test_A2_a_followed_v2_debug_stream_shows_what_its_events_load_as() -> None:
     with ``dumps``. (The follow itself read the parts on old code too; the load of the
     objects raised.)"""
     agent = runs.scripted_agent()
-    stream = recipe.stream(agent, "debug", "v2-live", runs.PROMPT, version="v2")
+    stream = lookup.stream(agent, "debug", "v2-live", runs.PROMPT, version="v2")
     run = turnfold.follow(stream, display=False)
     events = list(run)
     assert [e["type"] for e in events] == ["debug"] * len(events)
@@ -139,27 +119,21 @@ def test_A2_a_followed_v2_debug_stream_shows_what_its_events_load_as() -> None:
 # --- 2. values and messages alone: a pause, an error and a cut stream the same ------------------
 
 
-def _unrecorded(line: int, calls: str, pauses: str, modes: str) -> str:
+def _unrecorded(line: int, call_ids: str, pauses: str, modes: str) -> str:
     return (
-        f"the stream ends on line {line} with call {calls} unanswered: whether the run paused "
+        f"the stream ends on line {line} with call {call_ids} unanswered: whether the run paused "
         f"{pauses}, a node raised an error or the stream was cut off is not recorded ({modes} "
         'events record none of these; "updates" among the stream modes records a pause, '
         '"debug" each task)'
     )
 
 
-BREAKPOINT = "at a breakpoint (interrupt_before / interrupt_after)"
+AT_BREAKPOINT = "at a breakpoint (interrupt_before / interrupt_after)"
 PAUSES = {
-    "values": (BREAKPOINT, "values"),
-    "messages": (f"{BREAKPOINT} or on interrupt()", "messages"),
-    "['values', 'messages']": (BREAKPOINT, "messages and values"),
+    "values": (AT_BREAKPOINT, "values"),
+    "messages": (f"{AT_BREAKPOINT} or on interrupt()", "messages"),
+    "['values', 'messages']": (AT_BREAKPOINT, "messages and values"),
 }
-
-
-def _kinds(events: list[Any], mode: Any) -> list[tuple[Any, Any]]:
-    """Each event as its mode and node: all a stream says of where its run is."""
-    bare = mode if isinstance(mode, str) else None
-    return [(bare or event[0], cut_recipe._node(event, bare)) for event in events]
 
 
 @pytest.mark.parametrize("mode", ["values", "messages", ["values", "messages"]], ids=str)
@@ -173,17 +147,17 @@ def test_L3_a_values_or_messages_stream_paused_before_tools_is_not_called_cut_of
     call unknown (it has not run, L-3), the run not ``incomplete``, one warning listing the
     pause, the error and the cut (and, in ``messages`` alone, ``interrupt()``). Old code
     called each cut off: stopped, ``incomplete``, an abort marker."""
-    paused = list(recipe.stream(recipe.lookup_agent(interrupt_before=["tools"]), mode, "p"))
-    raised = recipe.until_raised(recipe.stream(recipe.lookup_agent("raise"), mode, "r"))
-    cut = recipe.until_tools(recipe.stream(recipe.lookup_agent(), mode, "c"), mode)
-    assert _kinds(paused, mode) == _kinds(raised, mode) == _kinds(cut, mode)
-    assert _kinds(paused, mode)[-1][1] == "model"
+    paused = list(lookup.stream(lookup.lookup_agent(interrupt_before=["tools"]), mode, "p"))
+    raised = lookup.until_raised(lookup.stream(lookup.lookup_agent("tool-raises"), mode, "r"))
+    cut = lookup.until_tools(lookup.stream(lookup.lookup_agent(), mode, "c"), mode)
+    assert kinds(paused, mode) == kinds(raised, mode) == kinds(cut, mode)
+    assert kinds(paused, mode)[-1][1] == "model"
     pauses, modes = PAUSES[str(mode)]
     for events in (paused, raised, cut):
         for loaded in (turnfold.load(lc_dumps(events)), turnfold.load(events)):
-            assert _reasons(loaded) == [_unrecorded(len(events), "'c1'", pauses, modes)]
-            _read_as_it_ends(loaded)
-            assert _calls(loaded) == [("c1", "unknown", None)]
+            assert reasons(loaded) == [_unrecorded(len(events), "'c1'", pauses, modes)]
+            read_as_it_ends(loaded)
+            assert calls(loaded) == [("c1", "unknown", None)]
             assert [type(e).__name__ for e in loaded.entries] == [
                 "UserMessage", "AssistantText", "ToolCall"
             ]  # fmt: skip
@@ -199,18 +173,14 @@ def test_L3_L4_a_saved_paused_stream_says_what_it_may_be_naming_the_file(
 ) -> None:
     """The saved streams of the paused run: the warning names the file and its last line,
     every event is read, none warned of. Old code read them as cut off."""
-    lines = len(path.read_text(encoding="utf-8").splitlines())
     loaded = turnfold.load(path)
     (warning,) = loaded.warnings
     assert warning.source == str(path)
     pauses, modes = PAUSES[mode]
-    assert warning.reason == _unrecorded(lines, "'c1'", pauses, modes)
-    _read_as_it_ends(loaded)
-    assert _calls(loaded) == [("c1", "unknown", None)]
-    accounting = loaded.accounting
-    assert accounting is not None
-    assert accounting.unaccounted == []
-    assert accounting.counts == {f"{mode} event": {"mapped": lines}}
+    assert warning.reason == _unrecorded(line_count(path), "'c1'", pauses, modes)
+    read_as_it_ends(loaded)
+    assert calls(loaded) == [("c1", "unknown", None)]
+    accounted(loaded, path, f"{mode} event")
 
 
 def test_L3_a_messages_stream_stopped_inside_its_tools_step_may_be_an_interrupt() -> None:
@@ -219,12 +189,12 @@ def test_L3_a_messages_stream_stopped_inside_its_tools_step_may_be_an_interrupt(
     ``remove`` raised or that was cut there ends. No breakpoint pauses inside a step, so the
     warning lists ``interrupt()``, the error and the cut; the run is read as it ends, ``c2``
     unknown. Old code called the paused run cut off."""
-    events = list(recipe.stream(recipe.two_calls_agent(), "messages", "two"))
-    assert _kinds(events, "messages")[-2:] == [("messages", "model"), ("messages", "tools")]
+    events = list(lookup.stream(recipe.two_calls_agent(), "messages", "two"))
+    assert kinds(events, "messages")[-2:] == [("messages", "model"), ("messages", "tools")]
     loaded = turnfold.load(lc_dumps(events))
-    assert _reasons(loaded) == [_unrecorded(len(events), "'c2'", "on interrupt()", "messages")]
-    _read_as_it_ends(loaded)
-    assert _calls(loaded) == [("c1", "success", "langgraph: 1.2.24"), ("c2", "unknown", None)]
+    assert reasons(loaded) == [_unrecorded(len(events), "'c2'", "on interrupt()", "messages")]
+    read_as_it_ends(loaded)
+    assert calls(loaded) == [("c1", "success", "langgraph: 1.2.24"), ("c2", "unknown", None)]
 
 
 def test_L3_with_values_a_stream_stopped_inside_its_tools_step_reads_cut_off() -> None:
@@ -234,25 +204,22 @@ def test_L3_with_values_a_stream_stopped_inside_its_tools_step_reads_cut_off() -
     nothing but an error or a cut fits: read cut off, as before. (A check of the rule's
     limit: this holds on the old code too.)"""
     mode = ["values", "messages"]
-    stream = recipe.stream(recipe.two_calls_agent(asks=False), mode, "two-cut")
-    events = recipe.until_tools(stream, mode, keep_first=True)
-    assert _kinds(events, mode)[-1] == ("messages", "tools")
+    stream = lookup.stream(recipe.two_calls_agent(asks=False), mode, "two-cut")
+    events = lookup.until_tools(stream, mode, keep_first=True)
+    assert kinds(events, mode)[-1] == ("messages", "tools")
     answered = events[-1][1][0].tool_call_id
     unanswered = ({"c1", "c2"} - {answered}).pop()
     loaded = turnfold.load(lc_dumps(events))
-    assert _reasons(loaded) == [
-        f"the stream ends inside the run begun on line 1 (no result of call {unanswered!r}): "
-        "how that run ended is not recorded"
-    ]
-    _stopped_by_the_cut(loaded)
-    assert {c[0]: c[1] for c in _calls(loaded)} == {answered: "success", unanswered: "unknown"}
+    assert reasons(loaded) == [cut_off(f"result of call {unanswered!r}")]
+    stopped_by_the_cut(loaded)
+    assert {c[0]: c[1] for c in calls(loaded)} == {answered: "success", unanswered: "unknown"}
 
 
 def test_L3_a_values_stream_records_an_interrupt_and_says_nothing() -> None:
     """``interrupt()`` in the tool: ``values`` streams it (a state's ``__interrupt__``), so
     the stream records the pause: no warning, the request shown. (A check of the rule's
     limit: this holds on the old code too.)"""
-    events = list(recipe.stream(runs.interrupt_agent(["a.txt"]), "values", "int-values"))
+    events = list(lookup.stream(runs.interrupt_agent(["a.txt"]), "values", "int-values"))
     assert "__interrupt__" in events[-1]
     loaded = turnfold.load(lc_dumps(events))
     assert loaded.warnings == []
@@ -268,11 +235,8 @@ def test_L3_an_updates_stream_whose_tools_node_raised_still_reads_cut_off(mode: 
     """``updates`` among the modes records a pause (an ``__interrupt__`` update), so a stream
     that ends with a call unanswered and no pause was not paused: read cut off, as before.
     (A check of the rule's limit: this holds on the old code too.)"""
-    events = recipe.until_raised(recipe.stream(recipe.lookup_agent("raise"), mode, "u"))
+    events = lookup.until_raised(lookup.stream(lookup.lookup_agent("tool-raises"), mode, "u"))
     loaded = turnfold.load(lc_dumps(events))
-    assert _reasons(loaded) == [
-        "the stream ends inside the run begun on line 1 (no result of call 'c1'): how that "
-        "run ended is not recorded"
-    ]
-    _stopped_by_the_cut(loaded)
-    assert _calls(loaded) == [("c1", "unknown", None)]
+    assert reasons(loaded) == [cut_off("result of call 'c1'")]
+    stopped_by_the_cut(loaded)
+    assert calls(loaded) == [("c1", "unknown", None)]

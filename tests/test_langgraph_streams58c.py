@@ -13,14 +13,15 @@ tool) and a cut, two more runs stream the same events where their modes do not r
 
 Each stream below is of a real run, and the runs that leave the same events read alike: as
 they end (never called cut off without evidence, the call keeps its result), with one
-warning listing exactly the ways they may have ended (tests/formats/
-test_langgraph_cut_after_tools.py's ``IN_DOUBT``). Old code named the graph's end and the
-cut alone where a stream holds no ``tasks`` or ``debug`` event, and a breakpoint wherever
-it does, ``updates`` among the modes or not.
+warning listing exactly the ways they may have ended (``IN_DOUBT`` of
+tests/langgraph_streams.py). Old code named the graph's end and the cut alone where a
+stream holds no ``tasks`` or ``debug`` event, and a breakpoint wherever it does,
+``updates`` among the modes or not.
 
 The runs are real (langgraph 1.2.24, langchain 1.5.2, offline): ``create_agent`` on the
 scripted ``FakeToolModel`` of ``tests/formats/langchain_runs.py``. The fixtures are made by
-``tests/fixtures/frameworks/langchain/langgraph_streams58c_recipe.py``.
+``tests/fixtures/frameworks/langchain/langgraph_streams58c_recipe.py``; the helpers are
+``tests/langgraph_streams.py``'s.
 """
 
 from __future__ import annotations
@@ -35,19 +36,19 @@ pytest.importorskip("langchain")
 from langchain_core.load import dumps as lc_dumps
 
 import turnfold
-from tests.fixtures.frameworks.langchain import langgraph_cut_off_recipe as cut_recipe
-from tests.fixtures.frameworks.langchain import langgraph_streams58b_recipe as stream_recipe
-from tests.fixtures.frameworks.langchain import langgraph_streams58c_recipe as recipe
-from tests.formats.test_langgraph_cut_after_tools import (
-    _calls,
-    _in_doubt,
-    _kinds,
-    _read_as_it_ends,
-    _reasons,
+from tests.fixtures.frameworks.langchain import langgraph_stream_runs as lookup
+from tests.langgraph_streams import (
+    FIXTURES,
+    accounted,
+    calls,
+    in_doubt,
+    kinds,
+    line_count,
+    read_as_it_ends,
+    reasons,
 )
 from turnfold.model import AssistantError
 
-FIXTURES = Path(__file__).parent / "fixtures" / "frameworks" / "langchain"
 VALUES_PAUSED = FIXTURES / "langgraph_v1.2.24_stream-dumps_values_interrupt-after-tools.jsonl"
 UPDATES_RAISED = FIXTURES / "langgraph_v1.2.24_stream-dumps_updates_model-raised-after-tools.jsonl"
 
@@ -56,19 +57,19 @@ ANSWERED = [("c1", "success", "langgraph: 1.2.24")]
 
 
 def _run(end: str | None, mode: Any, thread: str, **options: Any) -> list[Any]:
-    """The events the run of :func:`recipe.lookup_agent` ending as ``end`` says streams in
-    ``mode``: its whole stream, or, ``"raises"``, what it yielded before the error."""
-    events = stream_recipe.stream(recipe.lookup_agent(end, **options), mode, thread)
-    if end == "raises":
-        return stream_recipe.until_raised(events)
+    """The events the run of :func:`lookup.lookup_agent` ending as ``end`` says streams in
+    ``mode``: its whole stream, or, ``"model-raises"``, what it yielded before the error."""
+    events = lookup.stream(lookup.lookup_agent(end, **options), mode, thread)
+    if end == "model-raises":
+        return lookup.until_raised(events)
     return list(events)
 
 
 def _cut(mode: Any, **options: Any) -> list[Any]:
     """The run whose model answers after the tool, its stream closed at the model's next
     step, as a consumer that stops reading leaves it."""
-    events = stream_recipe.stream(recipe.lookup_agent(**options), mode, "cut")
-    return cut_recipe.until_after_tools(events, mode)
+    events = lookup.stream(lookup.lookup_agent(**options), mode, "cut")
+    return lookup.until_after_tools(events, mode)
 
 
 def _in_doubt_alike(runs: list[list[Any]], mode: Any) -> None:
@@ -76,9 +77,9 @@ def _in_doubt_alike(runs: list[list[Any]], mode: Any) -> None:
     warning of its mode."""
     for events in runs:
         for loaded in (turnfold.load(lc_dumps(events)), turnfold.load(events)):
-            assert _reasons(loaded) == [_in_doubt("c1", len(events), mode)]
-            _read_as_it_ends(loaded)
-            assert _calls(loaded) == ANSWERED
+            assert reasons(loaded) == [in_doubt("c1", len(events), mode)]
+            read_as_it_ends(loaded)
+            assert calls(loaded) == ANSWERED
 
 
 STOPLESS = ["values", "messages", ["values", "messages"]]
@@ -98,13 +99,13 @@ def test_L3_a_values_or_messages_stream_ending_on_a_result_names_the_pause_and_t
     end and the cut."""
     direct = _run("direct", mode, "direct")
     paused = _run(None, mode, "paused", interrupt_after=["tools"])
-    raised = _run("raises", mode, "raises")
+    raised = _run("model-raises", mode, "raises")
     asked = _run("asks", mode, "asks")
     alike = [direct, paused, raised, _cut(mode)]
-    assert all(_kinds(events, mode) == _kinds(direct, mode) for events in alike)
-    assert _kinds(direct, mode)[-1][1] == "tools"
+    assert all(kinds(events, mode) == kinds(direct, mode) for events in alike)
+    assert kinds(direct, mode)[-1][1] == "tools"
     if mode == "messages":
-        assert _kinds(asked, mode) == _kinds(direct, mode)
+        assert kinds(asked, mode) == kinds(direct, mode)
         alike.append(asked)
     else:  # values records the pause: no doubt of it
         state = asked[-1][1] if isinstance(mode, list) else asked[-1]
@@ -123,11 +124,11 @@ def test_L3_an_updates_stream_ending_on_a_result_names_the_error_not_a_pause(mod
     warning names the error and no pause. Old code named only the graph's end and the
     cut."""
     direct = _run("direct", mode, "direct")
-    alike = [direct, _run("raises", mode, "raises"), _cut(mode)]
-    assert all(_kinds(events, mode) == _kinds(direct, mode) for events in alike)
+    alike = [direct, _run("model-raises", mode, "raises"), _cut(mode)]
+    assert all(kinds(events, mode) == kinds(direct, mode) for events in alike)
     for end, options in (("asks", {}), (None, {"interrupt_after": ["tools"]})):
         stopped = _run(end, mode, f"{end}-stopped", **options)
-        assert _kinds(stopped, mode)[-1][1] == "__interrupt__"
+        assert kinds(stopped, mode)[-1][1] == "__interrupt__"
     _in_doubt_alike(alike, mode)
 
 
@@ -139,14 +140,14 @@ def test_L3_beside_tasks_or_debug_events_updates_rules_out_a_pause(mode: Any) ->
     stream ends on its ``__interrupt__`` update, and the model's error is its task's
     result. So the ``return_direct`` run and the cut one, alike, may have ended there or
     been cut off, and nothing else: the warning names no breakpoint. Old code named one."""
-    options: dict[str, Any] = {"checkpointer": None}
+    options: dict[str, Any] = {"checkpointer": False}
     direct = _run("direct", mode, "direct", **options)
     cut = _cut(mode, **options)
-    assert _kinds(cut, mode) == _kinds(direct, mode)
-    assert _kinds(direct, mode)[-1] == (mode[1], "tools")
+    assert kinds(cut, mode) == kinds(direct, mode)
+    assert kinds(direct, mode)[-1] == (mode[1], "tools")
     paused = _run(None, mode, "paused", interrupt_after=["tools"], **options)
-    assert _kinds(paused, mode)[-1] == ("updates", "__interrupt__")
-    raised = turnfold.load(lc_dumps(_run("raises", mode, "raises", **options)))
+    assert kinds(paused, mode)[-1] == ("updates", "__interrupt__")
+    raised = turnfold.load(lc_dumps(_run("model-raises", mode, "raises", **options)))
     assert [e.message for e in raised.entries if isinstance(e, AssistantError)] == [
         "RuntimeError: the model provider is down"
     ]
@@ -165,14 +166,10 @@ def test_L3_L4_a_saved_stream_ending_on_a_result_says_what_it_may_be_naming_the_
     ``updates`` stream of the run whose model raised next: the warning names the file, its
     last line and the ways its mode leaves in doubt; every event is read, none warned of.
     Old code named only the graph's end and the cut."""
-    lines = len(path.read_text(encoding="utf-8").splitlines())
     loaded = turnfold.load(path)
     (warning,) = loaded.warnings
     assert warning.source == str(path)
-    assert warning.reason == _in_doubt("c1", lines, mode)
-    _read_as_it_ends(loaded)
-    assert _calls(loaded) == ANSWERED
-    accounting = loaded.accounting
-    assert accounting is not None
-    assert accounting.unaccounted == []
-    assert accounting.counts == {f"{mode} event": {"mapped": lines}}
+    assert warning.reason == in_doubt("c1", line_count(path), mode)
+    read_as_it_ends(loaded)
+    assert calls(loaded) == ANSWERED
+    accounted(loaded, path, f"{mode} event")

@@ -2206,16 +2206,28 @@ class Follower:
         ``checkpoints`` stream also ends so when the next step stopped on ``interrupt()`` or
         raised, which it does not stream; so does a stream of ``values`` and ``messages``
         events alone (:meth:`_unrecorded_stop`). None when the last event is none of these: a
-        checkpoint naming no next step (the run ended), a task started."""
+        checkpoint naming no next step (the run ended), a task started.
+
+        With ``updates`` among the modes no pause ends a stream between two steps, and
+        ``debug`` or ``tasks`` stream the next step's task before it runs (its error after
+        it): what leaves these events, besides a cut, is a run LangGraph stopped unfinished
+        and raised out of the stream (its recursion limit, a ``RunControl`` drain; in
+        ``checkpoints``, the next node's error), real runs of each in
+        tests/test_langgraph_streams58d.py. None then: the stream reads cut off, how its run
+        ended not recorded (:meth:`_unended`). Ending on a tool's result, whether the graph
+        ended there is in doubt still (:meth:`_ending_on_result`)."""
         if self._root_end is None:
             return None
         mode, kind, line, node = self._root_end
         if mode in _STOPLESS_MODES:
             return self._unrecorded_stop(line)
+        pause_recorded = "updates" in self._modes
         unrecorded = f"which {mode} events do not record"
         paused = f"paused at a breakpoint (interrupt_before / interrupt_after, {unrecorded})"
         nodes = self._next[0] if self._next is not None and self._next[1] == line else None
         if kind == "checkpoint" and nodes:
+            if pause_recorded:
+                return None
             named = ", ".join(map(repr, nodes))
             ends = f"the stream ends on the checkpoint on line {line}, which names {named} next"
             if mode == "checkpoints":
@@ -2234,6 +2246,8 @@ class Follower:
         if kind != "task_result" or () in self._checkpointed:
             return None
         opened = [c.call_id for c in self._root.builder.open_calls() if c.status != "confirming"]
+        if opened and pause_recorded:
+            return None
         if opened:
             return (
                 f"the stream ends on the result of the {node!r} task (line {line}), before "
