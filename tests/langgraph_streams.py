@@ -5,7 +5,8 @@ warnings a stream's ending gives, in the reader's words.
 A stream either says how its run ended, or reads cut off (:func:`stopped_by_the_cut`: the
 warning :func:`cut_off`), or cannot tell and is read as it ends (:func:`read_as_it_ends`),
 its warning naming each way of ending its events leave alike (:func:`in_doubt`,
-:func:`between_checkpoint`)::
+:func:`between_checkpoint`, :func:`before_calls_ran`, :func:`checkpoints_next`,
+:func:`unanswered`)::
 
     loaded = turnfold.load(path)
     assert reasons(loaded) == [in_doubt("c1", line_count(path), "updates")]
@@ -96,9 +97,23 @@ def cut_off(end: str) -> str:
     )
 
 
-#: What a ``debug`` stream says it cannot record: a pause at a static breakpoint.
-PAUSE = (
-    "paused at a breakpoint (interrupt_before / interrupt_after, which debug events do not record)"
+def unrecorded_pause(mode: str) -> str:
+    """What a ``debug`` or ``tasks`` stream in ``mode`` says it cannot record: a pause at a
+    static breakpoint."""
+    return (
+        "paused at a breakpoint (interrupt_before / interrupt_after, which "
+        f"{mode} events do not record)"
+    )
+
+
+#: What a ``debug`` stream says it cannot record (:func:`unrecorded_pause`).
+PAUSE = unrecorded_pause("debug")
+
+#: How a run LangGraph stopped unfinished between two steps and raised out of the stream
+#: (which no mode records) may have ended, as every warning of a stream that cannot tell
+#: names it: its recursion limit reached, a drain (tests/test_langgraph_streams58e.py).
+UNFINISHED_STOPS = (
+    "stopped by its recursion limit (GraphRecursionError), was drained (GraphDrained)"
 )
 
 
@@ -107,20 +122,45 @@ def between_checkpoint(line: int, node: str) -> str:
     ``line`` that names ``node`` next."""
     return (
         f"the stream ends on the checkpoint on line {line}, which names {node!r} next, before "
-        f"that step began: whether the run {PAUSE} or the stream was cut off is not recorded"
+        f"that step began: whether the run {PAUSE}, {UNFINISHED_STOPS} or the stream was cut "
+        "off is not recorded"
+    )
+
+
+def before_calls_ran(line: int, node: str, call_ids: str, mode: str = "debug") -> str:
+    """The warning of a ``debug`` or ``tasks`` stream in ``mode`` (no ``updates``, no
+    checkpoint after the step) ending on the result of ``node``'s task on ``line``, its
+    calls (``call_ids``, quoted: ``"'c1'"``) not run."""
+    return (
+        f"the stream ends on the result of the {node!r} task (line {line}), before call "
+        f"{call_ids} ran: whether the run {unrecorded_pause(mode)}, {UNFINISHED_STOPS} or "
+        "the stream was cut off is not recorded"
+    )
+
+
+def checkpoints_next(line: int, node: str) -> str:
+    """The warning of a ``checkpoints`` stream (no ``updates``) ending on the checkpoint on
+    ``line`` that names ``node`` next: that step's own stops are not streamed either."""
+    return (
+        f"the stream ends on the checkpoint on line {line}, which names {node!r} next: whether "
+        "that step paused the run (interrupt() or a breakpoint) or failed, the run "
+        f"{UNFINISHED_STOPS} or the stream was cut off is not recorded (checkpoints events "
+        'record none of these; "updates" among the stream modes records a pause, "debug" each '
+        "task)"
     )
 
 
 #: The ways a run may end that leave a stream ending on a tool's result besides a cut, as
-#: its warning names them.
+#: its warning names them (and :data:`UNFINISHED_STOPS`, in every mode).
 ENDED = "ended there (a graph whose tools node leads to END, a return_direct tool)"
 BREAKPOINT = "paused at a breakpoint (interrupt_before / interrupt_after)"
 RAISED = "its next node raised an error"
 
 #: By the stream's mode: the ways the stream's events leave in doubt besides the graph's
-#: end and a cut (its modes record the others: ``updates`` a pause, ``values`` an
-#: ``interrupt()``, ``tasks`` the next node's task), and its modes as the warning names them
-#: (tests/test_langgraph_streams58c.py runs each way).
+#: end, :data:`UNFINISHED_STOPS` and a cut (its modes record the others: ``updates`` a
+#: pause, ``values`` an ``interrupt()``, ``tasks`` the next node's task), and its modes as
+#: the warning names them (tests/test_langgraph_streams58c.py runs each way, 58e the
+#: unfinished stops).
 IN_DOUBT: dict[str, tuple[list[str], str]] = {
     "updates": ([RAISED], "updates"),
     "values": ([BREAKPOINT, RAISED], "values"),
@@ -139,6 +179,32 @@ def in_doubt(call_id: str, line: int, mode: Any) -> str:
     ways, modes = IN_DOUBT[str(mode)]
     return (
         f"the stream ends on the result of call {call_id!r} (line {line}), no step after it: "
-        f"whether the run {', '.join([ENDED, *ways])} or the stream was cut off is not "
-        f"recorded ({modes} events record none of these)"
+        f"whether the run {', '.join([ENDED, UNFINISHED_STOPS, *ways])} or the stream was cut "
+        f"off is not recorded ({modes} events record none of these)"
+    )
+
+
+#: By the mode of a stream of ``values`` and ``messages`` events alone: how its run may have
+#: paused between two steps (``values`` streams an ``interrupt()``), and its modes as the
+#: warning names them.
+UNANSWERED: dict[str, tuple[str, str]] = {
+    "values": (BREAKPOINT, "values"),
+    "messages": (f"{BREAKPOINT} or on interrupt()", "messages"),
+    "['values', 'messages']": (BREAKPOINT, "messages and values"),
+}
+
+
+def unanswered(line: int, call_ids: str, mode: Any, *, in_step: bool = False) -> str:
+    """The warning of a stream of ``values`` and ``messages`` events alone (:data:`UNANSWERED`)
+    ending on ``line`` with calls ``call_ids`` (quoted: ``"'c1'"``) unanswered, between two
+    steps; ``in_step``: inside a tools step, another call of it answered, where only
+    ``interrupt()`` pauses (in ``messages`` alone), not a breakpoint nor
+    :data:`UNFINISHED_STOPS`."""
+    pauses, modes = UNANSWERED[str(mode)]
+    ways = ["paused on interrupt()"] if in_step else [pauses, UNFINISHED_STOPS]
+    return (
+        f"the stream ends on line {line} with call {call_ids} unanswered: whether the run "
+        f"{', '.join(ways)}, a node raised an error or the stream was cut off is not recorded "
+        f'({modes} events record none of these; "updates" among the stream modes records a '
+        'pause, "debug" each task)'
     )

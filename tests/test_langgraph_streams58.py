@@ -37,11 +37,13 @@ from tests.fixtures.frameworks.langchain import langgraph_stream_runs as lookup
 from tests.formats import langchain_runs as runs
 from tests.langgraph_streams import (
     FIXTURES,
-    PAUSE,
     accounted,
+    before_calls_ran,
     between_checkpoint,
     calls,
+    checkpoints_next,
     cut_off,
+    in_doubt,
     read_as_it_ends,
     reasons,
     saved_events,
@@ -68,16 +70,12 @@ def test_L3_a_debug_stream_paused_after_tools_without_a_checkpointer_says_it_may
     """``interrupt_after=["tools"]``, no checkpointer: the four events (the model's task and
     result, the tools' task and result) are all a ``debug`` stream holds of the pause, the
     same as of a graph ending on its tools node or of a stream cut there. Read as it ends,
-    the call settled, and the one warning names the breakpoint among the three. Old code's
-    warning named only the other two."""
+    the call settled, and the one warning names the breakpoint among the ways (the
+    recursion limit and a drain too: tests/test_langgraph_streams58e.py). Old code's
+    warning named only the graph's end and the cut."""
     assert [e["type"] for e in saved_events(PAUSED_NO_SAVER)] == ["task", "task_result"] * 2
     loaded = turnfold.load(PAUSED_NO_SAVER)
-    assert reasons(loaded) == [
-        "the stream ends on the result of call 'c1' (line 4), no step after it: whether the "
-        "run ended there (a graph whose tools node leads to END, a return_direct tool), "
-        "paused at a breakpoint (interrupt_before / interrupt_after) or the stream was cut "
-        "off is not recorded (debug events record none of these)"
-    ]
+    assert reasons(loaded) == [in_doubt("c1", 4, "debug")]
     assert loaded.warnings[0].source == str(PAUSED_NO_SAVER)
     read_as_it_ends(loaded)
     assert calls(loaded) == [("c1", "success", "langgraph: 1.2.24")]
@@ -109,10 +107,7 @@ def test_L3_a_debug_stream_paused_before_tools_is_not_called_cut_off(checkpointe
         if checkpointer:
             assert reasons(loaded) == [between_checkpoint(5, "tools")]
         else:
-            assert reasons(loaded) == [
-                "the stream ends on the result of the 'model' task (line 2), before call 'c1' "
-                f"ran: whether the run {PAUSE} or the stream was cut off is not recorded"
-            ]
+            assert reasons(loaded) == [before_calls_ran(2, "model", "'c1'")]
         read_as_it_ends(loaded)
         assert calls(loaded) == [("c1", "unknown", None)]
 
@@ -227,12 +222,7 @@ def test_L4_a_checkpoints_stream_of_a_run_stopped_in_a_step_says_so_naming_the_f
     loaded = turnfold.load(CHECKPOINTS_INTERRUPT)
     (warning,) = loaded.warnings
     assert warning.source == str(CHECKPOINTS_INTERRUPT)
-    assert warning.reason == (
-        "the stream ends on the checkpoint on line 3, which names 'tools' next: whether that "
-        "step paused the run (interrupt() or a breakpoint), failed or the stream was cut off "
-        'is not recorded (checkpoints events record none of these; "updates" among the stream '
-        'modes records a pause, "debug" each task)'
-    )
+    assert warning.reason == checkpoints_next(3, "tools")
     read_as_it_ends(loaded)
     assert calls(loaded) == [("d1", "unknown", None)]
     accounted(loaded, CHECKPOINTS_INTERRUPT, "checkpoints event")

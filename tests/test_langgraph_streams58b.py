@@ -43,6 +43,7 @@ from tests.langgraph_streams import (
     read_as_it_ends,
     reasons,
     stopped_by_the_cut,
+    unanswered,
 )
 
 VALUES_PAUSED = FIXTURES / "langgraph_v1.2.24_stream-dumps_values_interrupt-before-tools.jsonl"
@@ -119,23 +120,6 @@ def test_A2_a_followed_v2_debug_stream_shows_what_its_events_load_as() -> None:
 # --- 2. values and messages alone: a pause, an error and a cut stream the same ------------------
 
 
-def _unrecorded(line: int, call_ids: str, pauses: str, modes: str) -> str:
-    return (
-        f"the stream ends on line {line} with call {call_ids} unanswered: whether the run paused "
-        f"{pauses}, a node raised an error or the stream was cut off is not recorded ({modes} "
-        'events record none of these; "updates" among the stream modes records a pause, '
-        '"debug" each task)'
-    )
-
-
-AT_BREAKPOINT = "at a breakpoint (interrupt_before / interrupt_after)"
-PAUSES = {
-    "values": (AT_BREAKPOINT, "values"),
-    "messages": (f"{AT_BREAKPOINT} or on interrupt()", "messages"),
-    "['values', 'messages']": (AT_BREAKPOINT, "messages and values"),
-}
-
-
 @pytest.mark.parametrize("mode", ["values", "messages", ["values", "messages"]], ids=str)
 def test_L3_a_values_or_messages_stream_paused_before_tools_is_not_called_cut_off(
     mode: Any,
@@ -145,17 +129,17 @@ def test_L3_a_values_or_messages_stream_paused_before_tools_is_not_called_cut_of
     raised (LangGraph raises the error out of the stream) and of the run cut off before its
     tools node. All three read alike, saved by ``dumps`` or as the objects: as they end, the
     call unknown (it has not run, L-3), the run not ``incomplete``, one warning listing the
-    pause, the error and the cut (and, in ``messages`` alone, ``interrupt()``). Old code
-    called each cut off: stopped, ``incomplete``, an abort marker."""
+    pause, the error and the cut (and, in ``messages`` alone, ``interrupt()``; the
+    recursion limit and a drain too: tests/test_langgraph_streams58e.py). Old code called
+    each cut off: stopped, ``incomplete``, an abort marker."""
     paused = list(lookup.stream(lookup.lookup_agent(interrupt_before=["tools"]), mode, "p"))
     raised = lookup.until_raised(lookup.stream(lookup.lookup_agent("tool-raises"), mode, "r"))
     cut = lookup.until_tools(lookup.stream(lookup.lookup_agent(), mode, "c"), mode)
     assert kinds(paused, mode) == kinds(raised, mode) == kinds(cut, mode)
     assert kinds(paused, mode)[-1][1] == "model"
-    pauses, modes = PAUSES[str(mode)]
     for events in (paused, raised, cut):
         for loaded in (turnfold.load(lc_dumps(events)), turnfold.load(events)):
-            assert reasons(loaded) == [_unrecorded(len(events), "'c1'", pauses, modes)]
+            assert reasons(loaded) == [unanswered(len(events), "'c1'", mode)]
             read_as_it_ends(loaded)
             assert calls(loaded) == [("c1", "unknown", None)]
             assert [type(e).__name__ for e in loaded.entries] == [
@@ -176,8 +160,7 @@ def test_L3_L4_a_saved_paused_stream_says_what_it_may_be_naming_the_file(
     loaded = turnfold.load(path)
     (warning,) = loaded.warnings
     assert warning.source == str(path)
-    pauses, modes = PAUSES[mode]
-    assert warning.reason == _unrecorded(line_count(path), "'c1'", pauses, modes)
+    assert warning.reason == unanswered(line_count(path), "'c1'", mode)
     read_as_it_ends(loaded)
     assert calls(loaded) == [("c1", "unknown", None)]
     accounted(loaded, path, f"{mode} event")
@@ -192,7 +175,7 @@ def test_L3_a_messages_stream_stopped_inside_its_tools_step_may_be_an_interrupt(
     events = list(lookup.stream(recipe.two_calls_agent(), "messages", "two"))
     assert kinds(events, "messages")[-2:] == [("messages", "model"), ("messages", "tools")]
     loaded = turnfold.load(lc_dumps(events))
-    assert reasons(loaded) == [_unrecorded(len(events), "'c2'", "on interrupt()", "messages")]
+    assert reasons(loaded) == [unanswered(len(events), "'c2'", "messages", in_step=True)]
     read_as_it_ends(loaded)
     assert calls(loaded) == [("c1", "success", "langgraph: 1.2.24"), ("c2", "unknown", None)]
 

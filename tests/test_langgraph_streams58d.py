@@ -28,8 +28,6 @@ import pytest
 pytest.importorskip("langchain")
 
 from langchain_core.load import dumps as lc_dumps
-from langgraph.errors import GraphDrained, GraphRecursionError
-from langgraph.runtime import RunControl
 
 import turnfold
 from tests.fixtures.frameworks.langchain import langgraph_stream_runs as lookup
@@ -42,31 +40,6 @@ from tests.langgraph_streams import (
     reasons,
     stopped_by_the_cut,
 )
-
-
-def _raised(events: Any, error: type[Exception]) -> list[Any]:
-    """The events a stream yielded before LangGraph raised ``error`` out of it, kept as a
-    user's loop that saves each event as it comes keeps them."""
-    kept: list[Any] = []
-    try:
-        for event in events:
-            kept.append(event)
-    except error:
-        return kept
-    raise AssertionError(f"the run was to raise {error.__name__}")
-
-
-def _limited(mode: Any, steps: int, checkpointer: bool = True) -> list[Any]:
-    """The run stopped by its recursion limit of ``steps`` (``GraphRecursionError``)."""
-    agent = lookup.lookup_agent(checkpointer=checkpointer).with_config(recursion_limit=steps)
-    return _raised(lookup.stream(agent, mode, f"limit-{steps}"), GraphRecursionError)
-
-
-def _drained(mode: Any) -> list[Any]:
-    """The run whose host asked it to drain as its tool answered (``GraphDrained``)."""
-    control = RunControl()
-    agent = lookup.lookup_agent(drain=control)
-    return _raised(lookup.stream(agent, mode, "drained", control=control), GraphDrained)
 
 
 def _loads(events: list[Any]) -> list[Any]:
@@ -86,7 +59,7 @@ def test_L3_L4_an_updates_and_debug_stream_cut_after_tools_reads_cut_off(mode: A
     off, saved by ``dumps`` or as the objects, ``lookup``'s result kept. Old code read them
     as they end, naming a breakpoint's pause as the run's possible end."""
     cut = lookup.until_after_tools(lookup.stream(lookup.lookup_agent(), mode, "cut"), mode)
-    limited, drained = _limited(mode, 2), _drained(mode)
+    limited, drained = lookup.limited(mode, 2), lookup.drained(mode)
     assert kinds(limited, mode) == kinds(drained, mode) == kinds(cut, mode)
     assert (cut[-1][1]["type"], cut[-1][1]["payload"]["next"]) == ("checkpoint", ["model"])
     paused = list(lookup.stream(lookup.lookup_agent(interrupt_after=["tools"]), mode, "paused"))
@@ -109,7 +82,7 @@ def test_L3_L4_an_updates_and_checkpoints_stream_ending_on_a_checkpoint_reads_cu
     mode = ["updates", "checkpoints"]
     cut = lookup.until_after_tools(lookup.stream(lookup.lookup_agent(), mode, "cut"), mode)
     raised = lookup.until_raised(lookup.stream(lookup.lookup_agent("model-raises"), mode, "r"))
-    stopped = [cut, raised, _limited(mode, 2), _drained(mode)]
+    stopped = [cut, raised, lookup.limited(mode, 2), lookup.drained(mode)]
     assert all(kinds(events, mode) == kinds(cut, mode) for events in stopped)
     assert cut[-1] == ("checkpoints", cut[-1][1])
     assert cut[-1][1]["next"] == ["model"]
@@ -133,7 +106,7 @@ def test_L3_L4_a_stream_ending_on_the_checkpoint_naming_the_tools_step_reads_cut
     would have streamed a breakpoint's pause there: read cut off, ``c1`` unknown (L-3). Old
     code read it as it ends."""
     cut = lookup.until_tools(lookup.stream(lookup.lookup_agent(), mode, "cut"), mode)
-    stopped = [cut, _limited(mode, 1)]
+    stopped = [cut, lookup.limited(mode, 1)]
     if "checkpoints" in mode:
         stream = lookup.stream(lookup.lookup_agent("tool-raises"), mode, "tool-raises")
         stopped.append(lookup.until_raised(stream))
@@ -163,7 +136,7 @@ def test_L3_L4_an_updates_stream_ending_on_the_models_result_with_calls_not_run_
     naming a breakpoint's pause."""
     agent = lookup.lookup_agent(checkpointer=checkpointer)
     cut = lookup.until_tools(lookup.stream(agent, mode, "cut"), mode)
-    limited = _limited(mode, 1, checkpointer)
+    limited = lookup.limited(mode, 1, checkpointer)
     assert kinds(limited, mode) == kinds(cut, mode)
     assert kinds(cut, mode)[-1] == (mode[1], "model")
     paused = lookup.lookup_agent(checkpointer=checkpointer, interrupt_before=["tools"])

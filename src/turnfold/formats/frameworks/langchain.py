@@ -2202,7 +2202,8 @@ class Follower:
         breakpoint's, ``interrupt_before`` / ``interrupt_after``, as an ``__interrupt__``
         update alone), cannot tell whether its run paused there or was cut off, and whether
         that holds whatever the run's last entry (a next step named, or calls not run). The
-        events end so at a breakpoint, and a stream cut there ends the same; a
+        events end so at a breakpoint, and so do those of a run its recursion limit or a
+        drain stopped there (:data:`_UNFINISHED_STOPS`) and of a stream cut there; a
         ``checkpoints`` stream also ends so when the next step stopped on ``interrupt()`` or
         raised, which it does not stream; so does a stream of ``values`` and ``messages``
         events alone (:meth:`_unrecorded_stop`). None when the last event is none of these: a
@@ -2232,15 +2233,15 @@ class Follower:
             ends = f"the stream ends on the checkpoint on line {line}, which names {named} next"
             if mode == "checkpoints":
                 return (
-                    f"{ends}: whether that step paused the run (interrupt() or a breakpoint), "
-                    "failed or the stream was cut off is not recorded (checkpoints events "
-                    'record none of these; "updates" among the stream modes records a pause, '
-                    '"debug" each task)',
+                    f"{ends}: whether that step paused the run (interrupt() or a breakpoint) "
+                    f"or failed, the run {_UNFINISHED_STOPS} or the stream was cut off is not "
+                    'recorded (checkpoints events record none of these; "updates" among the '
+                    'stream modes records a pause, "debug" each task)',
                     True,
                 )
             return (
-                f"{ends}, before that step began: whether the run {paused} or the stream was "
-                "cut off is not recorded",
+                f"{ends}, before that step began: whether the run {paused}, "
+                f"{_UNFINISHED_STOPS} or the stream was cut off is not recorded",
                 True,
             )
         if kind != "task_result" or () in self._checkpointed:
@@ -2251,8 +2252,8 @@ class Follower:
         if opened:
             return (
                 f"the stream ends on the result of the {node!r} task (line {line}), before "
-                f"call {_ids(opened)} ran: whether the run {paused} or the stream was cut "
-                "off is not recorded",
+                f"call {_ids(opened)} ran: whether the run {paused}, {_UNFINISHED_STOPS} or "
+                "the stream was cut off is not recorded",
                 True,
             )
         last = self.transcript.entries[-1] if self.transcript.entries else None
@@ -2263,8 +2264,9 @@ class Follower:
         """Why a saved stream that ends on the result of call ``call_id`` (line ``line``),
         no step after it and no checkpoint naming one, cannot tell how its run ended: each
         way of ending that leaves these very events in the stream's modes (real runs of
-        each, tests/test_langgraph_streams58c.py). The graph ending there (an edge from its
-        tools node to ``END``, a ``return_direct`` tool) and a cut, in every mode; a static
+        each, tests/test_langgraph_streams58c.py and 58e). The graph ending there (an edge from
+        its tools node to ``END``, a ``return_direct`` tool), its recursion limit, a drain
+        (:data:`_UNFINISHED_STOPS`) and a cut, in every mode; a static
         breakpoint's pause unless ``updates`` records it (an ``__interrupt__`` update);
         ``interrupt()`` in the next step in ``messages`` alone (``values`` streams it in a
         state, ``tasks`` and ``debug`` in the step's task); the next node's error unless
@@ -2273,7 +2275,10 @@ class Follower:
         pauses = [] if "updates" in self._modes else [_BREAKPOINT]
         if self._modes <= {"messages"}:
             pauses.append("on interrupt()")
-        ways = ["ended there (a graph whose tools node leads to END, a return_direct tool)"]
+        ways = [
+            "ended there (a graph whose tools node leads to END, a return_direct tool)",
+            _UNFINISHED_STOPS,
+        ]
         if pauses:
             ways.append(f"paused {' or '.join(pauses)}")
         if not self._modes & {"tasks", "debug"}:
@@ -2288,13 +2293,15 @@ class Follower:
     def _unrecorded_stop(self, line: int) -> tuple[str, bool] | None:
         """Why a saved stream of ``values`` and ``messages`` events alone that ends with
         calls of the root graph unanswered cannot tell whether its run paused there. Neither
-        mode streams a static breakpoint's pause, a node's error (LangGraph raises it out of
-        the stream) or a cut, and ``messages`` streams no ``interrupt()`` either (``values``
-        does: a state's ``__interrupt__``): the events of a run paused before its tools node
-        are those of one whose tools node raised, or of a stream cut there. A breakpoint
-        pauses between steps, so not where a call of the batch was answered and another not
-        (a tools step stopped in its midst); where no pause fits the events, None, and the
-        calls unanswered say the run was cut off (:meth:`_unended`)."""
+        mode streams a static breakpoint's pause, a node's error, the recursion limit or a
+        drain (LangGraph raises these out of the stream: :data:`_UNFINISHED_STOPS`) or a cut,
+        and ``messages`` streams no ``interrupt()`` either (``values`` does: a state's
+        ``__interrupt__``): the events of a run paused before its tools node are those of one
+        whose tools node raised, that its recursion limit or a drain stopped there, or of a
+        stream cut there. A breakpoint, the limit and a drain stop a run between steps, so
+        not where a call of the batch was answered and another not (a tools step stopped in
+        its midst); where no pause fits the events, None, and the calls unanswered say the
+        run was cut off (:meth:`_unended`)."""
         if not self._modes <= _STOPLESS_MODES:
             return None
         builder = self._root.builder
@@ -2309,11 +2316,12 @@ class Follower:
             pauses.append("on interrupt()")
         if not opened or not pauses:
             return None
+        ways = [f"paused {' or '.join(pauses)}"] + ([] if answered else [_UNFINISHED_STOPS])
         modes = " and ".join(sorted(self._modes))
         called = _ids([c.call_id for c in opened])
         return (
             f"the stream ends on line {line} with call {called} unanswered: "
-            f"whether the run paused {' or '.join(pauses)}, a node raised an error or the "
+            f"whether the run {', '.join(ways)}, a node raised an error or the "
             f"stream was cut off is not recorded ({modes} events record none of these; "
             '"updates" among the stream modes records a pause, "debug" each task)',
             True,
@@ -3360,6 +3368,13 @@ _STATE_MODES = NameSet({"values", "debug", "checkpoints"})
 _STOPLESS_MODES = NameSet({"values", "messages"})
 #: A static breakpoint's pause, as a warning names it among the ways a run may have stopped.
 _BREAKPOINT = "at a breakpoint (interrupt_before / interrupt_after)"
+#: The stops of an unfinished run that LangGraph raises out of the stream between two steps,
+#: which no stream mode records, as a warning names them among the ways a run may have
+#: stopped (after "whether the run"): its recursion limit reached, a drain a host asked for
+#: through ``RunControl`` (real runs of each, tests/test_langgraph_streams58e.py).
+_UNFINISHED_STOPS = (
+    "stopped by its recursion limit (GraphRecursionError), was drained (GraphDrained)"
+)
 
 
 @dataclasses.dataclass
