@@ -111,7 +111,8 @@ PAUSE = unrecorded_pause("debug")
 
 #: How a run LangGraph stopped unfinished between two steps and raised out of the stream
 #: (which no mode records) may have ended, as every warning of a stream that cannot tell
-#: names it: its recursion limit reached, a drain (tests/test_langgraph_streams58e.py).
+#: names it: its recursion limit reached, a drain
+#: (tests/test_langgraph_recursion_limit_and_drain.py).
 UNFINISHED_STOPS = (
     "stopped by its recursion limit (GraphRecursionError), was drained (GraphDrained)"
 )
@@ -159,8 +160,8 @@ RAISED = "its next node raised an error"
 #: By the stream's mode: the ways the stream's events leave in doubt besides the graph's
 #: end, :data:`UNFINISHED_STOPS` and a cut (its modes record the others: ``updates`` a
 #: pause, ``values`` an ``interrupt()``, ``tasks`` the next node's task), and its modes as
-#: the warning names them (tests/test_langgraph_streams58c.py runs each way, 58e the
-#: unfinished stops).
+#: the warning names them (tests/test_langgraph_endings_on_a_result.py runs each way,
+#: tests/test_langgraph_recursion_limit_and_drain.py the unfinished stops).
 IN_DOUBT: dict[str, tuple[list[str], str]] = {
     "updates": ([RAISED], "updates"),
     "values": ([BREAKPOINT, RAISED], "values"),

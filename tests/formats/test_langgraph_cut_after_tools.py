@@ -9,13 +9,13 @@ L-4, P-7, H-6): read by what the stream holds.
   after the tools node holds the very events of a run whose graph ends there (an edge from
   its tools node to ``END``, ``create_agent``'s ``return_direct`` tool), shown below with
   real runs of both (and, where its modes do not record them, of a run paused there or whose
-  next node raised: tests/test_langgraph_streams58c.py). A finished run is never called cut
+  next node raised: tests/test_langgraph_endings_on_a_result.py). A finished run is never called cut
   off without evidence: the run is read as it ends, and one warning says the stream cannot
   tell, naming each way it may have ended.
 - It says the run paused (an ``__interrupt__`` update: a static breakpoint's is empty):
   neither cut off nor in doubt. A ``debug`` stream, which streams no pause, whose last
   checkpoint names a next step that never began may be paused or cut there: read as it
-  ends, said (tests/test_langgraph_streams58.py).
+  ends, said (tests/test_langgraph_checkpoints_and_pauses.py).
 
 The runs are real (langgraph 1.2.24, langchain 1.5.2, offline): ``create_agent`` on the
 scripted ``FakeToolModel`` of ``tests/formats/langchain_runs.py``, hand-built ``StateGraph``
@@ -73,7 +73,8 @@ def test_L3_a_debug_stream_ending_on_a_checkpoint_naming_a_step_cannot_tell_paus
     """The run's checkpoint after the tools step names the model's step next, and the file
     ends there, before that step's first task: the run did not end, but a run paused there
     at a breakpoint (``interrupt_after=["tools"]``) streams the very same events, which
-    ``debug`` does not mark (tests/test_langgraph_streams58.py runs both). So it is called
+    ``debug`` does not mark (tests/test_langgraph_checkpoints_and_pauses.py runs both). So it is
+    called
     neither cut off nor paused: read as it ends, one warning naming the checkpoint's line;
     the call keeps its result. (It read stopped and incomplete before: a pause called a cut.)"""
     assert json.loads(CUT_DEBUG.read_text().splitlines()[-1])["payload"]["next"] == ["model"]

@@ -2214,9 +2214,9 @@ class Follower:
         it): what leaves these events, besides a cut, is a run LangGraph stopped unfinished
         and raised out of the stream (its recursion limit, a ``RunControl`` drain; in
         ``checkpoints``, the next node's error), real runs of each in
-        tests/test_langgraph_streams58d.py. None then: the stream reads cut off, how its run
-        ended not recorded (:meth:`_unended`). Ending on a tool's result, whether the graph
-        ended there is in doubt still (:meth:`_ending_on_result`)."""
+        tests/test_langgraph_updates_cut_between_steps.py. None then: the stream reads cut off,
+        how its run ended not recorded (:meth:`_unended`). Ending on a tool's result, whether
+        the graph ended there is in doubt still (:meth:`_ending_on_result`)."""
         if self._root_end is None:
             return None
         mode, kind, line, node = self._root_end
@@ -2264,7 +2264,8 @@ class Follower:
         """Why a saved stream that ends on the result of call ``call_id`` (line ``line``),
         no step after it and no checkpoint naming one, cannot tell how its run ended: each
         way of ending that leaves these very events in the stream's modes (real runs of
-        each, tests/test_langgraph_streams58c.py and 58e). The graph ending there (an edge from
+        each, tests/test_langgraph_endings_on_a_result.py and
+        tests/test_langgraph_recursion_limit_and_drain.py). The graph ending there (an edge from
         its tools node to ``END``, a ``return_direct`` tool), its recursion limit, a drain
         (:data:`_UNFINISHED_STOPS`) and a cut, in every mode; a static
         breakpoint's pause unless ``updates`` records it (an ``__interrupt__`` update);
@@ -3371,7 +3372,7 @@ _BREAKPOINT = "at a breakpoint (interrupt_before / interrupt_after)"
 #: The stops of an unfinished run that LangGraph raises out of the stream between two steps,
 #: which no stream mode records, as a warning names them among the ways a run may have
 #: stopped (after "whether the run"): its recursion limit reached, a drain a host asked for
-#: through ``RunControl`` (real runs of each, tests/test_langgraph_streams58e.py).
+#: through ``RunControl`` (real runs of each, tests/test_langgraph_recursion_limit_and_drain.py).
 _UNFINISHED_STOPS = (
     "stopped by its recursion limit (GraphRecursionError), was drained (GraphDrained)"
 )

@@ -1,7 +1,8 @@
 """The session browser's search within the filters, close control and page turn to a hit's row,
 in real JupyterLab driven by Chromium (spec B-1, C-6, P-11).
 
-The kernel side of each is checked in ``tests/test_browser58.py``; the helpers and the corpus of
+The kernel side of each is checked in ``tests/test_browser_search_filters.py``; the helpers and
+the corpus of
 250 runs (three pages; odd tasks by agent ``a``, even ones by ``b``) are
 ``tests/browser/test_session_browser.py``'s.
 """

@@ -17,7 +17,7 @@ L-4, P-7, H-6): ``debug`` and ``checkpoints``.
 
 The runs are real (langgraph 1.2.24, langchain 1.5.2, offline): ``create_agent`` on the
 scripted ``FakeToolModel`` of ``tests/formats/langchain_runs.py``. The fixtures are made by
-``tests/fixtures/frameworks/langchain/langgraph_streams58_recipe.py``; the helpers are
+``tests/fixtures/frameworks/langchain/langgraph_pauses_recipe.py``; the helpers are
 ``tests/langgraph_streams.py``'s.
 """
 
@@ -71,7 +71,7 @@ def test_L3_a_debug_stream_paused_after_tools_without_a_checkpointer_says_it_may
     result, the tools' task and result) are all a ``debug`` stream holds of the pause, the
     same as of a graph ending on its tools node or of a stream cut there. Read as it ends,
     the call settled, and the one warning names the breakpoint among the ways (the
-    recursion limit and a drain too: tests/test_langgraph_streams58e.py). Old code's
+    recursion limit and a drain too: tests/test_langgraph_recursion_limit_and_drain.py). Old code's
     warning named only the graph's end and the cut."""
     assert [e["type"] for e in saved_events(PAUSED_NO_SAVER)] == ["task", "task_result"] * 2
     loaded = turnfold.load(PAUSED_NO_SAVER)

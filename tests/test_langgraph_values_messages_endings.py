@@ -14,7 +14,7 @@
 
 The runs are real (langgraph 1.2.24, langchain 1.5.2, offline): ``create_agent`` on the
 scripted ``FakeToolModel`` of ``tests/formats/langchain_runs.py``. The fixtures are made by
-``tests/fixtures/frameworks/langchain/langgraph_streams58b_recipe.py``; the helpers are
+``tests/fixtures/frameworks/langchain/langgraph_values_messages_recipe.py``; the helpers are
 ``tests/langgraph_streams.py``'s.
 """
 
@@ -31,7 +31,7 @@ from langchain_core.load import dumps as lc_dumps
 
 import turnfold
 from tests.fixtures.frameworks.langchain import langgraph_stream_runs as lookup
-from tests.fixtures.frameworks.langchain import langgraph_streams58b_recipe as recipe
+from tests.fixtures.frameworks.langchain import langgraph_values_messages_recipe as recipe
 from tests.formats import langchain_runs as runs
 from tests.langgraph_streams import (
     FIXTURES,
@@ -130,7 +130,8 @@ def test_L3_a_values_or_messages_stream_paused_before_tools_is_not_called_cut_of
     tools node. All three read alike, saved by ``dumps`` or as the objects: as they end, the
     call unknown (it has not run, L-3), the run not ``incomplete``, one warning listing the
     pause, the error and the cut (and, in ``messages`` alone, ``interrupt()``; the
-    recursion limit and a drain too: tests/test_langgraph_streams58e.py). Old code called
+    recursion limit and a drain too: tests/test_langgraph_recursion_limit_and_drain.py). Old code
+    called
     each cut off: stopped, ``incomplete``, an abort marker."""
     paused = list(lookup.stream(lookup.lookup_agent(interrupt_before=["tools"]), mode, "p"))
     raised = lookup.until_raised(lookup.stream(lookup.lookup_agent("tool-raises"), mode, "r"))

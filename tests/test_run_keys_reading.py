@@ -12,7 +12,7 @@
    ``load(path, sample=n)``, which does not, still reads to the end.
 
 The Batch API lines are those of the fixtures ``tests/fixtures/datasets/openai_batch_recipe.py``
-made with the types of openai 3.57.0 (``tests/test_run_keys58.py``'s ``_asked``).
+made with the types of openai 3.57.0 (``tests/test_run_keys.py``'s ``_asked``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import pytest
 import turnfold
 import turnfold.formats
 from tests.table_runs import trajectory
-from tests.test_run_keys58 import CLASHING, _asked, _clashing, _mostly_rows, _said, _write
+from tests.test_run_keys import CLASHING, _asked, _clashing, _mostly_rows, _said, _write
 from turnfold.cli import main
 
 pytestmark = pytest.mark.usefixtures("cache_dir")

@@ -13,7 +13,8 @@ end, and the one warning names exactly the endings the modes leave possible, the
 drain among them. Old code's warnings named neither.
 
 With ``updates`` among the modes a stream ending between two steps names no pause, so it
-reads cut off (tests/test_langgraph_streams58d.py); ending on a tool's result, the graph may
+reads cut off (tests/test_langgraph_updates_cut_between_steps.py); ending on a tool's result, the
+graph may
 have ended there, so it is in doubt still, as below.
 
 The runs are real (langgraph 1.2.24, langchain 1.5.2, offline): the ``lookup`` agent of

@@ -20,7 +20,7 @@ stream holds no ``tasks`` or ``debug`` event, and a breakpoint wherever it does,
 
 The runs are real (langgraph 1.2.24, langchain 1.5.2, offline): ``create_agent`` on the
 scripted ``FakeToolModel`` of ``tests/formats/langchain_runs.py``. The fixtures are made by
-``tests/fixtures/frameworks/langchain/langgraph_streams58c_recipe.py``; the helpers are
+``tests/fixtures/frameworks/langchain/langgraph_endings_recipe.py``; the helpers are
 ``tests/langgraph_streams.py``'s.
 """
 

@@ -296,7 +296,8 @@ def test_C7_a_file_of_which_few_lines_are_runs_is_still_skipped_and_counted(
         {"event": "start", "at": 1}, {"event": "tick", "at": 2}, {"event": "tick", "at": 3},
         _asked("task-1", "Question 1?"),
     ])  # fmt: skip
-    with pytest.warns(UserWarning, match="not mostly runs"):  # said (tests/test_run_keys58b.py)
+    # Said (tests/test_run_keys_reading.py).
+    with pytest.warns(UserWarning, match="not mostly runs"):
         corpus = turnfold.scan(folder, workers=1, cache=False)
     assert len(corpus) == 0
     assert corpus.skipped == 1

@@ -20,7 +20,7 @@ import pytest
 
 import turnfold
 from tests.table_runs import rollouts_saying, trajectory
-from tests.test_browser58 import hit_keys, searched
+from tests.test_browser_search_filters import hit_keys, searched
 from turnfold.browser import SessionBrowser
 from turnfold.corpus import Corpus
 from turnfold.corpus.paging import PAGE_ROWS

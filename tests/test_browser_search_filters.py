@@ -3,7 +3,7 @@
 A search across runs looks only in the rows the reader's filters keep, and again when they change;
 a run open under the table can be closed; a run opened from a search hit turns the table to the
 page holding its row. The view is checked in a real JupyterLab in
-``tests/browser/test_session_browser58.py``.
+``tests/browser/test_session_browser_filters_close.py``.
 """
 
 from __future__ import annotations
