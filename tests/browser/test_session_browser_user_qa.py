@@ -462,6 +462,9 @@ def test_B1_running_the_browser_s_cell_again_keeps_what_the_reader_set(qa: Sessi
     browser.locator(".tf-b-control", has_text="Outcome").locator("select").select_option("error")
     expect(browser.locator(".tf-b-range")).to_have_text("1–2 of 2 (135 in all)")
     rows(browser).nth(1).click()
+    # Its run is drawn (the kernel sends it before the selection): a fold opened before would
+    # be the run shown last, which the new one then replaces.
+    expect(browser.locator("tr.tf-b-open")).to_have_attribute("aria-rowindex", "3")
     process = qa.transcript.locator(".tf-turn .tf-toggle").first
     process.click()
     expect(process).to_have_attribute("aria-expanded", "true")
