@@ -125,6 +125,7 @@ only assembled at the end (the active branch is not known before the last line).
 
 from __future__ import annotations
 
+import functools
 import heapq
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -151,7 +152,6 @@ from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.protocol import read_through
 from turnfold.formats.source import (
     Source,
-    UnlistedWarnings,
     join_warnings,
     json_object_file,
     keep_warning,
@@ -166,7 +166,6 @@ from turnfold.model import (
     CompactionBoundary,
     Entry,
     ImageData,
-    LoadWarning,
     SubAgent,
     SystemNotice,
     ToolCall,
@@ -1400,21 +1399,13 @@ class _Reader:
         """Each Workflow call's agents under it; the session file's own reader also shows the
         runs no call named (:mod:`.claude_code_workflows`)."""
         runs = self.context.workflow_runs
-        warn = self.keep_workflow_warning
+        # Capped as the source's own: a run's journal may hold any number of bad lines (X-1).
+        warn = functools.partial(keep_warning, self.source.warnings)
         for launch in self.workflow_launches:
             workflows.attach(launch, runs, self.read_child_file, warn, self.source.name)
         path = self.source.path
         if path is not None and runs.session_dir == path.parent / path.stem:
             entries += workflows.unclaimed(runs, self.read_child_file, warn, self.source.name)
-
-    def keep_workflow_warning(self, warning: LoadWarning) -> None:
-        """A Workflow run's warning, kept on the session's source capped as its own (a run's
-        journal may hold any number of bad lines: X-1); a count of warnings past the listed
-        ones joins as all it counts, where :func:`keep_warning` would count it as one."""
-        if type(warning) is UnlistedWarnings:
-            join_warnings(self.source.warnings, (warning,))
-        else:
-            keep_warning(self.source.warnings, warning)
 
     def child_of_steps(self, spawn: _Spawn, steps: _Steps) -> Transcript | None:
         """A sub-agent's transcript from its ``agent_progress`` steps (Claude Code 2.1), read

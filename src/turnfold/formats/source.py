@@ -447,7 +447,12 @@ def keep_warning(warnings: list[LoadWarning], warning: LoadWarning) -> None:
     (1001, 's:1000: invalid JSON')
     >>> str(kept[-1])
     's:1001: 3 more problem(s) like those above, not listed one by one'
+
+    A count of warnings (another list's :class:`UnlistedWarnings`) joins as all it counts.
     """
+    if type(warning) is UnlistedWarnings:
+        join_warnings(warnings, (warning,))
+        return
     if len(warnings) < MAX_LISTED_WARNINGS and not (
         warnings and type(warnings[-1]) is UnlistedWarnings
     ):
