@@ -256,7 +256,7 @@ class InOrder:
     so each renumbering knows what came before it: a part that stopped at the limit
     (:attr:`Found.stopped`) ends the search unless some of its hits are left out here (a run
     whose row is an error, an instance met before), and such a part is searched again to its
-    end (:meth:`left_out`, :func:`search_whole`) before it is taken: numbered on past the
+    end (:meth:`left_out`, :meth:`searched_on`) before it is taken: numbered on past the
     records it had read, or not knowing the instances it had not, the hits of the parts after
     it opened other runs than theirs. A file read whole that stopped so is searched on, its
     left-out runs skipped (:meth:`searched_on`). That search again runs where the first did
@@ -308,18 +308,18 @@ class InOrder:
 
     def searched_on(self, item: Item, found: Found, query: str, regex: bool, wanted: int) -> Found:
         """``found``, or when it has hits left out (:meth:`left_out`), ``item`` searched again:
-        a part to its end (:func:`search_whole`); a file read whole for ``wanted`` hits of its
+        a part to its end; a file read whole for ``wanted`` hits of its
         rows alone. Its hits left out took the places of others under the limit, and a file
         read whole may be of any size, so it is not read to its end. Should that reading kill
         its worker, ``found`` stands with the reason (:attr:`Found.unread`)."""
         if not self.left_out(item, found):
             return found
         if item.part is not None:
-            again = SearchOn(query, regex, sys.maxsize)
+            again = SearchMany(query, regex, sys.maxsize)
         else:
             kept = frozenset(k for k in self._files.get(item.key, ()) if k in self._readable)
             keys = tuple(self._files.get(item.key, ()))
-            again = SearchOn(query, regex, wanted, kept or frozenset(self._readable), keys)
+            again = SearchMany(query, regex, wanted, kept or frozenset(self._readable), keys)
         if not self._apart:
             return again([item])[0]
 
@@ -347,31 +347,6 @@ class InOrder:
                     for hit, at in zip(hits, places, strict=True)]  # fmt: skip
         # An eval log's samples are read as one item: its unreadable ones give no hit.
         return [hit for hit in hits if hit.key in self._readable]
-
-
-def search_whole(item: Item, query: str, regex: bool) -> Found:
-    """All the hits of a part of a file (:func:`search_parts`), read to its end: a part that
-    stopped at the limit with hits left out (:meth:`InOrder.left_out`). A part is at most
-    about :data:`~turnfold.corpus.runs.SPAN_BYTES`, its runs read one at a time."""
-    return SearchOn(query, regex, sys.maxsize)([item])[0]
-
-
-@dataclass(frozen=True)
-class SearchOn:
-    """:func:`search_item` of an item searched again (:meth:`InOrder.searched_on`), for
-    ``limit`` hits of the runs ``kept`` alone (a file of runs keyed by ``keys``, its rows'), as
-    a picklable callable for the engines."""
-
-    query: str
-    regex: bool
-    limit: int
-    kept: frozenset[str] | None = None
-    keys: tuple[str, ...] | None = None
-
-    def __call__(self, items: list[Item]) -> list[Found]:
-        with progress.muted():
-            return [search_item(item, self.query, self.regex, self.limit, self.kept, self.keys)
-                    for item in items]  # fmt: skip
 
 
 def _place(item: Item, hit: SearchHit) -> str:
@@ -595,12 +570,17 @@ def _delegated(
 
 @dataclass(frozen=True)
 class SearchMany:
-    """:func:`search_item` over a chunk, as a picklable callable for the engines."""
+    """:func:`search_item` over a chunk, as a picklable callable for the engines; for an item
+    searched again (:meth:`InOrder.searched_on`), of the runs ``kept`` alone (a file of runs
+    keyed by ``keys``, its rows')."""
 
     query: str
     regex: bool
     limit: int
+    kept: frozenset[str] | None = None
+    keys: tuple[str, ...] | None = None
 
     def __call__(self, items: list[Item]) -> list[Found]:
         with progress.muted():  # no bar of each file read: the worker's output is the user's
-            return [search_item(item, self.query, self.regex, self.limit) for item in items]
+            return [search_item(item, self.query, self.regex, self.limit, self.kept, self.keys)
+                    for item in items]  # fmt: skip
