@@ -671,16 +671,27 @@ def runs_key(source: Source) -> str | None:
     (:func:`row_runs_key`), never the first record's alone, so a Batch API file whose first
     line lacks its ``custom_id`` is still one; its records that hold no such run are rows
     whose ``error`` says why (C-7)."""
+    held = _head_runs(source)
+    return None if held is None else _most_held(*held, len(source.head))
+
+
+def _most_held(rows: int, keys: Counter[str], head: int) -> str | None:
+    """:func:`runs_key` from the ``head`` first records of a file, ``rows`` of them objects,
+    whose runs ``keys`` counts by the key each is held under."""
+    if not keys or rows * 2 < head:
+        return None
+    key, count = keys.most_common(1)[0]  # a tie: the key met first
+    return key if count * 2 >= rows else None
+
+
+def _head_runs(source: Source) -> tuple[int, Counter[str]] | None:
+    """How many of the first records of ``source`` are objects, and under which key each of
+    them that holds a run keeps it (:func:`row_runs_key`); None for one JSON object (one run
+    at most, which ``load()`` reads)."""
     if source.is_document and not isinstance(source.document, list):
-        return None  # one JSON object: one run at most, which load() reads
+        return None
     rows = [value for value in source.head_values() if isinstance(value, Mapping)]
-    if not rows or len(rows) * 2 < len(source.head):
-        return None
-    held = Counter(key for row in rows if (key := row_runs_key(row)) is not None)
-    if not held:
-        return None
-    key, count = held.most_common(1)[0]  # a tie: the key met first
-    return key if count * 2 >= len(rows) else None
+    return len(rows), Counter(key for row in rows if (key := row_runs_key(row)) is not None)
 
 
 def too_few_runs(source: Source) -> str | None:
@@ -693,14 +704,10 @@ def too_few_runs(source: Source) -> str | None:
     >>> too_few_runs(open_source([{"event": "start"}, {"event": "tick"}, run])[0]).split(":")[0]
     "1 of its first 3 records holds a run (1 under 'messages')"
     """
-    if source.is_document and not isinstance(source.document, list):
+    found = _head_runs(source)
+    if found is None or not found[1] or _most_held(*found, len(source.head)) is not None:
         return None
-    if runs_key(source) is not None:
-        return None
-    held = Counter(key for value in source.head_values() if isinstance(value, Mapping)
-                   and (key := row_runs_key(value)) is not None)  # fmt: skip
-    if not held:
-        return None
+    held = found[1]
     count = held.total()
     keys = ", ".join(f"{n} under {key!r}" for key, n in held.most_common())
     verb = "holds" if count == 1 else "hold"
@@ -892,7 +899,7 @@ class RunChoice:
     records met in order (:meth:`meet`): the first run named ``sample``; failing one, the run
     keyed by its place that ``sample`` spells (``3``, ``@3``, ``sample=3``). Whether a run is
     named so is known at the end of the file alone, so a run met by its place is the answer
-    only once every record is met (:attr:`held`)."""
+    only once every record is met (:attr:`PLACED`)."""
 
     #: :meth:`meet`'s answers: the run, now; the run, unless a later record is named so.
     NAMED, PLACED = "named", "placed"
