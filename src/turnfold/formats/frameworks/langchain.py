@@ -2179,7 +2179,7 @@ class Follower:
         nothing says the run went on; a stream that ends ``between_steps`` in modes that
         record no pause has its calls unanswered and its next step untaken by a pause as
         well (:meth:`_between_steps`)."""
-        opened = [c.call_id for c in self._root.builder.open_calls() if c.status != "confirming"]
+        opened = [c.call_id for c in self._unanswered()]
         if opened and not between_steps:
             return f"result of call {_ids(opened)}"
         started = [node for namespace, node, _ in self._unfinished.values() if not namespace]
@@ -2246,7 +2246,7 @@ class Follower:
             )
         if kind != "task_result" or () in self._checkpointed:
             return None
-        opened = [c.call_id for c in self._root.builder.open_calls() if c.status != "confirming"]
+        opened = [c.call_id for c in self._unanswered()]
         if opened and pause_recorded:
             return None
         if opened:
@@ -2291,6 +2291,11 @@ class Follower:
             f"({modes} events record none of these)"
         )
 
+    def _unanswered(self) -> list[ToolCall]:
+        """The root graph's calls with no result, but those waiting on the user's answer (an
+        ``interrupt()`` is how they end, not a cut)."""
+        return [c for c in self._root.builder.open_calls() if c.status != "confirming"]
+
     def _unrecorded_stop(self, line: int) -> tuple[str, bool] | None:
         """Why a saved stream of ``values`` and ``messages`` events alone that ends with
         calls of the root graph unanswered cannot tell whether its run paused there. Neither
@@ -2306,7 +2311,7 @@ class Follower:
         if not self._modes <= _STOPLESS_MODES:
             return None
         builder = self._root.builder
-        opened = [c for c in builder.open_calls() if c.status != "confirming"]
+        opened = self._unanswered()
         batches = {c.batch_id for c in opened}
         waiting = {c.call_id for c in opened}
         answered = any(
