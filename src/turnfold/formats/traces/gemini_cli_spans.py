@@ -45,6 +45,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from turnfold.formats.common import MAPPINGS
 from turnfold.formats.gemini import is_briefing
 from turnfold.formats.gemini_parts import (
     FINAL_STATUSES,
@@ -54,7 +55,7 @@ from turnfold.formats.gemini_parts import (
     response_text,
     rest_part,
 )
-from turnfold.formats.traces.spans import _MAPS, Span, _json
+from turnfold.formats.traces.spans import Span, json_value
 from turnfold.model import ToolResult, ToolStatus
 
 #: The part type :func:`gemini_content` gives Gemini CLI's ``<session_context>`` briefing: an
@@ -97,7 +98,7 @@ def is_gemini_part(part: Any) -> bool:
     (True, False)
     """
     return (
-        isinstance(part, _MAPS)
+        isinstance(part, MAPPINGS)
         and "type" not in part
         and bool(rest_part(part).keys() & _GEMINI_FIELDS)
     )
@@ -118,13 +119,13 @@ def gemini_messages(messages: list[Any]) -> list[Any]:
     """
     out: list[Any] = []
     for message in merged_chunks(messages):
-        parts = message.get("parts") if isinstance(message, _MAPS) else None
+        parts = message.get("parts") if isinstance(message, MAPPINGS) else None
         if not isinstance(parts, list) or not any(map(is_gemini_part, parts)):
             out.append(message)
             continue
         role, typed = gemini_content(str(message.get("role")), parts)
-        thoughts = [p for p in typed if isinstance(p, _MAPS) and p.get("type") == "reasoning"]
-        rest = [p for p in typed if not (isinstance(p, _MAPS) and p.get("type") == "reasoning")]
+        thoughts = [p for p in typed if isinstance(p, MAPPINGS) and p.get("type") == "reasoning"]
+        rest = [p for p in typed if not (isinstance(p, MAPPINGS) and p.get("type") == "reasoning")]
         if thoughts and rest:
             out.append({"role": role, "parts": thoughts})
             typed = rest
@@ -193,13 +194,13 @@ def _typed(part: Mapping[str, Any]) -> dict[str, Any] | None:
             return {"type": "reasoning", "content": text}
         return {"type": BRIEFING if is_briefing(text) else "text", "content": text}
     call = part.get("functionCall")
-    if isinstance(call, _MAPS):
+    if isinstance(call, MAPPINGS):
         arguments = call.get("args")
         name = call.get("name")
         return {"type": "tool_call", "id": call_id(name, call.get("id")), "name": name,
                 "arguments": arguments if arguments is not None else {}}  # fmt: skip
     response = part.get("functionResponse")
-    if isinstance(response, _MAPS):
+    if isinstance(response, MAPPINGS):
         said, failed = response_text(response.get("response"))
         answer = {"type": "tool_call_response", "response": said or "",
                   "id": call_id(response.get("name"), response.get("id"))}  # fmt: skip
@@ -210,7 +211,7 @@ def _typed(part: Mapping[str, Any]) -> dict[str, Any] | None:
         return {"type": "blob", "mime_type": image.media_type or None, "modality": modality,
                 "content": image.data}  # fmt: skip
     file = part.get("fileData")
-    if isinstance(file, _MAPS):
+    if isinstance(file, MAPPINGS):
         return {"type": "uri", "uri": file.get("fileUri"), "mime_type": file.get("mimeType")}
     kinds = [key for key in part if key not in _SILENT_FIELDS]
     return {"type": kinds[0]} if kinds else None
@@ -237,7 +238,7 @@ def merged_chunks(messages: list[Any]) -> list[Any]:
 
 def _is_model_content(message: Any) -> bool:
     return (
-        isinstance(message, _MAPS)
+        isinstance(message, MAPPINGS)
         and message.get("role") == "model"
         and isinstance(message.get("parts"), list)
         and all(map(is_gemini_part, message["parts"]))
@@ -349,25 +350,25 @@ def tool_call_outcome(span: Span) -> tuple[ToolStatus, ToolResult | None] | None
     if isinstance(raw, str) and cut_length(raw) is not None:
         completed = cut_json(raw)
     else:
-        completed = _json(raw)
-    if not isinstance(completed, _MAPS):
+        completed = json_value(raw)
+    if not isinstance(completed, MAPPINGS):
         return "unknown", None
     recorded = completed.get("status")
     status = FINAL_STATUSES.get(recorded, "unknown") if isinstance(recorded, str) else "unknown"
     response = completed.get("response")
-    if not isinstance(response, _MAPS):
+    if not isinstance(response, MAPPINGS):
         return status, None
     texts, images = [], []
     parts = response.get("responseParts")
     for part in parts if isinstance(parts, list) else ():
         answer = rest_part(part).get("functionResponse")
-        if isinstance(answer, _MAPS):
+        if isinstance(answer, MAPPINGS):
             said, _ = response_text(answer.get("response"))
             if said:
                 texts.append(said)
             images += images_of(answer.get("parts"))
     error = response.get("error")
-    if not texts and isinstance(error, _MAPS) and isinstance(error.get("message"), str):
+    if not texts and isinstance(error, MAPPINGS) and isinstance(error.get("message"), str):
         texts.append(error["message"])
     name = span.attributes.get("gen_ai.tool.name")
     result = build_result(
@@ -386,10 +387,10 @@ def agent_call_name(span: Span) -> str | None:
     ``invoke_agent`` tool's argument), else its output's display's ``agentName``."""
     if not is_gemini_cli(span, "agent_call"):
         return None
-    given = _json(span.attributes.get("gen_ai.input.messages"))
-    if isinstance(given, _MAPS) and isinstance(given.get("agent_name"), str):
+    given = json_value(span.attributes.get("gen_ai.input.messages"))
+    if isinstance(given, MAPPINGS) and isinstance(given.get("agent_name"), str):
         return given["agent_name"] or None
-    output = _json(span.attributes.get("gen_ai.output.messages"))
-    shown = output.get("returnDisplay") if isinstance(output, _MAPS) else None
-    name = shown.get("agentName") if isinstance(shown, _MAPS) else None
+    output = json_value(span.attributes.get("gen_ai.output.messages"))
+    shown = output.get("returnDisplay") if isinstance(output, MAPPINGS) else None
+    name = shown.get("agentName") if isinstance(shown, MAPPINGS) else None
     return name if isinstance(name, str) and name else None

@@ -5,6 +5,9 @@ fields and its ``observations``), the ``{"trace", "observations"}`` pair its web
 routes give (``traces.byIdWithObservationsAndScores`` and ``observations.byId``, what
 ``worker/src/__tests__/chatml/framework-traces/download_traces.js`` saves), a list of either, a
 page ``{"data": [...]}`` of traces, or a page of observations (``GET /api/public/observations``).
+A page of the trace list (``GET /api/public/traces``) names each trace's observations by id
+only: it holds no conversation, and its load is an error saying what to export instead (a
+trace of it beside whole ones, a warning).
 
 Langfuse turns each OTel span it ingests into an observation
 (``packages/shared/src/server/otel/OtelIngestionProcessor.ts``): ``id`` the span id,
@@ -12,28 +15,23 @@ Langfuse turns each OTel span it ingests into an observation
 status and ``statusMessage`` its message, and in ``metadata`` the span's own attributes
 (``attributes``, values that were not strings as JSON text), its ``scope`` and
 ``resourceAttributes``. Its events are not kept. The attributes it reads as the observation's
-``input`` and ``output`` (``extractInputAndOutput``) it moved out of ``metadata.attributes``
-since late 2025 (exports before that keep both): :func:`_restore` puts them back under the key
-the span's convention uses, so the OTLP reader's rules for each instrumentor read them
-(:mod:`~turnfold.formats.traces.otlp`): the GenAI ``gen_ai.input.messages`` /
-``gen_ai.output.messages`` (the system message Langfuse put first from
-``gen_ai.system_instructions`` taken back out) and ``gen_ai.tool.call.arguments`` /
-``result``; the Vercel AI SDK's ``ai.prompt.messages`` / ``ai.prompt``, ``ai.response.text`` /
-``ai.response.toolCalls`` and ``ai.toolCall.args`` / ``result`` (scope ``ai``); OpenInference's
-``input.value`` / ``output.value``; pydantic-ai's ``pydantic_ai.all_messages`` / ``final_result``
-and its tool spans' arguments and result; and pydantic-ai's older ``events`` attribute (its
-GenAI events written as one JSON list), or the list Langfuse made of it, as the span's events.
-What Langfuse folded into one value and cannot be put back (OpenInference's
-``llm.input_messages.*`` once ``input.value`` took their place) is missing as it is from the
-export.
+``input`` and ``output`` (``extractInputAndOutput``) it took out of ``metadata.attributes``
+since October 2025 (exports before that keep both): they are put back as the span's
+convention writes them (:mod:`~turnfold.formats.traces.langfuse_io`), so the OTLP reader's
+rules for each instrumentor read them (:mod:`~turnfold.formats.traces.otlp`). A span of Koog
+0.3's tools, which names its tool and its call and no operation, is a tool run.
 
 Observations the Langfuse SDK wrote itself (scope ``langfuse-sdk``, no attributes kept: its
 ``@observe`` functions, its LangChain callback handler, its OpenAI wrapper) carry only their
 type, name, input and output: a ``GENERATION`` whose input is a list of chat messages is a model
-call in Chat Completions shape (its output the reply), a ``TOOL`` a tool run of its name, an
-``AGENT`` an agent run; a generation inside another model observation is the same call traced
-again (left out); any other generation, its input no message list, is a warning. ``SPAN``,
-``CHAIN``, ``EVENT`` and the other types of the SDK are steps, read through.
+call in Chat Completions shape (its output the reply; LangChain's messages as the callback
+handler writes them: :func:`_chat_messages`), a ``TOOL`` a tool run of its name (a LangChain
+tool's output, its ``ToolMessage``, gives the result, the call id and a failure), an ``AGENT``
+an agent run; a generation inside another model observation is the same call traced again
+(left out); any other generation, its input no message list, is a warning. ``SPAN``,
+``CHAIN``, ``EVENT`` and the other types of the SDK are steps, read through, except a SPAN
+whose output is a LangChain ``ToolMessage`` (a tool's run, as the SDK wrote it before it typed
+tools).
 
 Usage (U-1): a model call's attributes where they record it, else its observation's
 ``usageDetails`` (Langfuse's buckets ``input``/``output`` exclude their cache and reasoning
@@ -55,24 +53,24 @@ from typing import Any
 
 from turnfold import codec
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import as_int, as_list
+from turnfold.formats.common import MAPPINGS, as_int, as_list
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
-from turnfold.formats.errors import MalformedLine
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source
 from turnfold.formats.traces import otlp
+from turnfold.formats.traces.langfuse_io import EVENTS, events_list, put_first, restore
 from turnfold.formats.traces.otlp import (
-    _conversation,
-    _set_aside,
     chosen_conversation,
+    conversation_transcript,
     conversations,
     reparent,
+    set_aside_other_conversations,
 )
 from turnfold.formats.traces.spans import (
-    _MAPS,
     Span,
     Warn,
-    _json,
     iso_nanos,
+    json_value,
     nano_time,
     operation,
     placed,
@@ -102,22 +100,12 @@ RECORDS = Records(
     },
 )
 
-#: Where pydantic-ai's older instrumentation writes its GenAI events, and where Langfuse read
-#: them as the observation's input and output.
-_EVENTS = "events"
 _SDK_SCOPE = "langfuse-sdk"
-#: A Langfuse SDK observation's type → the operation it is read as (:func:`_sdk_attributes`).
+#: A Langfuse SDK observation's type → the operation it is read as (:func:`_observation_span`).
 _SDK_OPERATIONS = {"GENERATION": "chat", "TOOL": "execute_tool", "AGENT": "invoke_agent"}
+#: What Koog 0.3 writes on a tool span, which names no operation.
+_KOOG_TOOL = frozenset({"gen_ai.tool.name", "gen_ai.tool.call.id"})
 _CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
-_AI_SDK_INPUTS = ("ai.prompt.messages", "ai.prompt")
-_AI_SDK_OUTPUTS = (
-    "ai.response.text",
-    "ai.response.toolCalls",
-    "ai.response.object",
-    "ai.result.text",
-    "ai.result.toolCalls",
-    "ai.result.object",
-)
 _USAGE_KEYS = (
     "gen_ai.usage.input_tokens",
     "gen_ai.usage.prompt_tokens",
@@ -139,7 +127,7 @@ def _is_observation(value: Any) -> bool:
     """An observation: ``type``, ``traceId`` and the ``parentObservationId`` key (null at a
     root), which no other format's records carry."""
     return (
-        isinstance(value, _MAPS)
+        isinstance(value, MAPPINGS)
         and "parentObservationId" in value
         and isinstance(value.get("type"), str)
         and "traceId" in value
@@ -148,10 +136,12 @@ def _is_observation(value: Any) -> bool:
 
 def _observations_of(value: Any) -> list[Any] | None:
     """The observations of a trace (either shape), None for a value that is no trace."""
-    if not isinstance(value, _MAPS):
+    if not isinstance(value, MAPPINGS):
         return None
     observations = value.get("observations")
-    if isinstance(observations, list) and (isinstance(value.get("trace"), _MAPS) or "id" in value):
+    if isinstance(observations, list) and (
+        isinstance(value.get("trace"), MAPPINGS) or "id" in value
+    ):
         return observations
     return None
 
@@ -161,9 +151,21 @@ def _is_trace(value: Any) -> bool:
     return any(_is_observation(o) for o in observations[:8])
 
 
+def _is_listed_trace(value: Any) -> bool:
+    """A trace as the trace list gives it (``GET /api/public/traces``, ``TraceWithDetails``
+    in Langfuse's API definition ``fern/apis/server/definition/commons.yml``): its
+    ``htmlPath`` and its observations' ids, not the observations."""
+    observations = _observations_of(value)
+    return (
+        observations is not None
+        and isinstance(value.get("htmlPath"), str)
+        and all(isinstance(o, str) for o in observations)
+    )
+
+
 def _records_of(value: Any) -> list[Any]:
     """A page's items (``{"data": [...]}``, ``meta`` beside it), else the value itself."""
-    data = value.get("data") if isinstance(value, _MAPS) else None
+    data = value.get("data") if isinstance(value, MAPPINGS) else None
     if isinstance(data, list) and "observations" not in value:
         return data
     return [value]
@@ -171,16 +173,17 @@ def _records_of(value: Any) -> list[Any]:
 
 def _classify(value: Any) -> int:
     items = _records_of(value)[:8]
-    if items and all(_is_trace(i) or _is_observation(i) for i in items):
+    if items and all(_is_trace(i) or _is_observation(i) or _is_listed_trace(i) for i in items):
         return DISTINCTIVE
     return NOT_MINE
 
 
 def detect(source: Source) -> Evidence:
     """A Langfuse trace with its observations (one, a list, a page of them) or a page of
-    observations."""
+    observations; a page of the trace list, which names the observations by id only, too (its
+    read says what to export instead)."""
     lacks = "no Langfuse trace (observations with parentObservationId and type)"
-    if source.is_document and isinstance(source.document, _MAPS):
+    if source.is_document and isinstance(source.document, MAPPINGS):
         return Evidence.of([source.document], _classify, lacks)
     return Evidence.of(source.head_values(), _classify, lacks)
 
@@ -188,14 +191,9 @@ def detect(source: Source) -> Evidence:
 # --- observations as spans ------------------------------------------------------------------
 
 
-def _text(value: Any) -> str:
-    """A value as an OTel attribute holds it: text, structured values as JSON text."""
-    return value if isinstance(value, str) else codec.dumps(value, default=str)
-
-
 def _mapping(value: Any) -> dict[str, Any]:
-    decoded = _json(value)
-    return dict(decoded) if isinstance(decoded, _MAPS) else {}
+    decoded = json_value(value)
+    return dict(decoded) if isinstance(decoded, MAPPINGS) else {}
 
 
 def _attributes(raw: Any) -> dict[str, Any]:
@@ -205,103 +203,10 @@ def _attributes(raw: Any) -> dict[str, Any]:
     attributes = _mapping(raw)
     for key, value in attributes.items():
         if isinstance(value, str) and ("usage" in key or "token_count" in key):
-            number = _json(value)
+            number = json_value(value)
             if isinstance(number, int) and not isinstance(number, bool):
                 attributes[key] = number
     return attributes
-
-
-def _events(value: Any) -> list[tuple[str, dict[str, Any]]] | None:
-    """pydantic-ai's GenAI events written as one list (``event.name`` in each), as span
-    events; None where ``value`` is no such list."""
-    items = _json(value)
-    items = [items] if isinstance(items, _MAPS) else items
-    if not isinstance(items, list) or not items:
-        return None
-    events = []
-    for item in items:
-        if not isinstance(item, _MAPS) or not isinstance(item.get("event.name"), str):
-            return None
-        events.append((item["event.name"], {k: v for k, v in item.items() if k != "event.name"}))
-    return events
-
-
-def _split_system(messages: Any) -> tuple[Any, str | None]:
-    """GenAI input messages without the system message Langfuse put first from
-    ``gen_ai.system_instructions`` (``prependSystemInstructions``: a ``{role, content}`` with
-    no parts, before messages of parts), and that message's text."""
-    if (
-        isinstance(messages, list)
-        and len(messages) > 1
-        and isinstance(first := messages[0], _MAPS)
-        and set(first) == {"role", "content"}
-        and first["role"] == "system"
-        and isinstance(first["content"], str)
-        and all(isinstance(m, _MAPS) and "parts" in m for m in messages[1:])
-    ):
-        return messages[1:], first["content"]
-    return messages, None
-
-
-def _restore(a: dict[str, Any], scope: str, inp: Any, out: Any) -> None:
-    """Put back into the span's attributes ``a`` what Langfuse moved into the observation's
-    input and output, under the key of the span's convention, where the span holds none of
-    that convention's keys (an export of before the move holds them all)."""
-    if inp is None and out is None:
-        return
-    if scope == "ai":  # the Vercel AI SDK (Langfuse reads it by its scope's name)
-        if a.get("ai.operationId") == "ai.toolCall":
-            _put(a, ("ai.toolCall.args",), inp)
-            _put(a, ("ai.toolCall.result",), out)
-            return
-        if not any(k in a for k in _AI_SDK_INPUTS) and inp is not None:
-            a["ai.prompt.messages" if isinstance(inp, list) else "ai.prompt"] = _text(inp)
-        if not any(k in a for k in _AI_SDK_OUTPUTS) and out is not None:
-            if isinstance(out, _MAPS) and out.get("role") == "assistant" and "tool_calls" in out:
-                a["ai.response.text"] = _text(out.get("content") or "")
-                a["ai.response.toolCalls"] = _text(out.get("tool_calls"))
-            elif isinstance(out, list):
-                a["ai.response.toolCalls"] = _text(out)
-            elif isinstance(out, str):
-                a["ai.response.text"] = out
-            else:
-                a["ai.response.object"] = _text(out)
-        return
-    if _EVENTS not in a and scope == "pydantic-ai":
-        events = _events(inp)
-        if events is not None:  # its older event mode: the events, then the choice
-            a[_EVENTS] = _text([{"event.name": n, **e} for n, e in events + (_events(out) or [])])
-            return
-    op = a.get("gen_ai.operation.name")
-    tool = op == "execute_tool" or "gen_ai.tool.name" in a
-    if tool and "tool_arguments" not in a and "gcp.vertex.agent.tool_call_args" not in a:
-        _put(a, ("gen_ai.tool.call.arguments", "input.value"), inp)
-        _put(a, ("gen_ai.tool.call.result", "output.value", "tool_response"), out)
-        return
-    if scope == "pydantic-ai" and "gen_ai.agent.name" in a and not op:
-        _put(a, ("pydantic_ai.all_messages", "all_messages_events"), inp)
-        _put(a, ("final_result",), out)
-        return
-    if "openinference.span.kind" in a:
-        if not any(k.startswith("llm.input_messages.") for k in a):
-            _put(a, ("input.value",), inp)
-        if not any(k.startswith("llm.output_messages.") for k in a):
-            _put(a, ("output.value",), out)
-        return
-    if isinstance(op, str) and op:
-        if not any(k in a for k in ("gen_ai.input.messages", "gcp.vertex.agent.llm_request")):
-            messages, system = _split_system(inp)
-            if messages is not None:
-                a["gen_ai.input.messages"] = _text(messages)
-            if system is not None and "gen_ai.system_instructions" not in a:
-                a["gen_ai.system_instructions"] = _text([{"type": "text", "content": system}])
-        _put(a, ("gen_ai.output.messages", "gcp.vertex.agent.llm_response"), out)
-
-
-def _put(a: dict[str, Any], keys: tuple[str, ...], value: Any) -> None:
-    """``value`` as the first of ``keys`` where ``a`` holds none of them."""
-    if value is not None and not any(k in a for k in keys):
-        a[keys[0]] = _text(value)
 
 
 def _usage_attributes(details: Mapping[str, Any]) -> dict[str, int]:
@@ -353,7 +258,12 @@ def _first(counts: Mapping[str, int], *keys: str) -> int | None:
 
 def _chat_messages(value: Any) -> list[dict[str, Any]] | None:
     """A Langfuse SDK generation's input as Chat Completions messages, None when it is none
-    (a prompt flattened to text, a framework's own objects). Langfuse's LangChain JS callback
+    (a prompt flattened to text, a framework's own objects). Langfuse's LangChain callback
+    handlers write LangChain's messages nearly so (langfuse-python's
+    ``langfuse/langchain/CallbackHandler.py``, ``_convert_message_to_dict``): an AI message's
+    calls as LangChain writes them (:func:`_assistant`), and after the messages the tools
+    offered, each a message of role ``tool`` holding its definition (``on_chat_model_start``:
+    ``{"role": "tool", "content": tool}``), which are no results and are left out. Its JS
     handler writes a ``ToolMessage`` with its tool's name as the role and no call id (the
     langgraph-js fixture): the result of the oldest call of that name not yet answered."""
     if not isinstance(value, list) or not value:
@@ -361,13 +271,16 @@ def _chat_messages(value: Any) -> list[dict[str, Any]] | None:
     messages: list[dict[str, Any]] = []
     waiting: list[tuple[str, Any]] = []  # (name, call id) of the calls asked for, unanswered
     for item in value:
-        if not isinstance(item, _MAPS) or not isinstance(role := item.get("role"), str):
+        if not isinstance(item, MAPPINGS) or not isinstance(role := item.get("role"), str):
             return None
         message = dict(item)
+        if role == "tool" and _is_tool_definition(message):
+            continue
         if role == "assistant":
+            message = _assistant(message)
             for call in as_list(message.get("tool_calls")):
-                function = call.get("function") if isinstance(call, _MAPS) else None
-                if isinstance(function, _MAPS):
+                function = call.get("function") if isinstance(call, MAPPINGS) else None
+                if isinstance(function, MAPPINGS):
                     waiting.append((str(function.get("name")), call.get("id")))
         elif role == "tool":
             waiting = [w for w in waiting if w[1] != message.get("tool_call_id")]
@@ -381,9 +294,61 @@ def _chat_messages(value: Any) -> list[dict[str, Any]] | None:
     return messages
 
 
+def _assistant(message: dict[str, Any]) -> dict[str, Any]:
+    """An AI message as the LangChain callback handler writes it, its calls in Chat
+    Completions shape: since langfuse-python 3.3.4 LangChain's own ``tool_calls`` (``{name,
+    args, id, type: "tool_call"}``) and ``invalid_tool_calls`` (``args`` the text the model
+    wrote), before it only the provider's calls in ``additional_kwargs.tool_calls``.
+
+    >>> _assistant({"role": "assistant", "content": "", "tool_calls": [
+    ...     {"name": "ls", "args": {"path": "."}, "id": "c1", "type": "tool_call"}]})["tool_calls"]
+    [{'id': 'c1', 'type': 'function', 'function': {'name': 'ls', 'arguments': '{"path":"."}'}}]
+    """
+    extra = message.get("additional_kwargs")
+    calls = [*as_list(message.get("tool_calls")), *as_list(message.get("invalid_tool_calls"))]
+    if not calls and isinstance(extra, MAPPINGS):
+        calls = as_list(extra.get("tool_calls"))
+    if not calls:
+        return message
+    chat = []
+    for call in calls:
+        if isinstance(call, MAPPINGS) and not isinstance(call.get("function"), MAPPINGS):
+            args = call.get("args")
+            arguments = args if isinstance(args, str) else codec.dumps(args)
+            call = {"id": call.get("id"), "type": "function",
+                    "function": {"name": call.get("name"), "arguments": arguments}}  # fmt: skip
+        chat.append(call)
+    return {**message, "tool_calls": chat}
+
+
+def _is_tool_definition(message: Mapping[str, Any]) -> bool:
+    """A tool offered, as the LangChain callback handler lists it among the messages: a
+    ``tool`` message without a call id whose content is a function's definition."""
+    content = message.get("content")
+    return (
+        not message.get("tool_call_id")
+        and isinstance(content, MAPPINGS)
+        and content.get("type") == "function"
+        and isinstance(content.get("function"), MAPPINGS)
+    )
+
+
+def _tool_message(value: Any) -> Mapping[str, Any] | None:
+    """A LangChain ``ToolMessage`` as the Langfuse SDK serializes a tool's output (its fields:
+    ``content``, ``tool_call_id``, ``status``…), else None."""
+    if (
+        isinstance(value, MAPPINGS)
+        and value.get("type") == "tool"
+        and isinstance(value.get("tool_call_id"), str)
+        and "content" in value
+    ):
+        return value
+    return None
+
+
 def _chat_reply(value: Any) -> list[dict[str, Any]] | None:
-    if isinstance(value, _MAPS) and value.get("role") == "assistant":
-        return [dict(value)]
+    if isinstance(value, MAPPINGS) and value.get("role") == "assistant":
+        return [_assistant(dict(value))]
     if isinstance(value, str):
         return [{"role": "assistant", "content": value}]
     return _chat_messages(value)
@@ -414,18 +379,29 @@ def _observation_span(
         return None, "span"
     metadata = _mapping(raw.get("metadata"))
     scope_info = metadata.get("scope")
-    scope = scope_info.get("name") if isinstance(scope_info, _MAPS) else None
+    scope = scope_info.get("name") if isinstance(scope_info, MAPPINGS) else None
     kind = str(raw.get("type") or "SPAN")
     name = raw.get("name") if isinstance(raw.get("name"), str) else None
     name = name or ""
-    inp, out = _json(raw.get("input")), _json(raw.get("output"))
+    inp, out = json_value(raw.get("input")), json_value(raw.get("output"))
     parent = raw.get("parentObservationId")
     parent = parent if isinstance(parent, str) and parent else None
     raw_attributes = metadata.get("attributes")
     attributes = _attributes(raw_attributes)
     chat = None
-    if scope == _SDK_SCOPE or not isinstance(raw_attributes, (_MAPS, str)):
+    failed = raw.get("level") == "ERROR"
+    if scope == _SDK_SCOPE or not isinstance(raw_attributes, (MAPPINGS, str)):
         op = _SDK_OPERATIONS.get(kind)
+        answer = _tool_message(out)
+        if op is None and answer is not None:
+            # A LangChain tool run, as langfuse-python before 3.3.1 wrote it: a SPAN whose
+            # output is the ToolMessage.
+            op = "execute_tool"
+        given = metadata.get("inputs")
+        if op == "execute_tool" and isinstance(given, MAPPINGS) and not isinstance(inp, MAPPINGS):
+            # Its input is the tool's input as text (Python's repr of a dict, before 4.11);
+            # the keyword arguments the tool was called with are in its metadata.
+            inp = given
         if op is None:
             return _span(raw, own, trace_id, parent, name, "(other)", {}, line, warn), _SDK_STEP
         if op == "chat":
@@ -442,29 +418,39 @@ def _observation_span(
             attributes["gen_ai.tool.name"] = name
         elif op == "invoke_agent":
             attributes["gen_ai.agent.name"] = name
-            _put(attributes, ("input.value",), inp)
-            _put(attributes, ("output.value",), out)
+            put_first(attributes, ("input.value",), inp)
+            put_first(attributes, ("output.value",), out)
+        if op == "execute_tool" and answer is not None:
+            attributes["gen_ai.tool.call.id"] = answer["tool_call_id"]
+            out = answer["content"]
+            failed = failed or answer.get("status") == "error"
         if op == "execute_tool":
-            _put(attributes, ("gen_ai.tool.call.arguments",), inp)
-            _put(attributes, ("gen_ai.tool.call.result",), out)
+            put_first(attributes, ("gen_ai.tool.call.arguments",), inp)
+            put_first(attributes, ("gen_ai.tool.call.result",), out)
     else:
-        _restore(attributes, scope or "", inp, out)
-    events = _events(attributes.pop(_EVENTS, None)) or []
+
+        def said(reason: str) -> None:
+            warn(f"observation {own} ({name or kind}): {reason}")
+
+        restore(attributes, scope or "", inp, out, said)
+    events = events_list(attributes.pop(EVENTS, None)) or []
     if isinstance(raw.get("model"), str) and raw["model"]:
         attributes.setdefault("gen_ai.request.model", raw["model"])
     session = trace.get("sessionId")
     if isinstance(session, str) and session:
         attributes["session.id"] = session  # the OTLP reader's conversation (conversation_of)
     op = operation(name, attributes)
-    if op == "(other)" and kind == "TOOL":
+    if op == "(other)" and (kind == "TOOL" or attributes.keys() >= _KOOG_TOOL):
         # Langfuse typed it a tool run from its attributes (ObservationTypeMapper):
-        # pydantic-ai before its instrumentation's version 3 names no operation.
+        # pydantic-ai before its instrumentation's version 3 names no operation; nor does
+        # Koog 0.3's tool span (a SPAN to Langfuse), which names its tool and its call.
         op = "execute_tool"
         attributes.setdefault("gen_ai.tool.name", name)
-    if op in otlp._MODEL_OPS and not any(k in attributes for k in _USAGE_KEYS):
+    if op in otlp.MODEL_OPS and not any(k in attributes for k in _USAGE_KEYS):
         details = raw.get("usageDetails")
-        attributes.update(_usage_attributes(details if isinstance(details, _MAPS) else {}))
+        attributes.update(_usage_attributes(details if isinstance(details, MAPPINGS) else {}))
     span = _span(raw, own, trace_id, parent, name, op, attributes, line, warn, events, chat)
+    span.failed = failed
     return span, otlp.record_type(op)
 
 
@@ -516,7 +502,7 @@ def _traces_of(record: Any) -> Iterator[tuple[Mapping[str, Any], list[Any]]]:
     for item in _records_of(record):
         observations = _observations_of(item)
         if observations is not None:
-            trace = item["trace"] if isinstance(item.get("trace"), _MAPS) else item
+            trace = item["trace"] if isinstance(item.get("trace"), MAPPINGS) else item
             yield trace, observations
         elif _is_observation(item):
             loose.setdefault(str(item.get("traceId")), []).append(item)
@@ -528,6 +514,8 @@ def _read(source: Source) -> _Read:
     read = _Read()
     left_out: dict[tuple[str, str], str | None] = {}
     said: set[str] = set()
+    #: The first trace given without its observations, and its line.
+    unlisted: tuple[Any, int] | None = None
     for line, record in source.records():
         if isinstance(record, MalformedLine):
             source.warn(record.reason, line)
@@ -543,10 +531,12 @@ def _read(source: Source) -> _Read:
             if isinstance(trace_id, str):
                 read.traces.setdefault(trace_id, trace)
             listed = [o for o in observations if _is_observation(o)]
+            if not listed and unlisted is None:
+                unlisted = (trace_id, line)
             if len(listed) < len(observations):
                 source.warn(f"trace {trace_id}: {len(observations) - len(listed)} observations "
-                            "are no observation objects (a list page names them by id: fetch "
-                            "the trace by its id for them)", line)  # fmt: skip
+                            f"are no observation objects (the trace list names them by id): "
+                            f"{_EXPORT_INSTEAD.format(trace_id)}", line)  # fmt: skip
             types = {o["id"]: o["type"] for o in listed if isinstance(o.get("id"), str)}
             for raw in listed:
                 span, kind = _observation_span(raw, trace, line, types, source, warn)
@@ -567,8 +557,20 @@ def _read(source: Source) -> _Read:
                     read.spans.append(span)
                 else:
                     left_out[key] = span.parent_id
+    if unlisted is not None and not read.kinds:
+        # Nothing of a conversation is in it: not an empty transcript, but what to export.
+        trace_id, line = unlisted
+        reason = f"Langfuse traces without their observations: {_EXPORT_INSTEAD.format(trace_id)}"
+        raise TranscriptFormatError(source.name, [NAME], line, reason)
     reparent(read.spans, left_out)
     return read
+
+
+#: What to export for a trace the trace list gives without its observations.
+_EXPORT_INSTEAD = (
+    "export each trace whole (GET /api/public/traces/{0}, as the Langfuse SDKs' "
+    "api.trace.get gives it) or its observations (GET /api/public/observations?traceId={0})"
+)
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -584,8 +586,8 @@ def read(source: Source, *, sample: str | None = None, epoch: int | None = None)
         return Transcript(metadata={"source_format": NAME})
     key = chosen_conversation(source.name, NAME, grouped, sample, "session or trace id")
     held = _held(read, grouped)
-    _set_aside(source.accounting, sum(held.values(), Counter()) - held[key])
-    return _settled(_conversation(source.name, key, grouped), read, grouped[key])
+    set_aside_other_conversations(source.accounting, sum(held.values(), Counter()) - held[key])
+    return _settled(conversation_transcript(source.name, key, grouped), read, grouped[key])
 
 
 def read_each(source: Source) -> Iterator[tuple[str | None, Transcript]]:
@@ -601,8 +603,10 @@ def read_each(source: Source) -> Iterator[tuple[str | None, Transcript]]:
     every = sum(held.values(), Counter())
     for key in grouped:
         accounting = source.accounting.copy()
-        _set_aside(accounting, every - held[key])
-        transcript = _settled(_conversation(source.name, key, grouped), read, grouped[key])
+        set_aside_other_conversations(accounting, every - held[key])
+        transcript = _settled(
+            conversation_transcript(source.name, key, grouped), read, grouped[key]
+        )
         yield (
             (key if len(grouped) > 1 else None),
             settle_load(transcript, source, module, accounting),

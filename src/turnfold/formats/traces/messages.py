@@ -24,6 +24,7 @@ from typing import Any
 
 from turnfold.formats.anthropic_blocks import attachment_line
 from turnfold.formats.common import (
+    MAPPINGS,
     NameSet,
     as_int,
     as_list,
@@ -50,7 +51,7 @@ from turnfold.formats.traces.gemini_cli_spans import (
     gemini_messages,
 )
 from turnfold.formats.traces.smolagents_spans import _smolagents_arguments, is_smolagents
-from turnfold.formats.traces.spans import _MAPS, Span, _json
+from turnfold.formats.traces.spans import Span, json_value
 from turnfold.model import ImageData, ToolResult, ToolStatus, Usage
 
 #: The older per-message span events and the role each stands for.
@@ -183,7 +184,7 @@ def is_converse(value: Any) -> bool:
         type(value) is list
         and bool(value)
         and all(
-            isinstance(block, _MAPS) and "type" not in block and key_of(block) is not None
+            isinstance(block, MAPPINGS) and "type" not in block and key_of(block) is not None
             for block in value
         )
     )
@@ -202,21 +203,21 @@ def converse_parts(blocks: list[Any]) -> list[Any]:
     """
     parts: list[Any] = []
     for block in blocks:
-        if not isinstance(block, _MAPS):
+        if not isinstance(block, MAPPINGS):
             parts.append(block)  # warned about by _from_parts
         elif "interruptResponse" in block:
             value = block["interruptResponse"]
-            value = value if isinstance(value, _MAPS) else {}
+            value = value if isinstance(value, MAPPINGS) else {}
             parts.append({"type": "interrupt_response", "id": value.get("interruptId"),
                           "response": value.get("response")})  # fmt: skip
         elif "text" in block:
             parts.append({"type": "text", "content": block["text"]})
         elif "toolUse" in block:
-            use = block["toolUse"] if isinstance(block["toolUse"], _MAPS) else {}
+            use = block["toolUse"] if isinstance(block["toolUse"], MAPPINGS) else {}
             parts.append({"type": "tool_call", "name": use.get("name"), "id": use.get("toolUseId"),
                           "arguments": use.get("input")})  # fmt: skip
         elif "toolResult" in block:
-            result = block["toolResult"] if isinstance(block["toolResult"], _MAPS) else {}
+            result = block["toolResult"] if isinstance(block["toolResult"], MAPPINGS) else {}
             parts.append({"type": "tool_call_response", "id": result.get("toolUseId"),
                           "response": result.get("content"),
                           "status": result.get("status")})  # fmt: skip
@@ -269,7 +270,7 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
                 gathered.clear()
 
     for part in parts:
-        if not isinstance(part, _MAPS):
+        if not isinstance(part, MAPPINGS):
             unshown.append("a message part that is not an object was skipped")
             continue
         kind = part.get("type")
@@ -289,7 +290,7 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
                 out.append(_response_message(part))
             else:
                 out.append({"role": role, _PART: part})
-        elif kind in _MEDIA_PARTS or (kind in MEDIA_KEYS and isinstance(content, _MAPS)):
+        elif kind in _MEDIA_PARTS or (kind in MEDIA_KEYS and isinstance(content, MAPPINGS)):
             image = _media_image(part, str(kind))
             # In a tool's message, media go with the response they follow.
             into = (
@@ -454,7 +455,7 @@ def server_tool_outcome(response: Any) -> tuple[ToolStatus, ToolResult]:
     ...                      "content": {"type": "web_search_tool_result_error"}})[0]
     'error'
     """
-    if not isinstance(response, _MAPS):
+    if not isinstance(response, MAPPINGS):
         text, images = output_content(response)
         return "success", text_result(text, images=images)
     value = next((response[k] for k in _SERVER_OUTPUTS if response.get(k) is not None), None)
@@ -470,7 +471,7 @@ def server_tool_outcome(response: Any) -> tuple[ToolStatus, ToolResult]:
 
 
 def _states_failure(value: Any) -> bool:
-    if not isinstance(value, _MAPS):
+    if not isinstance(value, MAPPINGS):
         return False
     kind = value.get("type")
     return (
@@ -494,7 +495,7 @@ def _older_message(role: str, message: Mapping[str, Any]) -> dict[str, Any]:
         chat["tool_calls"] = [
             _call(c.get("id"), (c.get("function") or {}).get("name"), (c.get("function") or {})
                   .get("arguments"))
-            for c in calls if isinstance(c, _MAPS)
+            for c in calls if isinstance(c, MAPPINGS)
         ]  # fmt: skip
     call_id = message.get("tool_call_id") or message.get("id")
     if role == "tool" and call_id is not None:
@@ -514,24 +515,26 @@ def _text(value: Any) -> str:
 def _openinference(message: Mapping[str, Any]) -> dict[str, Any]:
     """An unflattened ``llm.*_messages.N`` entry (``{"message": {role, content, …}}``)."""
     inner = message.get("message")
-    inner = inner if isinstance(inner, _MAPS) else {}
+    inner = inner if isinstance(inner, MAPPINGS) else {}
     role = inner.get("role") if isinstance(inner.get("role"), str) else "assistant"
     chat: dict[str, Any] = {"role": role}
     content = inner.get("content")
     if not isinstance(content, str) and isinstance(inner.get("contents"), list):
         texts = [
             (c.get("message_content") or {}).get("text")
-            for c in inner["contents"] if isinstance(c, _MAPS)
+            for c in inner["contents"] if isinstance(c, MAPPINGS)
         ]  # fmt: skip
         content = "\n\n".join(t for t in texts if isinstance(t, str)) or None
     if isinstance(content, str):
         chat["content"] = content
-    calls = [c.get("tool_call") for c in as_list(inner.get("tool_calls")) if isinstance(c, _MAPS)]
+    calls = [
+        c.get("tool_call") for c in as_list(inner.get("tool_calls")) if isinstance(c, MAPPINGS)
+    ]
     if calls:
         chat["tool_calls"] = [
             _call(c.get("id"), (c.get("function") or {}).get("name"),
                   (c.get("function") or {}).get("arguments"))
-            for c in calls if isinstance(c, _MAPS)
+            for c in calls if isinstance(c, MAPPINGS)
         ]  # fmt: skip
     if inner.get("tool_call_id") is not None:
         chat["tool_call_id"] = inner["tool_call_id"]
@@ -546,13 +549,13 @@ def _genai_list(value: Any, memo: _History | None = None) -> list[dict[str, Any]
         grown = memo.grown(text)
         if grown is not None:
             return grown
-    value = _json(value)
+    value = json_value(value)
     if cut_length(value) is not None:
         # Cut by its tracer (Gemini CLI's, at 10,000 characters): the messages of a list
         # written whole before the cut (one message cut is none); the reader warns of it.
         whole = cut_json(value)
         value = whole if isinstance(whole, list) else []
-    if isinstance(value, _MAPS) and ("role" in value or "parts" in value):
+    if isinstance(value, MAPPINGS) and ("role" in value or "parts" in value):
         # One message written alone, not in a list (Gemini CLI's own ``llm_call`` spans write
         # their reply so): the list of it, rather than a reply lost without a word.
         value = [value]
@@ -567,7 +570,7 @@ def _genai_list(value: Any, memo: _History | None = None) -> list[dict[str, Any]
 def _converted(messages: list[Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in gemini_messages(messages):  # Gemini CLI's own spans write Gemini contents
-        if isinstance(message, _MAPS):
+        if isinstance(message, MAPPINGS):
             out += _from_parts(message)
     return out
 
@@ -596,7 +599,7 @@ class _History:
             return None
         if not text.startswith(last[:-1]):
             return None
-        tail = _json("[" + text[len(last) :])
+        tail = json_value("[" + text[len(last) :])
         if not isinstance(tail, list):
             return None
         self.keep(text, self.messages + _converted(tail))
@@ -617,7 +620,7 @@ def _flattened_legacy(attributes: Mapping[str, Any], prefix: str) -> list[dict[s
             message = {**message, "tool_calls": [
                 {"id": c.get("id"), "function": {"name": c.get("name"),
                                                   "arguments": c.get("arguments")}}
-                for c in calls if isinstance(c, _MAPS)
+                for c in calls if isinstance(c, MAPPINGS)
             ]}  # fmt: skip
         out.append(_older_message(str(message.get("role") or "assistant"), message))
     return out
@@ -632,7 +635,7 @@ def _event_messages(span: Span) -> tuple[list[dict[str, Any]], list[dict[str, An
             outputs += _genai_list(attributes.get("gen_ai.output.messages")) or []
         elif name in _MESSAGE_EVENTS:
             raw = attributes.get("gen_ai.event.content", attributes.get("content"))
-            body = _json(raw)
+            body = json_value(raw)
             role = _MESSAGE_EVENTS[name]
             if is_converse(body):
                 # Strands' older mode: the message's Converse blocks; a user message that holds
@@ -640,21 +643,21 @@ def _event_messages(span: Span) -> tuple[list[dict[str, Any]], list[dict[str, An
                 role = "user" if role == "tool" else role
                 inputs += _from_parts({"role": role, "parts": converse_parts(body)})
                 continue
-            body = body if isinstance(body, _MAPS) else {"content": _plain(raw, body)}
+            body = body if isinstance(body, MAPPINGS) else {"content": _plain(raw, body)}
             fields = {**attributes, **body}
             inputs.append(_older_message(role, fields))
         elif name == "gen_ai.choice":
             raw = attributes.get("gen_ai.event.content", attributes.get("message"))
-            body = _json(raw)
+            body = json_value(raw)
             if is_converse(body):  # Strands' model span: the reply's Converse blocks
                 outputs += _from_parts({"role": "assistant", "parts": converse_parts(body)})
                 continue
             body = (
                 body.get("message", body)
-                if isinstance(body, _MAPS)
+                if isinstance(body, MAPPINGS)
                 else {"content": _plain(raw, body)}
             )
-            outputs.append(_older_message("assistant", body if isinstance(body, _MAPS) else {}))
+            outputs.append(_older_message("assistant", body if isinstance(body, MAPPINGS) else {}))
     return inputs, outputs
 
 
@@ -685,9 +688,9 @@ def model_messages(
     if outputs is None and any(k.startswith("gen_ai.completion.") for k in a):
         outputs = _flattened_legacy(a, "gen_ai.completion")
     if inputs is None and "ai.prompt.messages" in a:
-        listed = _json(a["ai.prompt.messages"])
+        listed = json_value(a["ai.prompt.messages"])
         if isinstance(listed, list):
-            inputs = _converted([ai_sdk_message(m) for m in listed if isinstance(m, _MAPS)])
+            inputs = _converted([ai_sdk_message(m) for m in listed if isinstance(m, MAPPINGS)])
     if outputs is None and any(k in a for k in _AI_SDK_RESPONSE):
         outputs = _from_parts(ai_sdk_response(a))
     event_in, event_out = _event_messages(span)
@@ -721,8 +724,8 @@ def ai_sdk_message(message: Mapping[str, Any]) -> Mapping[str, Any]:
         return message  # a string: the Chat shape already
     parts: list[Any] = []
     for part in content:
-        kind = part.get("type") if isinstance(part, _MAPS) else None
-        if not isinstance(part, _MAPS):
+        kind = part.get("type") if isinstance(part, MAPPINGS) else None
+        if not isinstance(part, MAPPINGS):
             parts.append(part)
         elif kind in ("text", "reasoning"):
             parts.append({"type": kind, "content": part.get("text")})
@@ -734,7 +737,7 @@ def ai_sdk_message(message: Mapping[str, Any]) -> Mapping[str, Any]:
             output = part.get("output", part.get("result"))
             failed = part.get("isError") is True
             if (
-                isinstance(output, _MAPS)
+                isinstance(output, MAPPINGS)
                 and isinstance(output.get("type"), str)
                 and "value" in output
             ):
@@ -762,8 +765,8 @@ def ai_sdk_response(a: Mapping[str, Any]) -> dict[str, Any]:
     text = a.get("ai.response.text") or a.get("ai.response.object")
     if isinstance(text, str) and text:
         parts.append({"type": "text", "content": text})
-    for call in as_list(_json(a.get("ai.response.toolCalls"))):
-        if isinstance(call, _MAPS):
+    for call in as_list(json_value(a.get("ai.response.toolCalls"))):
+        if isinstance(call, MAPPINGS):
             # The SDK writes a call's input here as the provider gave it, JSON text, where the
             # next step's ai.prompt.messages holds it parsed: read alike, the response is
             # known as that history when it comes again.
@@ -881,12 +884,12 @@ def langchain_tool_message(span: Span) -> Mapping[str, Any] | None:
     raw = span.attributes.get("gen_ai.tool.call.result", span.attributes.get(_TRACELOOP_OUTPUT))
     if not isinstance(raw, str) or '"ToolMessage"' not in raw:
         return None
-    value = _json(raw)
-    output = value.get("output") if isinstance(value, _MAPS) else None
-    if not isinstance(output, _MAPS) or output.get("lc") != 1:
+    value = json_value(raw)
+    output = value.get("output") if isinstance(value, MAPPINGS) else None
+    if not isinstance(output, MAPPINGS) or output.get("lc") != 1:
         return None
     kind, fields = output.get("id"), output.get("kwargs")
-    if isinstance(kind, list) and kind[-1:] == ["ToolMessage"] and isinstance(fields, _MAPS):
+    if isinstance(kind, list) and kind[-1:] == ["ToolMessage"] and isinstance(fields, MAPPINGS):
         return fields
     return None
 
@@ -905,7 +908,7 @@ def tool_response(span: Span) -> tuple[str | None, list[ImageData]]:
     raw = a.get("ai.toolCall.result") if raw is None else raw
     raw = a.get(_TRACELOOP_OUTPUT) if raw is None else raw
     if raw is not None:
-        value = _json(raw)
+        value = json_value(raw)
         return converse_result(value) if is_converse(value) else output_content(value)
     value = a.get("gen_ai.output.messages")
     messages = _genai_list(value) if value is not None else None
@@ -915,7 +918,7 @@ def tool_response(span: Span) -> tuple[str | None, list[ImageData]]:
                 _genai_list(attributes.get("gen_ai.output.messages")) or []
             )
         elif name == "gen_ai.choice" and "message" in attributes:
-            body = _json(attributes["message"])
+            body = json_value(attributes["message"])
             if is_converse(body):
                 return converse_result(body)
             return output_content(_plain(attributes["message"], body))
@@ -945,11 +948,11 @@ def traceloop_arguments(raw: Any) -> Any:
     >>> traceloop_arguments('{"args": ["a@b.c"], "kwargs": {}}')
     {'args': ['a@b.c']}
     """
-    value = _json(raw)
-    if not isinstance(value, _MAPS) or not value.keys() <= {"args", "kwargs"}:
+    value = json_value(raw)
+    if not isinstance(value, MAPPINGS) or not value.keys() <= {"args", "kwargs"}:
         return value
     args, kwargs = value.get("args"), value.get("kwargs")
-    if not args and isinstance(kwargs, _MAPS):
+    if not args and isinstance(kwargs, MAPPINGS):
         return dict(kwargs)
     return {key: item for key, item in value.items() if key == "args" or item}
 
@@ -961,14 +964,17 @@ def traceloop_text(a: Mapping[str, Any], *, prompt: bool) -> str | None:
     the LangChain instrumentation of OpenLLMetry's versions before ``gen_ai.operation.name``
     wrote these attributes too, its callbacks' arguments, which its model spans carry as
     messages."""
-    given = _json(a.get(_TRACELOOP_INPUT))
-    if not isinstance(given, _MAPS) or given.keys() != {"args", "kwargs"}:
+    given = json_value(a.get(_TRACELOOP_INPUT))
+    if not isinstance(given, MAPPINGS) or given.keys() != {"args", "kwargs"}:
         return None
     raw = a.get(_TRACELOOP_INPUT if prompt else _TRACELOOP_OUTPUT)
-    value = _json(raw)
+    value = json_value(raw)
     if prompt:
         kwargs = given["kwargs"]
-        values = [*as_list(given["args"]), *(kwargs.values() if isinstance(kwargs, _MAPS) else ())]
+        values = [
+            *as_list(given["args"]),
+            *(kwargs.values() if isinstance(kwargs, MAPPINGS) else ()),
+        ]
         value = values[0] if len(values) == 1 else value
     if isinstance(value, str):
         return value or None
@@ -1014,10 +1020,10 @@ def value_text(value: Any, *, prompt: bool) -> str | None:
     """
     if not isinstance(value, str) or not value:
         return None
-    decoded = _json(value)
+    decoded = json_value(value)
     if isinstance(decoded, str):
         return decoded or None
-    task = decoded.get("task") if prompt and isinstance(decoded, _MAPS) else None
+    task = decoded.get("task") if prompt and isinstance(decoded, MAPPINGS) else None
     return task if isinstance(task, str) else value
 
 

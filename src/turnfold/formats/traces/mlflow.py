@@ -72,6 +72,7 @@ from turnfold.formats import databases, langchain_blocks
 from turnfold.formats.anthropic_blocks import content_of as result_content
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
+    MAPPINGS,
     as_list,
     checked_timestamp,
     epoch_iso,
@@ -83,20 +84,19 @@ from turnfold.formats.errors import MalformedLine, unselected
 from turnfold.formats.source import Source, open_source
 from turnfold.formats.traces.messages import _FAILED, _IMAGES, _PART, _UNSHOWN
 from turnfold.formats.traces.otlp import (
-    _conversation,
-    _set_aside,
     chosen_conversation,
+    conversation_transcript,
     conversations,
     reparent,
     said_once,
+    set_aside_other_conversations,
 )
 from turnfold.formats.traces.spans import (
-    _MAPS,
     _NANOS,
     Span,
     Warn,
-    _json,
     events_of,
+    json_value,
     nano_time,
     placed,
     plain_attributes,
@@ -181,27 +181,27 @@ def plain(value: Any) -> Any:
 
 def _is_trace(value: Any) -> bool:
     """``{"info": {"trace_id"…}, "data": {"spans": [...]}}``: a trace's ``to_dict()``."""
-    if not isinstance(value, _MAPS):
+    if not isinstance(value, MAPPINGS):
         return False
     info, data = value.get("info"), value.get("data")
     return (
-        isinstance(info, _MAPS)
+        isinstance(info, MAPPINGS)
         and ("trace_id" in info or "request_id" in info)
-        and isinstance(data, _MAPS)
+        and isinstance(data, MAPPINGS)
         and isinstance(data.get("spans"), list)
     )
 
 
 def _is_mlflow_span(value: Any) -> bool:
-    attributes = value.get("attributes") if isinstance(value, _MAPS) else None
-    return isinstance(attributes, _MAPS) and (
+    attributes = value.get("attributes") if isinstance(value, MAPPINGS) else None
+    return isinstance(attributes, MAPPINGS) and (
         "mlflow.spanType" in attributes or "mlflow.traceRequestId" in attributes
     )
 
 
 def _is_artifact(value: Any) -> bool:
     """A trace's ``traces.json`` artifact: ``{"spans": [...]}`` of MLflow spans."""
-    if not isinstance(value, _MAPS) or set(value) != {"spans"}:
+    if not isinstance(value, MAPPINGS) or set(value) != {"spans"}:
         return False
     spans = value["spans"]
     return isinstance(spans, list) and bool(spans) and _is_mlflow_span(spans[0])
@@ -213,7 +213,7 @@ def _classify(value: Any) -> int:
 
 def detect(source: Source) -> Evidence:
     """A trace's dict (one, a list of them, one a line) or its spans artifact."""
-    if source.is_document and isinstance(source.document, _MAPS):
+    if source.is_document and isinstance(source.document, MAPPINGS):
         return Evidence.of([source.document], _classify, "no MLflow trace (info, data.spans)")
     return Evidence.of(source.head_values(), _classify, "no MLflow trace (info, data.spans)")
 
@@ -231,9 +231,9 @@ def detect_path(path: Path) -> Evidence | None:
 
 def _attributes(raw: Any) -> dict[str, Any]:
     """MLflow's attributes, each value JSON text, decoded."""
-    if not isinstance(raw, _MAPS):
+    if not isinstance(raw, MAPPINGS):
         return {}
-    return {str(key): _json(value) for key, value in raw.items()}
+    return {str(key): json_value(value) for key, value in raw.items()}
 
 
 def _nanos(value: Any) -> int:
@@ -247,7 +247,7 @@ def _strip_none(value: Any) -> Any:
     """A value with its ``None`` fields left out: a response's message as the SDK dumps it
     (``"refusal": null``…) and the same message sent back in the next request
     (``model_dump(exclude_none=True)``) are then one message, seen once."""
-    if isinstance(value, _MAPS):
+    if isinstance(value, MAPPINGS):
         return {k: _strip_none(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):
         return [_strip_none(v) for v in value]
@@ -259,7 +259,7 @@ def _message(value: Any) -> dict[str, Any] | None:
     ``human`` / ``ai`` / ``system`` / ``tool``), in Chat shape."""
     if _is_message_tuple(value):  # LangChain's ("user", "text") as a graph's input
         return {"role": _LANGCHAIN_ROLES.get(value[0], value[0]), "content": value[1]}
-    if not isinstance(value, _MAPS):
+    if not isinstance(value, MAPPINGS):
         return None
     fields: dict[str, Any] = dict(_strip_none(value))
     if isinstance(fields.get("role"), str):
@@ -269,7 +269,7 @@ def _message(value: Any) -> dict[str, Any] | None:
         return None
     content = fields.get("content", "")
     chat: dict[str, Any] = {"role": role, "content": content}
-    calls = [c for c in as_list(fields.get("tool_calls")) if isinstance(c, _MAPS)]
+    calls = [c for c in as_list(fields.get("tool_calls")) if isinstance(c, MAPPINGS)]
     if calls:
         chat["tool_calls"] = [_chat_call(c) for c in calls]
     if role == "tool" and fields.get("tool_call_id") is not None:
@@ -340,7 +340,7 @@ def _langchain_reply(fields: Mapping[str, Any]) -> list[dict[str, Any]]:
     chat: dict[str, Any] = {"role": "assistant", "content": read.text}
     if reasoning:
         chat["reasoning_content"] = "\n\n".join(reasoning)
-    calls = [c for c in (*read.calls, *read.invalid) if isinstance(c, _MAPS)]
+    calls = [c for c in (*read.calls, *read.invalid) if isinstance(c, MAPPINGS)]
     if calls:
         chat["tool_calls"] = [_chat_call(c) for c in calls]
     if read.refusals:
@@ -351,9 +351,9 @@ def _langchain_reply(fields: Mapping[str, Any]) -> list[dict[str, Any]]:
         chat[_UNSHOWN] = read.unshown
     out.append(chat)
     for bad in read.invalid:
-        error = bad.get("error") if isinstance(bad, _MAPS) else None
+        error = bad.get("error") if isinstance(bad, MAPPINGS) else None
         why = error if isinstance(error, str) and error else "invalid tool call (not run)"
-        out.append({"role": "tool", "tool_call_id": bad.get("id") if isinstance(bad, _MAPS)
+        out.append({"role": "tool", "tool_call_id": bad.get("id") if isinstance(bad, MAPPINGS)
                     else None, "content": why, _FAILED: True})  # fmt: skip
     return out
 
@@ -361,7 +361,7 @@ def _langchain_reply(fields: Mapping[str, Any]) -> list[dict[str, Any]]:
 def _chats(value: Any) -> list[dict[str, Any]]:
     """The Chat messages of one message of any form :func:`_message` reads; a LangChain AI
     message's by :func:`_langchain_reply`, an Anthropic one's by :func:`_anthropic`."""
-    if isinstance(value, _MAPS) and value.get("type") == "ai" and "role" not in value:
+    if isinstance(value, MAPPINGS) and value.get("type") == "ai" and "role" not in value:
         return _langchain_reply(_strip_none(value))
     message = _message(value)
     return [] if message is None else _anthropic(message)
@@ -375,7 +375,7 @@ def _reasoning_of(chat: dict[str, Any]) -> None:
     texts: list[str] = []
     kept = []
     for block in content if isinstance(content, list) else ():
-        kind = block.get("type") if isinstance(block, _MAPS) else None
+        kind = block.get("type") if isinstance(block, MAPPINGS) else None
         text = block.get("thinking") if kind == "thinking" else None
         if isinstance(text, str):
             texts.append(text)
@@ -404,7 +404,7 @@ def _anthropic(message: dict[str, Any]) -> list[dict[str, Any]]:
         message = {"role": message.get("role"), "content": message.get("content")}
     content = message.get("content")
     if not isinstance(content, list) or not any(
-        isinstance(b, _MAPS) and b.get("type") in ("tool_use", "tool_result", "thinking")
+        isinstance(b, MAPPINGS) and b.get("type") in ("tool_use", "tool_result", "thinking")
         for b in content
     ):
         return [message]
@@ -413,7 +413,7 @@ def _anthropic(message: dict[str, Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     for block in content:
-        kind = block.get("type") if isinstance(block, _MAPS) else None
+        kind = block.get("type") if isinstance(block, MAPPINGS) else None
         if kind == "tool_use" and role == "assistant":
             function = {"name": block.get("name"), "arguments": codec.dumps(block.get("input", {}))}
             calls.append({"id": block.get("id"), "type": "function", "function": function})
@@ -457,13 +457,13 @@ def _response_items(items: list[Any]) -> list[dict[str, Any]]:
     ``reasoning``) as Chat messages: a response's calls one assistant message."""
     out: list[dict[str, Any]] = []
     for item in items:
-        if not isinstance(item, _MAPS):
+        if not isinstance(item, MAPPINGS):
             continue
         kind = item.get("type", "message")
         if kind == "message" and isinstance(item.get("role"), str):
             content = item.get("content")
             if isinstance(content, list):
-                texts = [p.get("text") for p in content if isinstance(p, _MAPS)]
+                texts = [p.get("text") for p in content if isinstance(p, MAPPINGS)]
                 content = "\n".join(t for t in texts if isinstance(t, str))
             out.append({"role": item["role"], "content": content})
         elif kind == "function_call":
@@ -479,7 +479,9 @@ def _response_items(items: list[Any]) -> list[dict[str, Any]]:
             content = output if isinstance(output, str) else stringify(output)
             out.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": content})
         elif kind == "reasoning":
-            summary = [p.get("text") for p in as_list(item.get("summary")) if isinstance(p, _MAPS)]
+            summary = [
+                p.get("text") for p in as_list(item.get("summary")) if isinstance(p, MAPPINGS)
+            ]
             text = "\n".join(t for t in summary if isinstance(t, str))
             if text:
                 out.append({"role": "assistant", "reasoning_content": text})
@@ -501,17 +503,19 @@ def _messages(
         found = _each(value)
         if found:
             return found
-    if isinstance(value, _MAPS):
+    if isinstance(value, MAPPINGS):
         if isinstance(value.get("messages"), list):
             return _messages(value["messages"], role, replies)
-        choices = [c.get("message") for c in as_list(value.get("choices")) if isinstance(c, _MAPS)]
+        choices = [
+            c.get("message") for c in as_list(value.get("choices")) if isinstance(c, MAPPINGS)
+        ]
         # LangChain's LLMResult (a chat model span's outputs when MLflow could not convert
         # them to Chat Completions): the first generation of the batch's first prompt.
         # Its message is dumped without its calls (_Replies): the whole one, by id.
         for batch in as_list(value.get("generations"))[:1]:
             for generation in as_list(batch)[:1]:
-                got = generation.get("message") if isinstance(generation, _MAPS) else None
-                reply = got.get("id") if isinstance(got, _MAPS) else None
+                got = generation.get("message") if isinstance(generation, MAPPINGS) else None
+                reply = got.get("id") if isinstance(got, MAPPINGS) else None
                 choices.append((replies or {}).get(reply, got) if isinstance(reply, str) else got)
         if choices:
             return _each(choices)
@@ -550,7 +554,7 @@ def _conventions(
             out["input.value"] = codec.dumps(inputs)
         if "mlflow.spanOutputs" in a and outputs is not None:
             out["output.value"] = outputs if isinstance(outputs, str) else codec.dumps(outputs)
-        message = _message(outputs) if isinstance(outputs, _MAPS) else None
+        message = _message(outputs) if isinstance(outputs, MAPPINGS) else None
         if message is not None and message.get("role") == "tool":  # LangChain's ToolMessage
             images = message.get(_IMAGES)
             # Its images as the parts the OTLP reader's tool result reads (an MCP image's).
@@ -562,7 +566,7 @@ def _conventions(
             )  # fmt: skip
             out["tool_call.id"] = message.get("tool_call_id")
             # A ToolException LangChain handled: the span ended OK (_span: failed).
-            if isinstance(outputs, _MAPS) and outputs.get("status") == "error":
+            if isinstance(outputs, MAPPINGS) and outputs.get("status") == "error":
                 out[_TOOL_ERROR] = True
     elif op in ("LLM", "AGENT", "CHAIN"):
         if op == "LLM" and a.get(_FORMAT) == "langchain":
@@ -576,12 +580,12 @@ def _conventions(
         model = model if reply is None else langchain_blocks.model_of(reply)
         if isinstance(model, str):
             out["gen_ai.response.model"] = model
-        elif isinstance(inputs, _MAPS) and isinstance(inputs.get("model"), str):
+        elif isinstance(inputs, MAPPINGS) and isinstance(inputs.get("model"), str):
             out["gen_ai.request.model"] = inputs["model"]
-        if isinstance(outputs, _MAPS) and isinstance(outputs.get("id"), str):
+        if isinstance(outputs, MAPPINGS) and isinstance(outputs.get("id"), str):
             out["gen_ai.response.id"] = outputs["id"]
         usage = a.get("mlflow.chat.tokenUsage")
-        if isinstance(usage, _MAPS):
+        if isinstance(usage, MAPPINGS):
             for theirs, ours in _USAGE.items():
                 if usage.get(theirs) is not None:
                     out[ours] = usage[theirs]
@@ -609,7 +613,9 @@ _USAGE = {
 def span_type(raw: Mapping[str, Any]) -> str:
     """A span's ``mlflow.spanType`` (JSON text in its attributes), ``UNKNOWN`` without one."""
     attributes = raw.get("attributes")
-    value = _json(attributes.get("mlflow.spanType")) if isinstance(attributes, _MAPS) else None
+    value = (
+        json_value(attributes.get("mlflow.spanType")) if isinstance(attributes, MAPPINGS) else None
+    )
     return value if isinstance(value, str) and value else "UNKNOWN"
 
 
@@ -693,18 +699,18 @@ class _Replies:
         #: The ids of the messages of each key: a key of two messages tells neither.
         self._by_key: dict[tuple[str, ...], set[str]] = {}
         for raw in raws:
-            attributes = raw.get("attributes") if isinstance(raw, _MAPS) else None
-            if isinstance(attributes, _MAPS):
+            attributes = raw.get("attributes") if isinstance(raw, MAPPINGS) else None
+            if isinstance(attributes, MAPPINGS):
                 for key in ("mlflow.spanInputs", "mlflow.spanOutputs"):
                     text = attributes.get(key)
                     if isinstance(text, str) and '"ai"' in text:  # only LangChain's are walked
-                        self._walk(_json(text))
+                        self._walk(json_value(text))
 
     def _walk(self, value: Any) -> None:
         if isinstance(value, list):
             for item in value:
                 self._walk(item)
-        elif isinstance(value, _MAPS):
+        elif isinstance(value, MAPPINGS):
             own = value.get("id")
             if value.get("type") == "ai" and isinstance(own, str):
                 if "tool_calls" in value and own not in self.by_id:
@@ -719,9 +725,9 @@ class _Replies:
     def whole(self, chat: Any) -> Any:
         """The LangChain AI message MLflow converted to the Chat Completions assistant message
         ``chat``; anything else, or a message none or several of the state's match, as it is."""
-        if not isinstance(chat, _MAPS) or chat.get("role") != "assistant" or not self._by_key:
+        if not isinstance(chat, MAPPINGS) or chat.get("role") != "assistant" or not self._by_key:
             return chat
-        calls = [c for c in as_list(chat.get("tool_calls")) if isinstance(c, _MAPS)]
+        calls = [c for c in as_list(chat.get("tool_calls")) if isinstance(c, MAPPINGS)]
         key = _reply_key(chat.get("content"), calls)
         found = self._by_key.get(key) if key is not None else None
         return self.by_id[next(iter(found))] if found is not None and len(found) == 1 else chat
@@ -730,13 +736,13 @@ class _Replies:
         """A chat model span's inputs or outputs with each assistant message MLflow converted
         as the whole LangChain message (:meth:`whole`): read as every LangChain message is,
         with its thinking and model, and the same in a request's history as in the response."""
-        if not isinstance(value, _MAPS) or not self._by_key:
+        if not isinstance(value, MAPPINGS) or not self._by_key:
             return value
         if isinstance(value.get("messages"), list):
             return {**value, "messages": [self.whole(m) for m in value["messages"]]}
         if isinstance(value.get("choices"), list):
             choices = [
-                {**c, "message": self.whole(c.get("message"))} if isinstance(c, _MAPS) else c
+                {**c, "message": self.whole(c.get("message"))} if isinstance(c, MAPPINGS) else c
                 for c in value["choices"]
             ]
             return {**value, "choices": choices}
@@ -754,7 +760,7 @@ def _reply_key(content: Any, calls: list[Any]) -> tuple[str, ...] | None:
     else its content (a message of calls loses its empty content, and an Anthropic one its
     ``tool_use`` blocks, in the conversion); None when a call has no id."""
     if calls:
-        ids = [c.get("id") if isinstance(c, _MAPS) else None for c in calls]
+        ids = [c.get("id") if isinstance(c, MAPPINGS) else None for c in calls]
         named = [i for i in ids if isinstance(i, str) and i]
         return ("calls", *named) if len(named) == len(ids) else None
     return ("content", codec.dumps(_strip_none("" if content is None else content)))
@@ -763,17 +769,17 @@ def _reply_key(content: Any, calls: list[Any]) -> tuple[str, ...] | None:
 def _langchain_output(outputs: Any, replies: _Replies) -> Mapping[str, Any] | None:
     """The LangChain AI message a chat model span's outputs hold (its ``LLMResult``'s first
     generation, as :func:`_messages` reads it; a response MLflow converted, made whole)."""
-    if not isinstance(outputs, _MAPS):
+    if not isinstance(outputs, MAPPINGS):
         return None
     found: Any = None
     for choice in as_list(outputs.get("choices"))[:1]:
-        found = choice.get("message") if isinstance(choice, _MAPS) else None
+        found = choice.get("message") if isinstance(choice, MAPPINGS) else None
     for batch in as_list(outputs.get("generations"))[:1]:
         for generation in as_list(batch)[:1]:
-            found = generation.get("message") if isinstance(generation, _MAPS) else None
-            own = found.get("id") if isinstance(found, _MAPS) else None
+            found = generation.get("message") if isinstance(generation, MAPPINGS) else None
+            own = found.get("id") if isinstance(found, MAPPINGS) else None
             found = replies.by_id.get(own, found) if isinstance(own, str) else found
-    return found if isinstance(found, _MAPS) and found.get("type") == "ai" else None
+    return found if isinstance(found, MAPPINGS) and found.get("type") == "ai" else None
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -793,16 +799,16 @@ def _conversation_id(info: Mapping[str, Any], raws: list[Any]) -> str | None:
     """The conversation a trace belongs to: its session, else the trace's own id (``tr-…``,
     from its info or its spans' ``mlflow.traceRequestId``)."""
     metadata = info.get("trace_metadata")
-    session = metadata.get(SESSION) if isinstance(metadata, _MAPS) else None
+    session = metadata.get(SESSION) if isinstance(metadata, MAPPINGS) else None
     if isinstance(session, str) and session:
         return session
     if isinstance(info.get("trace_id"), str) and info["trace_id"]:
         return str(info["trace_id"])
     for raw in raws:
-        attributes = raw.get("attributes") if isinstance(raw, _MAPS) else None
+        attributes = raw.get("attributes") if isinstance(raw, MAPPINGS) else None
         trace = (
-            _json(attributes.get("mlflow.traceRequestId"))
-            if isinstance(attributes, _MAPS)
+            json_value(attributes.get("mlflow.traceRequestId"))
+            if isinstance(attributes, MAPPINGS)
             else None
         )
         if isinstance(trace, str) and trace:
@@ -839,7 +845,9 @@ def _read_traces(source: Source) -> _Traces:
         after: int | None = None  # the place of the span written before, in this trace
         for raw in raws:
             span = (
-                _span(raw, line, session, replies, warn, after) if isinstance(raw, _MAPS) else None
+                _span(raw, line, session, replies, warn, after)
+                if isinstance(raw, MAPPINGS)
+                else None
             )
             if span is None:
                 source.warn("span without a trace_id or span_id skipped", line, record_type="span")
@@ -959,8 +967,8 @@ def _read(source: Source, sample: str | None, stored: bool) -> Transcript:
     held = {
         k: Counter(traces.kinds[(s.trace_id, s.span_id)] for s in v) for k, v in grouped.items()
     }
-    _set_aside(source.accounting, sum(held.values(), Counter()) - held[key])
-    transcript = _conversation(source.name, key, grouped)
+    set_aside_other_conversations(source.accounting, sum(held.values(), Counter()) - held[key])
+    transcript = conversation_transcript(source.name, key, grouped)
     _settle(transcript, [traces.infos[t] for t in dict.fromkeys(s.trace_id for s in grouped[key])])
     return transcript
 
@@ -981,8 +989,8 @@ def _settle(transcript: Transcript, infos: list[Mapping[str, Any]]) -> None:
             metadata.setdefault("user", meta["mlflow.trace.user"])
         if isinstance(tags.get("mlflow.traceName"), str):
             metadata.setdefault("agent", tags["mlflow.traceName"])
-        cost = _json(meta.get("mlflow.trace.cost"))
-        if isinstance(cost, _MAPS) and isinstance(cost.get("total_cost"), (int, float)):
+        cost = json_value(meta.get("mlflow.trace.cost"))
+        if isinstance(cost, MAPPINGS) and isinstance(cost.get("total_cost"), (int, float)):
             costs.append(float(cost["total_cost"]))
         if info.get("state") == "ERROR":
             metadata["outcome"] = "error"
@@ -993,7 +1001,7 @@ def _settle(transcript: Transcript, infos: list[Mapping[str, Any]]) -> None:
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, _MAPS) else {}
+    return value if isinstance(value, MAPPINGS) else {}
 
 
 def _running(transcript: Transcript) -> None:

@@ -180,6 +180,7 @@ from typing import Any
 from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
+    MAPPINGS,
     NameSet,
     as_int,
     as_list,
@@ -235,16 +236,15 @@ from turnfold.formats.traces.smolagents_spans import (
     streamed_answer,
 )
 from turnfold.formats.traces.spans import (
-    _MAPS,
     Span,
     Warn,
     _console_span,
     _jaeger_span,
-    _json,
     _span,
     is_console_span,
     iso_nanos,
     jaeger_traces,
+    json_value,
     raw_spans,
 )
 from turnfold.formats.wording import failure, notice, result
@@ -315,7 +315,10 @@ RECORDS = Records(
     },
 )
 
-_MODEL_OPS = NameSet({"chat", "text_completion", "generate_content", "LLM"})
+#: The operations of a model call (:func:`.spans.operation`): its span gives the messages new in
+#: its input, its output and its usage; a reader of another export of these spans (Langfuse's)
+#: knows a model call by them.
+MODEL_OPS = NameSet({"chat", "text_completion", "generate_content", "LLM"})
 _TOOL_OPS = NameSet({"execute_tool", "TOOL"})
 _AGENT_OPS = NameSet({"invoke_agent", "AGENT"})
 _KNOWN_OPS = NameSet(set(RECORDS.mapped) | set(RECORDS.ignored))
@@ -331,7 +334,7 @@ def record_type(op: str) -> str:
 
 
 def _is_request(value: Any) -> bool:
-    return isinstance(value, _MAPS) and isinstance(value.get("resourceSpans"), list)
+    return isinstance(value, MAPPINGS) and isinstance(value.get("resourceSpans"), list)
 
 
 def _classify(value: Any) -> int:
@@ -343,7 +346,7 @@ def _classify(value: Any) -> int:
 def detect(source: Source) -> Evidence:
     """``{"resourceSpans": [...]}`` objects: one per line, or one document; spans as
     ``ConsoleSpanExporter`` prints them, one per line or a list of them; a Jaeger export."""
-    if source.is_document and isinstance(source.document, _MAPS):
+    if source.is_document and isinstance(source.document, MAPPINGS):
         return Evidence.of([source.document], _classify, "no resourceSpans")
     return Evidence.of(source.head_values(), _classify, "no resourceSpans")
 
@@ -395,8 +398,8 @@ def _model_name(attributes: Mapping[str, Any]) -> str | None:
         value = attributes.get(key)
         if isinstance(value, str) and value and value != _NO_MODEL:
             return value
-    parameters = _json(attributes.get("llm.invocation_parameters"))
-    model = parameters.get("model") if isinstance(parameters, _MAPS) else None
+    parameters = json_value(attributes.get("llm.invocation_parameters"))
+    model = parameters.get("model") if isinstance(parameters, MAPPINGS) else None
     return model if isinstance(model, str) and model else None
 
 
@@ -654,7 +657,7 @@ class _Builder(OpenAIChatBuilder):
         response settles it, as a hosted call of the Responses API is shown."""
         payload = part.get("server_tool_call")
         name = part.get("name")
-        if not (isinstance(name, str) and name) and isinstance(payload, _MAPS):
+        if not (isinstance(name, str) and name) and isinstance(payload, MAPPINGS):
             name = payload.get("type")
         call_id = part.get("id")
         if not (isinstance(call_id, str) and call_id):  # the schemas' id is optional
@@ -676,7 +679,7 @@ class _Builder(OpenAIChatBuilder):
         response = part.get("server_tool_call_response")
         if call is None:
             self.warn(f"server tool response for an unknown call id {call_id!r}", line)
-            name = response.get("type") if isinstance(response, _MAPS) else None
+            name = response.get("type") if isinstance(response, MAPPINGS) else None
             own = call_id if isinstance(call_id, str) and call_id else f"server_tool@{line}"
             call = self._new_call(
                 own, name if isinstance(name, str) else "", None, None, None, line
@@ -776,7 +779,7 @@ class _Rebuild:
             # Failed when its spans say so (a step's model call, a plan's); else it may be a
             # run still going when its spans were exported, its agent span not yet ended.
             failed = any(
-                s.failed and (s.op in _MODEL_OPS or _is_generation_error(_step_error(s)))
+                s.failed and (s.op in MODEL_OPS or _is_generation_error(_step_error(s)))
                 for s in held
                 if s.op != "AGENT"
             )
@@ -892,7 +895,7 @@ class _Rebuild:
         outermost scope holds model spans outside any agent span and one call of the last of
         them waits for its result: the session's conversation ran it), in an agent's scope a
         sub-agent."""
-        talks = outermost and any(s.op in _MODEL_OPS for s in spans)
+        talks = outermost and any(s.op in MODEL_OPS for s in spans)
         step: Span | None = None  # the smolagents step whose spans come now
         for span in spans:
             if step is not None and self._step_of(span) is not step:
@@ -910,7 +913,7 @@ class _Rebuild:
                     self._run(builder, span)  # the session's own agent span
                 else:
                     self._subagent(builder, span)
-            elif span.op in _MODEL_OPS:
+            elif span.op in MODEL_OPS:
                 self._model(builder, span)
             elif span.op in _TOOL_OPS:
                 self._tool(builder, span)
@@ -951,7 +954,7 @@ class _Rebuild:
         given (:func:`smolagents_task`), else the prompt of its only call, a plan's (whose
         template holds the task); none without model spans, and then said."""
         builder.smolagents = True
-        inputs = [model_messages(s)[0] for s in spans if s.op in _MODEL_OPS]
+        inputs = [model_messages(s)[0] for s in spans if s.op in MODEL_OPS]
         task = next((t for each in inputs if (t := smolagents_task(each)) is not None), None)
         if task is None and inputs:
             prompts = [m.get("content") for m in inputs[0] if m.get("role") == "user"]
@@ -1003,9 +1006,9 @@ class _Rebuild:
     def _system(self, builder: _Builder, span: Span) -> None:
         """``gen_ai.system_instructions`` of a model or agent span (a span attribute, or on
         the details event as Strands' latest mode writes it) as the system prompt."""
-        system = _json(system_instructions(span))
+        system = json_value(system_instructions(span))
         if isinstance(system, list):
-            texts = [p.get("content") for p in system if isinstance(p, _MAPS)]
+            texts = [p.get("content") for p in system if isinstance(p, MAPPINGS)]
             system = "\n\n".join(t for t in texts if isinstance(t, str))
         if isinstance(system, str) and system and "system" not in builder.transcript.metadata:
             builder.transcript.metadata["system"] = system
@@ -1098,7 +1101,7 @@ class _Rebuild:
         ``span`` is the same call of)."""
         parent = self.by_id.get((span.trace_id, span.parent_id or ""))
         while parent is not None and parent.op not in _AGENT_OPS and parent.op not in _TOOL_OPS:
-            if parent.op in _MODEL_OPS and span_usage(parent.attributes) is not None:
+            if parent.op in MODEL_OPS and span_usage(parent.attributes) is not None:
                 return True
             parent = self.by_id.get((parent.trace_id, parent.parent_id or ""))
         return False
@@ -1377,8 +1380,8 @@ class _Rebuild:
         after as many steps as it was allowed (its ``run`` arguments' ``max_steps``, else the
         agent's, ``smolagents.max_steps``), hit ``max_steps``: traced without its model calls,
         its answer is only the agent span's output, after the notice the loader shows."""
-        arguments = _json(span.attributes.get("input.value"))
-        allowed = as_int(arguments.get("max_steps")) if isinstance(arguments, _MAPS) else None
+        arguments = json_value(span.attributes.get("input.value"))
+        allowed = as_int(arguments.get("max_steps")) if isinstance(arguments, MAPPINGS) else None
         allowed = allowed if allowed is not None else as_int(span.attributes.get(_MAX_STEPS))
         if allowed is not None and steps >= allowed:
             builder.transcript.append(max_steps_notice(span.ended_at))
@@ -1395,8 +1398,8 @@ class _Rebuild:
         raw = span.attributes.get("output.value")
         if not isinstance(raw, str):
             return
-        json_value = span.attributes.get("output.mime_type") == "application/json"
-        value = _json(raw) if json_value else raw
+        is_json = span.attributes.get("output.mime_type") == "application/json"
+        value = json_value(raw) if is_json else raw
         text = value if isinstance(value, str) else answer_text(value, None)
         before = len(builder.transcript.entries)
         builder.feed({"role": "assistant", "content": text}, span.line)
@@ -1458,8 +1461,8 @@ def read(source: Source, *, sample: str | None = None, epoch: int | None = None)
         return transcript
     key = chosen_conversation(source.name, NAME, grouped, sample, "conversation id")
     held = _kinds_held(grouped)
-    _set_aside(source.accounting, sum(held.values(), Counter()) - held[key])
-    return _conversation(source.name, key, grouped)
+    set_aside_other_conversations(source.accounting, sum(held.values(), Counter()) - held[key])
+    return conversation_transcript(source.name, key, grouped)
 
 
 def chosen_conversation(
@@ -1490,8 +1493,8 @@ def read_each(source: Source) -> Iterator[tuple[str | None, Transcript]]:
     every = sum(held.values(), Counter())
     for key in grouped:
         accounting = source.accounting.copy()
-        _set_aside(accounting, every - held[key])
-        transcript = _conversation(source.name, key, grouped)
+        set_aside_other_conversations(accounting, every - held[key])
+        transcript = conversation_transcript(source.name, key, grouped)
         yield (
             (key if len(grouped) > 1 else None),
             settle_load(transcript, source, module, accounting),
@@ -1524,7 +1527,7 @@ def _read_spans(source: Source) -> list[Span]:
                 _jaeger_span(raw, line, warn)
                 for trace in traces
                 for raw in as_list(trace.get("spans"))
-                if isinstance(raw, _MAPS)
+                if isinstance(raw, MAPPINGS)
             ]
         elif _is_request(record):
             found = [_span(raw, line, warn) for raw in raw_spans(record)]
@@ -1567,9 +1570,10 @@ def said_once(source: Source, line: int, said: set[str]) -> Warn:
     return warn
 
 
-def _conversation(name: str, key: str, grouped: Mapping[str, list[Span]]) -> Transcript:
-    """The transcript of conversation ``key`` (named its ``sample`` when the file holds
-    several)."""
+def conversation_transcript(name: str, key: str, grouped: Mapping[str, list[Span]]) -> Transcript:
+    """The transcript of conversation ``key`` of ``grouped`` (:func:`conversations`), rebuilt
+    from its spans, as every reader of spans gives one: ``session_id`` its id, and ``sample``
+    its id too when ``grouped`` holds several. ``name``: the source's, for its warnings."""
     transcript = _Rebuild(grouped[key], name).transcript()
     transcript.metadata["session_id"] = key
     if len(grouped) > 1:
@@ -1601,10 +1605,10 @@ def _kinds_held(grouped: Mapping[str, list[Span]]) -> dict[str, Counter[str]]:
     return {key: Counter(record_type(span.op) for span in spans) for key, spans in grouped.items()}
 
 
-def _set_aside(accounting: Accounting, others: Counter[str]) -> None:
-    """Spans of the conversations not read were counted as mapped when they were read (the
-    choice needs the whole file): count them as left out instead (``others``: how many of
-    each record type)."""
+def set_aside_other_conversations(accounting: Accounting, others: Counter[str]) -> None:
+    """Count the spans of the conversations not read (``others``: how many of each record
+    type) as ``span/(other conversation)``, left out, in ``accounting``: they were counted as
+    mapped when they were read, since choosing one conversation needs the whole file."""
     counts = accounting.counts
     for kind, count in others.items():
         counts[kind]["mapped"] -= count

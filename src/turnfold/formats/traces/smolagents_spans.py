@@ -20,9 +20,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from turnfold.formats.common import as_list, parse_arguments
+from turnfold.formats.common import MAPPINGS, as_list, parse_arguments
 from turnfold.formats.frameworks.smolagents import answer_text
-from turnfold.formats.traces.spans import _MAPS, Span, _json
+from turnfold.formats.traces.spans import Span, json_value
 
 #: The attribute OpenInference writes for the first tool a model call was offered.
 _TOOLS_OFFERED = "llm.tools.0.tool.json_schema"
@@ -54,8 +54,8 @@ def streamed_answer(span: Span) -> str | None:
     looks for ``agent.monitor.steps``, which smolagents' ``Monitor`` has not): the steps, tool
     calls and outputs the other spans show, then the step that ends the stream
     (:func:`final_answer_step`)."""
-    arguments = _json(span.attributes.get("input.value"))
-    if not isinstance(arguments, _MAPS) or arguments.get("stream") is not True:
+    arguments = json_value(span.attributes.get("input.value"))
+    if not isinstance(arguments, MAPPINGS) or arguments.get("stream") is not True:
         return None
     output = span.attributes.get("output.value")
     return final_answer_step(output) if isinstance(output, str) else ""
@@ -106,8 +106,8 @@ def is_smolagents_span(span: Span) -> bool:
     (the ``_RunWrapper`` of openinference-instrumentation-smolagents 0.1.43 records the error
     and re-raises without ending its span, so no exporter gets it): these spans are then all
     there is of the run."""
-    value = _json(span.attributes.get("input.value"))
-    if not isinstance(value, _MAPS):
+    value = json_value(span.attributes.get("input.value"))
+    if not isinstance(value, MAPPINGS):
         return False
     if span.op == "CHAIN":
         return _STEP_NAME.fullmatch(span.name) is not None and "memory_step" in value
@@ -134,7 +134,7 @@ def smolagents_task(inputs: list[dict[str, Any]]) -> str | None:
     for message in reversed(inputs):
         content = message.get("content") if message.get("role") == "user" else None
         if isinstance(content, list):  # text and images: the task is the first text part
-            texts = [p.get("text") for p in content if isinstance(p, _MAPS)]
+            texts = [p.get("text") for p in content if isinstance(p, MAPPINGS)]
             content = next((t for t in texts if isinstance(t, str)), None)
         if isinstance(content, str) and content.startswith(_NEW_TASK):
             return content.removeprefix(_NEW_TASK)
@@ -157,15 +157,15 @@ def _smolagents_arguments(value: Any, attributes: Mapping[str, Any]) -> Any:
     ...                       {"tool.parameters": '{"answer": {"type": "any"}}'})
     {'answer': 'done'}
     """
-    if not isinstance(value, _MAPS) or set(value) != _SMOLAGENTS_CALL:
+    if not isinstance(value, MAPPINGS) or set(value) != _SMOLAGENTS_CALL:
         return value
     args, kwargs = value["args"], value["kwargs"]
-    if not isinstance(args, list) or not isinstance(kwargs, _MAPS):
+    if not isinstance(args, list) or not isinstance(kwargs, MAPPINGS):
         return value
-    if len(args) == 1 and not kwargs and isinstance(args[0], _MAPS):
+    if len(args) == 1 and not kwargs and isinstance(args[0], MAPPINGS):
         return args[0]
-    names = _json(attributes.get("tool.parameters"))
-    names = list(names) if isinstance(names, _MAPS) else []
+    names = json_value(attributes.get("tool.parameters"))
+    names = list(names) if isinstance(names, MAPPINGS) else []
     if len(args) > len(names):
         return value
     return {**dict(zip(names, args, strict=False)), **kwargs}
@@ -240,8 +240,8 @@ def _thought(text: str) -> str:
 
 
 def _function(call: Any) -> Mapping[str, Any]:
-    function = call.get("function") if isinstance(call, _MAPS) else None
-    return function if isinstance(function, _MAPS) else {}
+    function = call.get("function") if isinstance(call, MAPPINGS) else None
+    return function if isinstance(function, MAPPINGS) else {}
 
 
 def _final_answer(call: Mapping[str, Any]) -> str:
@@ -249,7 +249,7 @@ def _final_answer(call: Mapping[str, Any]) -> str:
     (as smolagents' ``ToolCallingAgent.process_tool_calls`` takes them), shown as the
     smolagents loader shows it (:func:`~turnfold.formats.frameworks.smolagents.answer_text`)."""
     args = parse_arguments(_function(call).get("arguments"))
-    answer = args.get("answer", args) if isinstance(args, _MAPS) else args
+    answer = args.get("answer", args) if isinstance(args, MAPPINGS) else args
     return answer if isinstance(answer, str) else answer_text(answer, None)
 
 

@@ -5,7 +5,7 @@ Three forms: OTLP JSON (an ``ExportTraceServiceRequest``: ``AnyValue`` attribute
 or base64, Unix nanoseconds: :func:`raw_spans`, :func:`_span`), the SDK's
 ``ConsoleSpanExporter`` dump (:func:`is_console_span`, :func:`_console_span`) and Jaeger's JSON
 export (:func:`jaeger_traces`, :func:`_jaeger_span`). Each span is named its operation as it
-is decoded (:func:`operation`). :func:`_json` decodes an attribute value written as JSON text,
+is decoded (:func:`operation`). :func:`json_value` decodes an attribute value written as JSON text,
 as every convention writes structured values.
 
 Apart from the reader (:mod:`~turnfold.formats.traces.otlp`) because this is decoding only:
@@ -23,14 +23,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 from turnfold import codec
-from turnfold.formats.common import as_int, as_list, warned_timestamp
+from turnfold.formats.common import MAPPINGS, as_int, as_list, warned_timestamp
 
 _ERROR_CODES = ("STATUS_CODE_ERROR", 2, "2", "ERROR")
 _NANOS = "ns since the epoch"
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
-#: What a mapping is: decoded JSON is made of dicts, which ``dict`` (an exact type check)
-#: accepts before ``Mapping``'s slower ABC check runs; a document passed in may be any mapping.
-_MAPS = (dict, Mapping)
 #: Where a decoder says a span's time is no time: a warning's reason, which the reader gives
 #: the span's line.
 Warn = Callable[[str], object]
@@ -48,7 +45,7 @@ def any_value(value: Any) -> Any:
     >>> any_value({"kvlistValue": {"values": [{"key": "a", "value": {"doubleValue": 0.5}}]}})
     {'a': 0.5}
     """
-    if not isinstance(value, _MAPS):
+    if not isinstance(value, MAPPINGS):
         return None
     if "stringValue" in value:
         return value["stringValue"]
@@ -63,11 +60,11 @@ def any_value(value: Any) -> Any:
             return value[key]
     if "arrayValue" in value:
         inner = value["arrayValue"]
-        values = inner.get("values") if isinstance(inner, _MAPS) else None
+        values = inner.get("values") if isinstance(inner, MAPPINGS) else None
         return [any_value(v) for v in values] if isinstance(values, list) else []
     if "kvlistValue" in value:
         inner = value["kvlistValue"]
-        values = inner.get("values") if isinstance(inner, _MAPS) else None
+        values = inner.get("values") if isinstance(inner, MAPPINGS) else None
         return attributes_of(values)
     return None
 
@@ -77,7 +74,7 @@ def attributes_of(attributes: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if isinstance(attributes, list):
         for item in attributes:
-            if isinstance(item, _MAPS) and isinstance(key := item.get("key"), str):
+            if isinstance(item, MAPPINGS) and isinstance(key := item.get("key"), str):
                 value = item.get("value")
                 # Most attributes are strings: read those here, the rest through any_value.
                 if type(value) is dict and "stringValue" in value:
@@ -126,7 +123,14 @@ def span_time(
                             unit=unit)  # fmt: skip
 
 
-def _json(value: Any) -> Any:
+def json_value(value: Any) -> Any:
+    """An attribute value as the value it stands for: text that is JSON decoded (every
+    convention writes a structured value as JSON text), any other value, and text that is no
+    JSON, as it is.
+
+    >>> json_value('{"city": "Paris"}'), json_value("Paris"), json_value(3)
+    ({'city': 'Paris'}, 'Paris', 3)
+    """
     if isinstance(value, str):
         try:
             return codec.loads(value)
@@ -252,20 +256,20 @@ def events_of(
     ``attributes``, read by ``attributes``); an event without a name is left out."""
     events = []
     for event in as_list(raw.get("events")):
-        if isinstance(event, _MAPS) and isinstance(event.get("name"), str):
+        if isinstance(event, MAPPINGS) and isinstance(event.get("name"), str):
             events.append((event["name"], attributes(event.get("attributes"))))
     return events
 
 
 def plain_attributes(values: Any) -> dict[str, Any]:
     """Attributes written as a plain object (a console dump's, MLflow's), copied."""
-    return dict(values) if isinstance(values, _MAPS) else {}
+    return dict(values) if isinstance(values, MAPPINGS) else {}
 
 
 def status_of(raw: Mapping[str, Any]) -> Mapping[str, Any]:
     """A span's ``status`` object; empty where it has none."""
     status = raw.get("status")
-    return status if isinstance(status, _MAPS) else {}
+    return status if isinstance(status, MAPPINGS) else {}
 
 
 def _span(raw: Mapping[str, Any], line: int, warn: Warn) -> Span | None:
@@ -327,8 +331,8 @@ def is_console_span(value: Any) -> bool:
     """A span as the OpenTelemetry SDK's ``ReadableSpan.to_json()`` writes it (what
     ``ConsoleSpanExporter`` prints, one object a span): ``context`` with its ids, ``parent_id``."""
     return (
-        isinstance(value, _MAPS)
-        and isinstance(context := value.get("context"), _MAPS)
+        isinstance(value, MAPPINGS)
+        and isinstance(context := value.get("context"), MAPPINGS)
         and "span_id" in context
         and "parent_id" in value
     )
@@ -375,7 +379,7 @@ def _console_span(raw: Mapping[str, Any], line: int, warn: Warn) -> Span | None:
     if trace is None or own is None:
         return None
     raw_attributes = raw.get("attributes")
-    attributes = dict(raw_attributes) if isinstance(raw_attributes, _MAPS) else {}
+    attributes = dict(raw_attributes) if isinstance(raw_attributes, MAPPINGS) else {}
     name = raw.get("name") if isinstance(raw.get("name"), str) else ""
     events = events_of(raw, plain_attributes)
     status = status_of(raw)
@@ -405,13 +409,13 @@ def _console_span(raw: Mapping[str, Any], line: int, warn: Warn) -> Span | None:
 def jaeger_traces(value: Any) -> list[Mapping[str, Any]] | None:
     """The traces of a Jaeger JSON export (the query service's ``{"data": [trace…]}``, what
     its UI's "Download JSON" saves, or one ``{"traceID", "spans", "processes"}``), else None."""
-    if not isinstance(value, _MAPS):
+    if not isinstance(value, MAPPINGS):
         return None
     if isinstance(value.get("spans"), list) and "traceID" in value:
         return [value]
     data = value.get("data")
-    if isinstance(data, list) and data and isinstance(data[0], _MAPS) and "spans" in data[0]:
-        return [trace for trace in data if isinstance(trace, _MAPS)]
+    if isinstance(data, list) and data and isinstance(data[0], MAPPINGS) and "spans" in data[0]:
+        return [trace for trace in data if isinstance(trace, MAPPINGS)]
     return None
 
 
@@ -420,7 +424,7 @@ def _tags(tags: Any) -> dict[str, Any]:
     return {
         t["key"]: t.get("value")
         for t in as_list(tags)
-        if isinstance(t, _MAPS) and isinstance(t.get("key"), str)
+        if isinstance(t, MAPPINGS) and isinstance(t.get("key"), str)
     }
 
 
@@ -437,13 +441,13 @@ def _jaeger_span(raw: Mapping[str, Any], line: int, warn: Warn) -> Span | None:
         (
             r.get("spanID")
             for r in as_list(raw.get("references"))
-            if isinstance(r, _MAPS) and r.get("refType") == "CHILD_OF"
+            if isinstance(r, MAPPINGS) and r.get("refType") == "CHILD_OF"
         ),
         None,
     )
     events = []
     for log in as_list(raw.get("logs")):
-        fields = _tags(log.get("fields")) if isinstance(log, _MAPS) else {}
+        fields = _tags(log.get("fields")) if isinstance(log, MAPPINGS) else {}
         name = fields.pop("event", None)
         if isinstance(name, str):
             events.append((name, fields))
@@ -477,12 +481,12 @@ def _jaeger_span(raw: Mapping[str, Any], line: int, warn: Warn) -> Span | None:
 
 def raw_spans(request: Any) -> Iterator[Mapping[str, Any]]:
     """Every span object of an ``ExportTraceServiceRequest``."""
-    if not isinstance(request, _MAPS):
+    if not isinstance(request, MAPPINGS):
         return
     for resource in as_list(request.get("resourceSpans")):
-        if not isinstance(resource, _MAPS):
+        if not isinstance(resource, MAPPINGS):
             continue
         scopes = resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans")
         for scope in as_list(scopes):
-            if isinstance(scope, _MAPS):
-                yield from (s for s in as_list(scope.get("spans")) if isinstance(s, _MAPS))
+            if isinstance(scope, MAPPINGS):
+                yield from (s for s in as_list(scope.get("spans")) if isinstance(s, MAPPINGS))
