@@ -36,6 +36,7 @@ from turnfold.corpus.discover import (
     Item,
     discover,
     iter_paths,
+    loose_warning,
     table_files,
 )
 from turnfold.corpus.engine import (
@@ -768,8 +769,12 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
         unread: list[str] = []
         # Files skipped though some of their first records hold runs (C-7: said, not silent).
         few_runs: list[str] = []
+        # Files of a session's that no session reads (C-7: said at every scan, the index's too).
+        loose = [position for position, stored in known.items() if stored.kind == "loose"]
 
         def took(position: int, summary: Summary) -> None:
+            if summary.kind == "loose":
+                loose.append(position)
             if summary.unread is not None:
                 unread.append(f"{items[position].path} ({summary.unread})")
             if summary.why_skipped is not None:
@@ -835,6 +840,8 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
                 f"some are: {'; '.join(few_runs)}. Keep the runs in a file of their own to "
                 "scan each as a row"
             )
+        if loose:
+            warn_at_caller(loose_warning([str(items[p].path) for p in sorted(set(loose))]))
         for position in range(len(items)):
             run.take_file(known.get(position) or read[position], position)
         if index is not None:

@@ -891,6 +891,31 @@ def is_session_bookkeeping(path: Path, format: str | None = None) -> bool:
     return _session_file_beside(path.parent.parent)
 
 
+#: A row's ``error`` for a file of OpenCode's ``storage/`` that no session reads
+#: (:func:`is_loose`; :func:`~turnfold.corpus.summarize.summarize`).
+LOOSE = (
+    "a file of OpenCode's storage/ that no session there reads: a message or a part whose "
+    "session's file is missing, or a part whose message's file is missing that names no "
+    "session there"
+)
+
+
+def is_loose(path: Path) -> bool:
+    """Whether ``path``, a file a session's loader reads beside the session whose session is
+    not there (:func:`session_of` found none), is one of OpenCode's ``storage/`` (before 1.2):
+    a message or a part that no session reads, which a scan says (their count and the first),
+    never passes over unsaid. A session deleted while OpenCode stopped half-way leaves such
+    files (:mod:`turnfold.formats.agents.opencode_filing`)."""
+    return opencode.legacy_kind(path) in ("message", "part")
+
+
+def loose_warning(paths: list[str]) -> str:
+    """What a scan says of the files :func:`is_loose` tells, given in the scan's order."""
+    return (f"{len(paths)} file(s) of OpenCode's storage/ that no session there reads, not "
+            f"shown (first: {paths[0]}): messages or parts whose session's file is missing, or "
+            "parts whose message's file is missing that name no session there")  # fmt: skip
+
+
 def session_of(path: Path, format: str | None, head: list[Any]) -> str | None:
     """The session file a sub-agent's file, or a session's bookkeeping file, belongs to, as a
     pattern of its path (:func:`fnmatch.fnmatchcase`); None when neither the file's place nor

@@ -26,9 +26,11 @@ from turnfold.corpus import runs
 from turnfold.corpus.discover import (
     CANDIDATE_SUFFIXES,
     DATABASE_SUFFIXES,
+    LOOSE,
     SESSION_DATABASES,
     TEXT_SUFFIXES,
     Item,
+    is_loose,
     is_session_bookkeeping,
     is_subagent_file,
     session_of,
@@ -110,9 +112,10 @@ Visit = Callable[[Transcript, dict[str, Any]], None]
 
 #: What reading an item found: rows (one for a session; one per sample and epoch of an eval
 #: log, none for a log of no sample is an error row), a file no loader recognises
-#: (``skipped``), a sub-agent's file (``child``), or a file that is part of another file's
-#: session (``part``: a Gemini CLI resume's briefing stub).
-Kind = Literal["rows", "skipped", "child", "part"]
+#: (``skipped``), a sub-agent's file (``child``), a file that is part of another file's
+#: session (``part``: a Gemini CLI resume's briefing stub), or a file of a session's that no
+#: session reads (``loose``: :func:`~turnfold.corpus.discover.is_loose`), which the scan says.
+Kind = Literal["rows", "skipped", "child", "part", "loose"]
 
 
 #: Rows an eval log's summary holds as dicts before it packs them into Arrow record batches,
@@ -226,6 +229,7 @@ def summarize(item: Item) -> dict[str, Any]:
     why = {
         "child": "a sub-agent's file: it belongs to its parent session",
         "part": "a Gemini CLI resume's briefing stub: it belongs to the session of its sessionId",
+        "loose": LOOSE,
     }.get(found.kind, "no loader recognises this file")
     return error_row(item, why)
 
@@ -322,7 +326,10 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
             return growing
     format = item.format
     if item.path is not None and is_session_bookkeeping(Path(item.path), format):
-        return Summary("child", session=session_of(Path(item.path), format, []))
+        session = session_of(Path(item.path), format, [])
+        if session is None and is_loose(Path(item.path)):
+            return Summary("loose")
+        return Summary("child", session=session)
     try:
         transcript: Transcript | None = None
         if item.path is not None and format is None:

@@ -21,10 +21,18 @@ Inputs:
   the same documents with their ids, one a file. Each is keyed by its file's name (a message's
   session and a part's message by their folders'), as OpenCode finds them and as 1.2 takes
   their ids when it copies them into its database on its first run (it leaves them); an id
-  inside that differs is warned of, and the files filed under it are read too (C-7). Any file
-  of a session reads that session; the ``storage/`` folder (or the data folder holding it) is
-  read as the database is (``sample=`` names the session). Only the files of the session read
-  (and its sub-agents') are opened.
+  inside that differs is warned of, and the files filed under it are read too (C-7). An id a
+  document names (a sub-agent's ``parentID``, a ``task`` call's ``sessionId``) finds the file of
+  that name, else the file holding that id (:mod:`~turnfold.formats.agents.opencode_filing`),
+  so a sub-agent nests in its lead whatever the lead's file is named. A part whose message's
+  file is missing (a reverted message's, whose file OpenCode deletes and whose parts it leaves;
+  a message deleted half-way) is read with the session its ``sessionID`` names, as a message of
+  its own where its id places it, its role told by its parts, and warned of. Any file of a
+  session reads that session; the ``storage/`` folder (or the data folder holding it) is read
+  as the database is (``sample=`` names the session; its sessions are those with no lead
+  there). Of the sessions' files, only those of the session read (and its sub-agents') are
+  opened; and, to learn where they belong, the parts whose message's file is missing, and
+  every session's file when an id names none by its name.
 
 Each message's parts, in order (``part.id`` ascends in time):
 
@@ -75,6 +83,7 @@ from typing import Any
 
 from turnfold import codec
 from turnfold.formats import databases
+from turnfold.formats.agents import opencode_filing
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     as_int,
@@ -181,6 +190,10 @@ _LEGACY_FOLDER = {"session": "", "message": "ses_", "part": "msg_"}
 _NAME = re.compile(r"^[^/\\\x00]{1,250}$")
 #: A sub-agent nests its own sub-agents' sessions at most this deep (a cycle of ids ends).
 _MAX_DEPTH = 8
+#: The parts only an assistant's message holds (its steps and what they did): a message whose
+#: file is missing is read as the assistant's when one of its parts is of these.
+_STEP_PARTS = frozenset({"step-start", "step-finish", "reasoning", "tool", "patch", "snapshot",
+                         "retry"})  # fmt: skip
 _ABORTED = "Tool execution aborted"
 #: What a call's error begins with when the user denied it permission (its
 #: ``PermissionRejectedError``, and ``PermissionCorrectedError`` adding the user's feedback):
@@ -315,6 +328,9 @@ def detect(source: Source) -> Evidence:
 class Message:
     info: Mapping[str, Any]
     parts: list[Any] = field(default_factory=list)
+    #: False for a message whose file is missing, read from its parts alone: no record of it
+    #: to account for.
+    recorded: bool = True
 
 
 @dataclass
@@ -438,13 +454,14 @@ class _Database:
 
 class _Storage:
     """The sessions of OpenCode's ``storage/`` folder (before 1.2), read on demand: of its
-    files, only those of the sessions asked for are opened."""
+    sessions' files, only those of the sessions asked for are opened (and those no name leads
+    to: :mod:`~turnfold.formats.agents.opencode_filing`)."""
 
     def __init__(self, root: Path, source: Source) -> None:
         self.root = root
         self.source = source
 
-    def warn(self, reason: str, record_type: str) -> None:
+    def warn(self, reason: str, record_type: str | None) -> None:
         self.source.warn(reason, record_type=record_type)
 
     def document(self, path: Path, record_type: str) -> dict[str, Any] | None:
@@ -470,12 +487,46 @@ class _Storage:
                 return project / f"{session_id}.json"
         return None
 
+    def referenced(self, session_id: str) -> Path | None:
+        """The file of the session a document names by its id (a sub-agent's ``parentID``, a
+        ``task`` call's ``sessionId``, a part's ``sessionID``, a message's folder): the file of
+        that name, as OpenCode finds it; else the file holding that id, named otherwise since
+        the id was written."""
+        found = self.session_file(session_id)
+        return found if found is not None else opencode_filing.holders(self.root).get(session_id)
+
+    def top(self, path: Path, info: Mapping[str, Any]) -> Path:
+        """The session's file whose row holds the session of ``path`` (``info`` its document):
+        its top-level lead's, each sub-agent's lead found by its ``parentID``
+        (:meth:`referenced`), so a sub-agent is never a row of its own beside its lead's,
+        whatever the lead's title or file name. The file itself where it names no lead, where
+        its lead's file is not there or cannot be read (it is a session of its own then, never
+        dropped), and where the leads go round in a circle (none is the top)."""
+        seen = [path]
+        current, document = path, info
+        while len(seen) <= _MAX_DEPTH:
+            parent = document.get("parentID")
+            if not isinstance(parent, str) or not parent:
+                return current
+            lead = self.referenced(parent)
+            if lead is None:
+                return current
+            if lead in seen:
+                return path
+            lead_info = opencode_filing.document(lead)
+            if not lead_info:
+                return current
+            seen.append(lead)
+            current, document = lead, lead_info
+        return path
+
     def roots(self) -> list[tuple[str, str]]:
+        """The sessions that are rows of their own (:meth:`top`), oldest first."""
         found = []
         # Every file of session/<projectID>/, as OpenCode reads them: keyed by its name.
         for path in sibling_files(self.root / "session", "*/*.json"):
             info = self.document(path, "session")
-            if info is not None and not info.get("parentID"):
+            if info is not None and self.top(path, info) == path:
                 created = as_int(_mapping(info.get("time")).get("created")) or 0
                 found.append((created, path.stem, stringify(info.get("title", ""))))
         return [(i, t) for _, i, t in sorted(found)]
@@ -483,13 +534,11 @@ class _Storage:
     def holding(self, held: str) -> str | None:
         """Where the id ``held`` is a session's file's name it is not (a ``sample=`` taken from
         inside a file named otherwise): said, with the name it is read by."""
-        for path in sibling_files(self.root / "session", "*/*.json"):
-            with contextlib.suppress(OSError, ValueError):
-                document = codec.loads(path.read_bytes())
-                if isinstance(document, dict) and document.get("id") == held:
-                    return (f"{path} holds that id, but OpenCode keys a session by its file's "
-                            f"name: sample={path.stem!r}")  # fmt: skip
-        return None
+        path = opencode_filing.holders(self.root).get(held)
+        if path is None:
+            return None
+        return (f"{path} holds that id, but OpenCode keys a session by its file's name: "
+                f"sample={path.stem!r}")  # fmt: skip
 
     def filed(self, kind: str, key: str, document: Mapping[str, Any], path: Path) -> list[Path]:
         """The files of what ``key`` (a session's or a message's file name) owns: its messages'
@@ -514,28 +563,83 @@ class _Storage:
         return files + more
 
     def session(self, session_id: str) -> Session | None:
+        """The session whose file is named ``session_id`` (a ``sample=``, or the session a file
+        of it was named by)."""
         path = self.session_file(session_id)
-        info = self.document(path, "session") if path is not None else None
-        if info is None or path is None:
+        return self._read(path) if path is not None else None
+
+    def child(self, session_id: str) -> Session | None:
+        """The session a ``task`` call names by its id (:meth:`referenced`)."""
+        path = self.referenced(session_id)
+        return self._read(path) if path is not None else None
+
+    def _read(self, path: Path) -> Session | None:
+        info = self.document(path, "session")
+        if info is None:
             return None
+        key = path.stem
         self.source.mapped("session")
         messages: list[tuple[Any, str, Path, dict[str, Any]]] = []
-        for file in self.filed("message", session_id, info, path):
+        for file in self.filed("message", key, info, path):
             data = self.document(file, "message")
             if data is not None:
                 created = as_int(_mapping(data.get("time")).get("created")) or 0
                 messages.append((created, file.stem, file, data))
         messages.sort(key=lambda m: m[:2])  # as the database orders them: by time, then id
         read = []
+        # The folders of parts read with their messages (under a message's name or the id
+        # it holds): a part there is no loose one, whatever its message's file is named.
+        taken: set[str] = set()
         for _, message_id, file, data in messages:
             message = Message({**data, "id": message_id})
             parts = self.filed("part", message_id, data, file)
+            taken.update(part.parent.name for part in parts)
+            taken.add(message_id)
             for part in sorted(parts, key=lambda f: f.stem):  # by id, as OpenCode orders them
                 found = self.document(part, "part")
                 if found is not None:
                     message.parts.append({**found, "id": part.stem})
             read.append(message)
-        return Session({**info, "id": session_id}, read)
+        self._loose(key, info.get("id"), taken, read)
+        return Session({**info, "id": key}, read)
+
+    def _loose(self, key: str, held: Any, taken: set[str], read: list[Message]) -> None:
+        """The parts that name this session (by its name, or the id its file holds) and lie in
+        ``part/`` with no message's file of theirs, put in ``read``: a message of each folder,
+        where its id places it among the others (OpenCode's ids ascend in time), as the
+        assistant's where a part is of a step, else as the user's; said in one warning (the
+        count, the first file), never left out unsaid. Most are a reverted message's, whose
+        file OpenCode deleted: the warning says they may be steps undone."""
+        filing = opencode_filing.loose_parts(self.root)
+        found = list(filing.get(key, ()))
+        if isinstance(held, str) and held != key:
+            found += filing.get(held, ())
+        found = [part for part in found if part.parent.name not in taken]
+        if not found:
+            return
+        by_message: dict[str, list[Path]] = {}
+        for part in sorted(found):
+            by_message.setdefault(part.parent.name, []).append(part)
+        roles: dict[str, int] = {}
+        for message_id, files in by_message.items():
+            parts = [
+                {**document, "id": file.stem}
+                for file in sorted(files, key=lambda f: f.stem)
+                if (document := self.document(file, "part")) is not None
+            ]
+            kinds = {part.get("type") for part in parts}
+            role = "assistant" if kinds & _STEP_PARTS else "user"
+            roles[role] = roles.get(role, 0) + 1
+            info = {"id": message_id, "sessionID": key, "role": role}
+            at = max((i + 1 for i, m in enumerate(read) if str(m.info["id"]) < message_id),
+                     default=0)  # fmt: skip
+            read.insert(at, Message(info, parts, recorded=False))
+        told = " and ".join(f"{count} {role}" for role, count in sorted(roles.items()))
+        self.warn(f"{len(found)} part file(s) of session {key} lie in storage/part/ with no file "
+                  f"of their message (first: {sorted(found)[0]}): read where their ids place "
+                  f"them, as {told} message(s), told by their parts; OpenCode deletes a "
+                  "reverted message's file and leaves its parts, so they may be steps undone",
+                  None)  # fmt: skip
 
 
 def _chosen(store: _Database | _Storage, where: Path, sample: Any) -> Session:
@@ -565,7 +669,7 @@ def _read_storage(root: Path, source: Source, sample: Any, session_id: str | Non
                              f"not {sample}")  # fmt: skip
         sample = session_id
     store = _Storage(root, source)
-    return SessionReader(source, store.session).read(_chosen(store, root, sample))
+    return SessionReader(source, store.child).read(_chosen(store, root, sample))
 
 
 def _owner(path: Path, kind: str, document: Mapping[str, Any]) -> str | None:
@@ -590,25 +694,34 @@ def _owner(path: Path, kind: str, document: Mapping[str, Any]) -> str | None:
     return held if isinstance(held, str) else None
 
 
+def _unread(kind: str, session_id: str | None) -> str:
+    """Why no session of its ``storage/`` folder reads a message's or a part's file."""
+    if session_id is None:
+        return (f"an OpenCode {kind} file (before 1.2) whose message's file is not in its "
+                "storage/ folder, and that names no session: no session reads it")  # fmt: skip
+    return (f"an OpenCode {kind} file (before 1.2) of session {session_id}, whose file is not "
+            "in its storage/ folder (deleted, its files left behind): no session reads "
+            "it")  # fmt: skip
+
+
 def legacy_session_file(path: Path) -> Path | None:
-    """The top-level session's file a file of ``storage/`` is part of (a message's or a part's
-    session, a sub-agent's lead, followed up); None when it is not there."""
+    """The file of the session whose row holds a file of ``storage/``: of a message's or a
+    part's session (:func:`_owner`), or of a session, its top-level lead's
+    (:meth:`_Storage.top`); None when no session there reads the file (a message or a part
+    whose session's file is missing: its leftovers, which a scan says)."""
     kind = legacy_kind(path)
     if kind is None:
         return None
     store = _Storage(path.parents[2], Source(str(path), iter(())))
-    document = store.document(path, kind) if kind == "part" else None
-    session_id: Any = _owner(path, kind, document or {})
-    for _ in range(_MAX_DEPTH):
-        found = store.session_file(session_id) if isinstance(session_id, str) else None
-        info = store.document(found, "session") if found is not None else None
-        if info is None:
-            return None
-        parent = info.get("parentID")
-        if not isinstance(parent, str) or not parent:
-            return found
-        session_id = parent
-    return None
+    found: Path | None = path
+    if kind != "session":
+        document = opencode_filing.document(path) if kind == "part" else {}
+        owner = _owner(path, kind, document)
+        found = store.referenced(owner) if owner is not None else None
+    if found is None:
+        return None
+    info = opencode_filing.document(found)
+    return store.top(found, info) if info else found
 
 
 def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:
@@ -664,12 +777,12 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
         if placed is not None and source.path is not None and isinstance(record, Mapping):
             # Keyed by its file's name and place, as OpenCode keys it: the ids inside may
             # differ (said when it is read).
-            session_id = _owner(source.path, placed, record)
-            if session_id is None:
-                raise TranscriptFormatError(source.name, [NAME], line, f"an OpenCode {placed} "
-                                            "file (before 1.2) whose message's file is not in "
-                                            "its storage/ folder")  # fmt: skip
-            return _read_storage(source.path.parents[2], source, sample, session_id)
+            root = source.path.parents[2]
+            owner = _owner(source.path, placed, record)
+            found = _Storage(root, source).referenced(owner) if owner is not None else None
+            if found is None:
+                raise TranscriptFormatError(source.name, [NAME], line, _unread(placed, owner))
+            return _read_storage(root, source, sample, found.stem)
         kind = legacy_document(record)
         if kind is not None:
             raise TranscriptFormatError(source.name, [NAME], line, f"an OpenCode {kind} file "
@@ -796,11 +909,11 @@ class SessionReader:
         self.cwd = as_text(info.get("directory"))
         for message in session.messages:
             role = message.info.get("role")
+            if role in ("user", "assistant") and message.recorded:
+                self.note(f"message/{role}")
             if role == "user":
-                self.note("message/user")
                 self._user(message)
             elif role == "assistant":
-                self.note("message/assistant")
                 self._assistant(message)
             else:
                 self.warn(f"message {message.info.get('id')}: unknown role {role!r}", "message")

@@ -1,0 +1,157 @@
+"""Where the files of OpenCode's ``storage/`` (before 1.2) belong when their names do not say
+it; :mod:`turnfold.formats.agents.opencode` reads them.
+
+OpenCode files each session, message and part under its id (``session/<projectID>/<ses>.json``,
+``message/<ses>/<msg>.json``, ``part/<msg>/<prt>.json``) and finds each by that name. Two kinds
+of file no name leads to:
+
+- a session's file named otherwise than the id it holds (renamed, or moved by an older
+  migration that left its JSON as it was): a sub-agent's ``parentID``, a ``task`` call's
+  ``sessionId`` and a part's ``sessionID`` name it by the id it holds (:func:`holders`);
+- a part whose message's file is missing. ``SessionRevert.cleanup`` (``src/session/revert.ts``
+  before 1.2) deletes the files of the messages after a revert's point and leaves their parts;
+  ``Session.remove`` (``src/session/index.ts``) deletes each message's parts, then the message,
+  then the session's file, so an OpenCode stopped half-way leaves parts, or a session's
+  messages and parts, behind. Each part still names its message and its session
+  (``messageID``, ``sessionID``): it is read with that session, where its message's id places
+  it (:func:`loose_parts`); 1.2 copies none of them into its database.
+
+Both are learned by opening files that no session's own names lead to. A scan asks for them at
+every file of a folder of thousands of sessions, so each is kept per ``storage/`` folder while
+the files and folders it was learned from are unchanged (their modification times and sizes).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from turnfold import codec
+
+#: The ``storage/`` folders whose filing is kept, the least recently learned forgotten first.
+KEPT_FOLDERS = 8
+
+_kept: dict[tuple[str, Path], tuple[Any, Any]] = {}
+_lock = threading.Lock()
+
+
+def holders(root: Path) -> Mapping[str, Path]:
+    """The session files of ``root`` (a ``storage/`` folder) that hold an id other than their
+    name, by that id: where several hold one, the first by path. A file that cannot be read is
+    in none (loading it says why)."""
+    files = _files(root / "session", nested=True)
+    stamps = tuple((str(path), _stamp(path)) for path in files)
+    found: dict[str, Path] = _learned("holders", root, stamps, lambda: _held(files))
+    return found
+
+
+def loose_parts(root: Path) -> Mapping[str, tuple[Path, ...]]:
+    """The part files of ``root`` (a ``storage/`` folder) in a folder named after no message's
+    file (``part/<msg>/`` with no ``message/*/<msg>.json``), by the session each names
+    (``sessionID``), in order of path. A part that names no session, or cannot be read, is
+    under none: no session can read it."""
+    messages = root / "message"
+    parts = root / "part"
+    # A message's file added or deleted changes its folder's time, a folder of parts added or
+    # deleted the time of part/; a part added to a loose folder is checked below.
+    stamps = (_stamp(messages), _stamp(parts),
+              tuple((path.name, _stamp(path)) for path in _folders(messages)))  # fmt: skip
+    found: tuple[tuple[tuple[str, Any], ...], dict[str, tuple[Path, ...]]] = _learned(
+        "loose", root, stamps, lambda: _loose(messages, parts), still=_unchanged(parts)
+    )
+    return found[1]
+
+
+def _learned(
+    what: str,
+    root: Path,
+    stamps: Any,
+    learn: Callable[[], Any],
+    still: Callable[[Any], bool] = lambda value: True,
+) -> Any:
+    """What ``learn`` finds of ``root``, learned again when ``stamps`` changed since (or
+    ``still`` says the value no longer holds)."""
+    key = (what, root)
+    with _lock:
+        kept = _kept.get(key)
+    if kept is not None and kept[0] == stamps and still(kept[1]):
+        return kept[1]
+    value = learn()
+    with _lock:
+        _kept.pop(key, None)
+        _kept[key] = (stamps, value)
+        while len(_kept) > 2 * KEPT_FOLDERS:  # two things learned of each folder
+            del _kept[next(iter(_kept))]
+    return value
+
+
+def _unchanged(parts: Path) -> Callable[[Any], bool]:
+    """Whether the loose folders learned are as they were (a part added to one, or deleted)."""
+    return lambda value: all(_stamp(parts / name) == stamp for name, stamp in value[0])
+
+
+def _held(files: list[Path]) -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for path in files:
+        held = document(path).get("id")
+        if isinstance(held, str) and held != path.stem:
+            found.setdefault(held, path)
+    return found
+
+
+def _loose(
+    messages: Path, parts: Path
+) -> tuple[tuple[tuple[str, Any], ...], dict[str, tuple[Path, ...]]]:
+    named = {path.stem for folder in _folders(messages) for path in _files(folder, nested=False)}
+    folders = [folder for folder in _folders(parts) if folder.name not in named]
+    by_session: dict[str, list[Path]] = {}
+    for folder in folders:
+        for path in _files(folder, nested=False):
+            session = document(path).get("sessionID")
+            if isinstance(session, str) and session:
+                by_session.setdefault(session, []).append(path)
+    stamps = tuple((folder.name, _stamp(folder)) for folder in folders)
+    return stamps, {session: tuple(paths) for session, paths in sorted(by_session.items())}
+
+
+def document(path: Path) -> Mapping[str, Any]:
+    """The JSON object of a file opened to learn where a file belongs; empty when it has none
+    (reading that file itself says what is wrong with it)."""
+    try:
+        value = codec.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+def _folders(folder: Path) -> list[Path]:
+    """The folders in ``folder``, by name (none when it cannot be listed)."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(Path(e.path) for e in entries if e.is_dir())
+    except OSError:
+        return []
+
+
+def _files(folder: Path, *, nested: bool) -> list[Path]:
+    """The regular ``.json`` files in ``folder`` (``nested``: in its folders), by path: a named
+    pipe among them is passed over, never waited on."""
+    found: list[Path] = []
+    for inner in _folders(folder) if nested else [folder]:
+        try:
+            with os.scandir(inner) as entries:
+                found += (Path(e.path) for e in entries if e.name.endswith(".json") and e.is_file())
+        except OSError:
+            continue
+    return sorted(found)
