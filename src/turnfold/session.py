@@ -54,6 +54,7 @@ AGENT_NAMES: dict[str, str] = {
     "claude-code": "Claude Code", "claude-stream-json": "Claude Code", "codex": "Codex",
     "codex-exec-json": "Codex", "gemini": "Gemini CLI", "qwen": "Qwen Code", "cursor": "Cursor",
     "gemini-stream-json": "Gemini CLI", "cursor-stream-json": "Cursor", "cline-json": "Cline",
+    "gemini-checkpoint": "Gemini CLI",
     "cline": "Cline", "aider": "aider", "inspect": "Inspect", "swe-agent": "SWE-agent",
     "mini-swe-agent": "mini-SWE-agent", "openhands": "OpenHands",
     "openai-agents": "OpenAI Agents SDK", "langchain": "LangChain", "pydantic-ai": "Pydantic AI",

@@ -173,7 +173,9 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #: skipped file (C-7): ``corpus.skipped`` counts what might have been a session and could not
 #: be read, not the tool's bookkeeping, as a Copilot session folder's ``workspace.yaml`` is not.
 #: The prompt histories hold every prompt the user typed. A file the user names (a path, a
-#: pattern's match) is read as any other.
+#: pattern's match) is read as any other. Each as the pinned CLI of tests/agents wrote it in a
+#: run of its scenarios there (interactive too, for Gemini CLI's and Qwen Code's checkpoints),
+#: or as its bundle writes it where the name says so:
 #:
 #: - GitHub Copilot CLI 1.0.102, ``~/.copilot`` (``$COPILOT_HOME``): the prompt history
 #:   ``command-history-state.json`` (``command-history-state`` before 1.0, both in the XDG
@@ -184,14 +186,57 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   ``$CODEX_HOME``): the prompt history ``history.jsonl`` (in the ``claude`` binary 2.1.332 and
 #:   the ``codex`` binary 0.171.0 of tests/agents; Claude Code lists it among its own
 #:   sensitive files);
-#: - Claude Code, ``~/.claude``: its debug log ``debug/<session>.txt`` (``defaultLogPath``), and
-#:   the todo lists ``todos/<session>-agent-<id>.json`` older versions wrote (2.1.332 writes
-#:   none, and clears the folder among its own: ``todos``, ``statsig``, ``logs``);
-#: - Gemini CLI and Qwen Code, ``~/.gemini`` and ``~/.qwen`` (``$QWEN_HOME``,
+#: - Claude Code 2.1.332, ``~/.claude``: its debug log ``debug/<session>.txt``
+#:   (``defaultLogPath``); the todo lists ``todos/<session>-agent-<id>.json`` older versions
+#:   wrote (2.1.332 writes none, and clears the folder among its own: ``todos``, ``statsig``,
+#:   ``logs``); a session's long tool results ``projects/<project>/<session>/tool-results/
+#:   <id>.txt`` (or ``.json``: ``tool-results`` beside the session's folder of sub-agents); a
+#:   plugin's store ``plugins/store/<plugin>-<hash>.json`` (``$.store``, ``usage-rows-queued``);
+#:   the running sessions' ``sessions/<pid>.json``; the backups of edited files
+#:   ``file-history/<session>/<hash>@v<n>``, the shell's ``shell-snapshots/`` and the hooks'
+#:   ``session-env/<session>/`` (its own folders ``shell-snapshots``, ``session-env``,
+#:   ``file-history``); ``stats-cache.json``; the auto memory ``projects/<project>/memory/*.md``
+#:   (``MEMORY.md`` and the notes it indexes);
+#: - Codex CLI 0.171.0, ``~/.codex``: ``installation_id``; its databases ``state_5.sqlite``
+#:   (the threads' index), ``logs_2.sqlite``, ``goals_1.sqlite``, ``queue_1.sqlite``,
+#:   ``memories_1.sqlite``, ``memories_v2_1.sqlite`` and ``thread_history_1.sqlite`` (the
+#:   rollouts' items again), named so in the binary; ``tmp/`` (its helpers' links to itself,
+#:   ``tmp/arg0-linux/codex-arg0<random>/apply_patch``…); ``shell_snapshots/``;
+#:   ``log/codex-tui.log``, ``version.json`` and ``models_cache.json``;
+#: - Gemini CLI 0.61.0 and Qwen Code 0.24.4, ``~/.gemini`` and ``~/.qwen`` (``$QWEN_HOME``,
 #:   ``$QWEN_RUNTIME_DIR``): the prompt log ``tmp/<project>/logs.json`` (``Logger``'s
-#:   ``logs.json`` in ``getProjectTempDir()``, @google/gemini-cli 0.61.0, @qwen-code/qwen-code
-#:   0.24.4); Gemini CLI's list of projects ``projects.json`` (``ProjectRegistry``) and of
-#:   trusted folders ``trustedFolders.json`` (``getTrustedFoldersPath``).
+#:   ``logs.json`` in ``getProjectTempDir()``); the shell mode's history
+#:   ``tmp/<project>/shell_history`` (``getHistoryFilePath``); the ``/restore`` checkpoints
+#:   ``tmp/<project>/checkpoints/<time>-<file>-<tool>.json`` written before each edit the user
+#:   approves (``getProjectTempCheckpointsDir``): each the session up to that call again, which
+#:   a load of one reads (:mod:`turnfold.formats.gemini_checkpoint`), a scan not;
+#: - Gemini CLI 0.61.0, ``~/.gemini``: its list of projects ``projects.json``
+#:   (``ProjectRegistry``) and of trusted folders ``trustedFolders.json``
+#:   (``getTrustedFoldersPath``); ``installation_id`` (``getInstallationIdPath``); the UI's
+#:   ``state.json`` (``PersistentState``); long tool outputs ``tmp/<project>/tool-outputs/
+#:   session-<id>/<tool>__<call>.txt`` (``TOOL_OUTPUTS_DIR``); ``tmp/bin/`` (``getGlobalBinDir``,
+#:   the ripgrep it fetches);
+#: - Qwen Code 0.24.4, ``~/.qwen``: ``output-language.md`` (``LLM_OUTPUT_LANGUAGE_RULE_FILENAME``),
+#:   ``usage_record.jsonl``, ``tip_history.json``, ``extensions/extension-enablement.json``,
+#:   ``extension-store/state.json`` and its ``lock``; a long tool output kept whole,
+#:   ``tmp/<project>/<tool>_<call>.output``; a running session's
+#:   ``projects/<project>/chats/<session>.runtime.json`` (``getRuntimeStatusPath``); the auto
+#:   memory, ``memories/*.md`` and ``projects/<project>/memory/*.md`` with the project's
+#:   ``meta.json``, ``extract-cursor.json`` and ``consolidation.lock``; the backups of edited
+#:   files ``file-history/<session>/<hash>@v<n>`` (``FILE_HISTORY_DIR``);
+#: - Cline CLI 3.0.65 (``@cline/core`` 0.0.86), ``~/.cline/data`` (``$CLINE_DIR``,
+#:   ``$CLINE_DATA_DIR``): its database of sessions' processes and schedules ``db/sessions.db``
+#:   (no message: the messages are the session files'), of teams ``db/teams.db``,
+#:   ``cache/feature-flags.json``, ``settings/global-settings.json`` and ``logs/``
+#:   (``cline.log``, ``hooks.jsonl``, ``connectors/``);
+#: - OpenCode 1.18.33, its data folder ``opencode`` (``Global.Path.data``): ``log/*.log``,
+#:   ``tool-output/tool_<id>`` (long outputs kept whole) and ``snapshot/`` (the git objects of
+#:   its undo points);
+#: - Continue CLI 1.5.47, ``~/.continue`` (``$CONTINUE_GLOBAL_DIR``): ``permissions.yaml``,
+#:   ``logs/cn.log`` and the sessions' index ``sessions/sessions.json``;
+#: - Kimi Code 2.1.0, ``~/.kimi-code`` (``$KIMI_CODE_HOME``): ``device_id``,
+#:   ``session_index.jsonl``, ``workspaces.json``, ``cache/`` (its query store),
+#:   ``file-history/<workspace>`` (the retention list of its backups) and ``logs/*.log``.
 AGENT_FILES = (
     Credentials(
         folders=frozenset({".copilot"}),
@@ -202,15 +247,70 @@ AGENT_FILES = (
         }),
         variables=frozenset({"COPILOT_HOME"}),
     ),
-    Credentials(folders=frozenset({".claude"}),
-                files=frozenset({"history.jsonl", "debug/*.txt", "todos/*.json"}),
-                variables=frozenset({"CLAUDE_CONFIG_DIR"})),
-    Credentials(folders=frozenset({".codex"}), files=frozenset({"history.jsonl"}),
-                variables=frozenset({"CODEX_HOME"})),
-    Credentials(folders=frozenset({".gemini"}),
-                files=frozenset({"tmp/*/logs.json", "projects.json", "trustedFolders.json"})),
-    Credentials(folders=frozenset({".qwen"}), files=frozenset({"tmp/*/logs.json"}),
-                variables=frozenset({"QWEN_HOME", "QWEN_RUNTIME_DIR"})),
+    Credentials(
+        folders=frozenset({".claude"}),
+        files=frozenset({
+            "history.jsonl", "debug/*.txt", "todos/*.json", "projects/*/*/tool-results/*",
+            "plugins/store/*.json", "sessions/*.json", "file-history/**", "shell-snapshots/*",
+            "session-env/**", "stats-cache.json", "projects/*/memory/*.md",
+        }),
+        variables=frozenset({"CLAUDE_CONFIG_DIR"}),
+    ),
+    Credentials(
+        folders=frozenset({".codex"}),
+        files=frozenset({
+            "history.jsonl", "installation_id", "state_5.sqlite", "logs_2.sqlite",
+            "goals_1.sqlite", "queue_1.sqlite", "memories_1.sqlite", "memories_v2_1.sqlite",
+            "thread_history_1.sqlite", "tmp/**", "shell_snapshots/*", "log/codex-tui.log",
+            "version.json", "models_cache.json",
+        }),
+        variables=frozenset({"CODEX_HOME"}),
+    ),
+    Credentials(
+        folders=frozenset({".gemini"}),
+        files=frozenset({
+            "tmp/*/logs.json", "tmp/*/shell_history", "tmp/*/checkpoints/*.json",
+            "projects.json", "trustedFolders.json", "installation_id", "state.json",
+            "tmp/*/tool-outputs/**", "tmp/bin/*",
+        }),
+    ),
+    Credentials(
+        folders=frozenset({".qwen"}),
+        files=frozenset({
+            "tmp/*/logs.json", "tmp/*/shell_history", "tmp/*/checkpoints/*.json",
+            "tmp/*/*.output", "output-language.md", "usage_record.jsonl", "tip_history.json",
+            "extensions/extension-enablement.json", "extension-store/state.json",
+            "extension-store/lock", "projects/*/chats/*.runtime.json", "memories/*.md",
+            "projects/*/memory/*.md", "projects/*/meta.json", "projects/*/extract-cursor.json",
+            "projects/*/consolidation.lock", "file-history/**",
+        }),
+        variables=frozenset({"QWEN_HOME", "QWEN_RUNTIME_DIR"}),
+    ),
+    Credentials(
+        folders=frozenset({".cline"}),
+        files=frozenset({
+            f"{inner}{name}"
+            for inner in ("data/", "")
+            for name in (
+                "db/sessions.db", "db/teams.db", "cache/feature-flags.json",
+                "settings/global-settings.json", "logs/**",
+            )
+        }),
+        variables=frozenset({"CLINE_DIR", "CLINE_DATA_DIR"}),
+    ),
+    Credentials(folders=frozenset({"opencode"}),
+                files=frozenset({"log/*.log", "tool-output/*", "snapshot/**"})),
+    Credentials(folders=frozenset({".continue"}),
+                files=frozenset({"permissions.yaml", "logs/cn.log", "sessions/sessions.json"}),
+                variables=frozenset({"CONTINUE_GLOBAL_DIR"})),
+    Credentials(
+        folders=frozenset({".kimi-code"}),
+        files=frozenset({
+            "device_id", "session_index.jsonl", "workspaces.json", "cache/**",
+            "file-history/*", "logs/*.log",
+        }),
+        variables=frozenset({"KIMI_CODE_HOME"}),
+    ),
 )  # fmt: skip
 _HIDDEN_WALKED = AGENT_FOLDERS | {DATA_HOME[0]}
 

@@ -110,6 +110,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("continue", "turnfold.formats.agents.continue_"),
     ("sharegpt", "turnfold.formats.sharegpt"),
     ("llama-factory", "turnfold.formats.llama_factory"),
+    ("gemini-checkpoint", "turnfold.formats.gemini_checkpoint"),
     ("gemini-api", "turnfold.formats.gemini_api"),
     ("anthropic", "turnfold.formats.anthropic"),
     ("openai-responses", "turnfold.formats.openai_responses"),

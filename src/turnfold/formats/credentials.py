@@ -158,9 +158,9 @@ class _Index:
                 deep.setdefault(inner[0], []).append(inner[:-1])
             elif not _is_wild(inner[-1]):
                 by_name.setdefault(inner[-1], []).append(inner)
-            elif len(inner) > 1:
+            elif len(inner) > 1 and not _is_wild(inner[-2]):
                 by_folder.setdefault(inner[-2], []).append(inner)
-            else:
+            else:  # right in the tool's folder, or in folders a wildcard names (``tmp/*/*.x``)
                 loose.append(inner)
         anywhere_by_name: dict[str, list[_Pattern]] = {}
         anywhere_by_folder: dict[str, list[_Pattern]] = {}
@@ -204,6 +204,13 @@ class _Index:
 
 def _is_wild(name: str) -> bool:
     return "*" in name or "?" in name or "[" in name
+
+
+def _in_named_folders(pattern: str) -> bool:
+    """Whether ``pattern`` names files of any name in folders of any name under its first
+    folder (``tmp/*/*.output``): no one folder's name tells them, the first folder's does."""
+    parts = pattern.split("/")
+    return len(parts) > 2 and _is_wild(parts[-1]) and _is_wild(parts[-2])
 
 
 def _ends_as(parts: tuple[str, ...], tail: _Pattern) -> bool:
@@ -284,7 +291,7 @@ def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
         moved = any(os.environ.get(variable) for variable in keeper.variables)
         for pattern in keeper.files:
             head = pattern.split("/")[0]
-            if pattern.endswith("/**"):
+            if pattern.endswith("/**") or _in_named_folders(pattern):
                 markers.update(f"{os.sep}{folder}{os.sep}{head}{os.sep}"
                                for folder in keeper.folders)  # fmt: skip
                 if moved:
@@ -297,8 +304,8 @@ def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
                 names.add(os.path.basename(value))
         for pattern in (*keeper.files, *keeper.anywhere):
             *inner, last = pattern.split("/")
-            if last == "**":
-                continue
+            if last == "**" or (pattern in keeper.files and _in_named_folders(pattern)):
+                continue  # told by the markers above
             if _is_wild(last):
                 folders.add(inner[-1] if inner else "")
             else:

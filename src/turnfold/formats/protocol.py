@@ -210,6 +210,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             cursor,
             gemini,
             gemini_api,
+            gemini_checkpoint,
             llama_factory,
             native,
             openai_chat,
@@ -274,7 +275,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             openhands_sdk, atif, claude_stream, codex_exec, gemini_stream, cursor_stream,
             cline_json, cline, cline_messages, aider, sharegpt, llama_factory, anthropic,
             openai_responses, openai_chat, opencode_json, copilot, continue_, kimi, kimi_cli,
-            autogen_state, gemini_api,
+            autogen_state, gemini_api, gemini_checkpoint,
         ]  # fmt: skip
         resumable: list[ResumableFormat] = [claude_code, codex, gemini]
         sampled: list[SampledFormat] = [
