@@ -188,7 +188,8 @@ def test_C1_unknown_format_name_is_refused() -> None:
 
 
 def _tools(children: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The tool nodes a turn's process shows (not those inside a sub-agent's transcript)."""
+    """The tool nodes a turn's process shows (not those inside a sub-agent's transcript), a
+    scorer's call left out: the view marks it as the scoring's, none of the agent's calls."""
     found: list[dict[str, Any]] = []
     for node in children:
         kind = node["kind"]
@@ -197,10 +198,10 @@ def _tools(children: list[dict[str, Any]]) -> list[dict[str, Any]]:
         elif kind == "batch":
             found += _tools(node["rows"])
         elif kind == "summary":
-            found += node["tools"]
+            found += [tool for tool in node["tools"] if not tool.get("scoring")]
         elif kind == "command":
             found.append(node["tool"])
-        elif kind == "tool":
+        elif kind == "tool" and not node.get("scoring"):
             found.append(node)
     return found
 

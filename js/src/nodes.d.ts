@@ -256,6 +256,7 @@ export interface ToolNode {
   subagent: SubagentView | null;
   rejected_label: string | null;
   deferred?: boolean;
+  scoring?: boolean;
 }
 
 export interface ToolFold {

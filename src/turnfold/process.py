@@ -253,6 +253,13 @@ def _answer_index(entries: Sequence[Entry]) -> int | None:
     return None
 
 
+def is_scoring_call(entry: Entry) -> bool:
+    """Whether ``entry`` is a call a scorer made after the run (``meta["scoring"]``: an Inspect
+    model-graded scorer's grader call). It is shown where it ran, but it is the scoring's, not
+    one of the agent's tool calls: no header counts it, nor does a corpus row (C-2)."""
+    return isinstance(entry, ToolCall) and entry.meta.get("scoring") is True
+
+
 def _is_running(entries: Sequence[Entry], hint: bool) -> bool:
     active = any(
         (isinstance(e, ToolCall) and e.status in ACTIVE_STATUSES)
@@ -307,7 +314,7 @@ def segment_answer(segment: Segment) -> AssistantText | None:
 
 
 def _header(segment: Segment, status: TurnStatus, locale: str) -> TurnHeader:
-    tools = sum(1 for e in segment.entries if isinstance(e, ToolCall))
+    tools = sum(1 for e in segment.entries if isinstance(e, ToolCall) and not is_scoring_call(e))
     label_key: str = status
     if status == "running":
         last = next(

@@ -36,10 +36,9 @@ from turnfold.model import (
     Usage,
     utc,
 )
-from turnfold.process import plan_projection
+from turnfold.process import is_scoring_call, plan_projection
 from turnfold.usage import (
     TokenCount,
-    Tokens,
     add_into,
     counts_of,
     has_subagent_tokens,
@@ -229,8 +228,9 @@ class SessionTally:
             moment = _key(entry.timestamp) if entry.timestamp else None
             latest = moment
             if isinstance(entry, ToolCall):
-                calls += 1
-                failed += entry.status in FAILED_STATUSES
+                if not is_scoring_call(entry):  # the scoring's, not the agent's (process.py)
+                    calls += 1
+                    failed += entry.status in FAILED_STATUSES
                 ended = _key(entry.ended_at) if entry.ended_at else None
                 if ended is not None and (latest is None or ended > latest):
                     latest = ended
@@ -373,8 +373,9 @@ def _part_of(entry: Entry) -> _Part:
         ended = _key(entry.ended_at)
         last = moment if ended is None else ended if moment is None else max(moment, ended)
         delegates = has_subagent_tokens(entry)
-        failed = entry.status in FAILED_STATUSES
-        return _Part(moment, last, _named(entry), True, failed, entry.usage, delegates)
+        own = not is_scoring_call(entry)  # a scorer's call is not the agent's (process.py)
+        failed = own and entry.status in FAILED_STATUSES
+        return _Part(moment, last, _named(entry), own, failed, entry.usage, delegates)
     if isinstance(entry, AssistantText):
         return _Part(moment, moment, entry.model, False, False, entry.usage)
     if isinstance(entry, Thinking):

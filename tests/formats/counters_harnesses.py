@@ -78,6 +78,16 @@ def _inspect_calls(sample: dict[str, Any]) -> set[str]:
     else:
         for value in sample.get("messages") or []:
             message(value)
+    # A shell command the user ran in Codex (``!``), which Codex sends its model as a user
+    # message of its own, ``<user_shell_command>…``: a call of the user's, one per message.
+    pool = (sample.get("events_data") or {}).get("messages") or []
+    for value in [*(sample.get("messages") or []), *pool]:
+        if isinstance(value, dict) and value.get("role") == "user":
+            content = value.get("content")
+            parts = content if isinstance(content, list) else [{"text": content}]
+            texts = [p.get("text") for p in parts if isinstance(p, dict)]
+            if any(isinstance(t, str) and t.startswith("<user_shell_command>") for t in texts):
+                ids.add(f"user_shell:{value.get('id')}")
     return ids
 
 

@@ -410,7 +410,10 @@ def test_H6_scores_target_answer_task_and_model_go_to_metadata() -> None:
         (7, None),
         (True, "pass"),
         (False, "fail"),
-        ({"a": 1}, None),
+        ({"a": 1}, "pass"),  # a multi-metric scorer's metrics say it as scorers do
+        ({"a": 1, "b": 0}, "fail"),
+        ({"a": "C", "tokens": 532}, "pass"),
+        ({"a": 0.5, "b": {"c": 0}}, None),  # a metric's own mapping says nothing
         (None, None),
     ],
 )
@@ -425,7 +428,11 @@ def test_H6_what_one_score_says_of_the_sample(value: Any, outcome: str | None) -
         ({"scores": {"a": {"value": "C"}, "b": {"value": "I"}}}, "fail", {"a": 1.0, "b": 0.0}),
         ({"scores": {"a": {"value": "C"}, "b": {"value": "P"}}}, "pass", {"a": 1.0, "b": 0.5}),
         ({"scores": {"match": {"value": 0.25}}}, None, 0.25),
-        ({"scores": {"match": {"value": {"x": 1}}}}, None, {"x": 1}),
+        ({"scores": {"match": {"value": {"x": 1}}}}, "pass", 1.0),
+        ({"scores": {"match": {"value": {"x": "C", "y": True}}}}, "pass", 1.0),
+        ({"scores": {"match": {"value": {"x": 1, "y": 0}}}}, "fail", {"x": 1.0, "y": 0.0}),
+        ({"scores": {"match": {"value": {"x": "P", "y": 0.5}}}}, None, 0.5),
+        ({"scores": {"match": {"value": {"x": 0.2, "y": "text"}}}}, None, {"x": 0.2, "y": "text"}),
         ({"limit": {"type": "message", "limit": 3}}, "incomplete", {"match": 1.0, "includes": 1.0}),
         ({"error": {"message": "boom", "traceback": ""}}, "error", {"match": 1.0, "includes": 1.0}),
     ],

@@ -100,6 +100,36 @@ def test_H2_v1_exception_reads_as_2x_uncaught_exception() -> None:
     assert old.warnings == []
 
 
+def test_H6_a_run_that_ended_on_an_exception_submitted_nothing() -> None:
+    """1.x's runner saves the exception's text as ``info.submission`` (2.x saves ``""`` and the
+    text as ``exception_str``): the session's submission is none in both, and the text is the
+    error's alone. A submitted run keeps its patch as its submission."""
+    said = _document(V1_ERROR)["info"]["submission"]
+    old, new = turnfold.load(V1_ERROR), turnfold.load(V2_ERROR)
+    assert "submission" not in old.metadata
+    assert "submission" not in new.metadata
+    errors = [e for e in old.entries if isinstance(e, AssistantError)]
+    assert [e.message for e in errors] == [f"RuntimeError: {said}"]
+    assert not any(said in str(value) for value in old.metadata.values())
+    patch = _document(V1_SUBMITTED)["info"]["submission"]
+    assert turnfold.load(V1_SUBMITTED).metadata["submission"] == patch
+
+
+def test_H6_a_1x_run_that_raised_before_any_message_keeps_its_error() -> None:
+    """The runner caught an exception before the agent wrote a message (a model that could not
+    be reached at its first call): the run's end is still the exception, never a submission.
+    The 1.15.0 run of ``v1_recipe.py`` with its messages cut to the task."""
+    document = _document(V1_ERROR)
+    document["messages"] = document["messages"][:2]
+    said = document["info"]["submission"]
+    transcript = turnfold.load(document)
+    assert "submission" not in transcript.metadata
+    assert transcript.entries[-1] == AssistantError(
+        message=f"RuntimeError: {said}", id=transcript.entries[-1].id
+    )
+    assert transcript.metadata["outcome"] == "error"
+
+
 def test_H2_v1_submission_settles_its_call_as_a_diff_unchanged() -> None:
     document = _document(V1_SUBMITTED)
     submission = document["info"]["submission"]

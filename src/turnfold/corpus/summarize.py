@@ -71,6 +71,7 @@ from turnfold.model import (
 from turnfold.process import (
     Segment,
     TurnHeader,
+    is_scoring_call,
     plan_projection,
     segment_header,
 )
@@ -1151,7 +1152,16 @@ def _number(value: Any) -> float | None:
 
 
 def _score(value: Any) -> float | None:
-    """H-6's score as a number; a mapping of scorers counts when it holds exactly one number."""
+    """H-6's score as a number; a mapping of scorers counts when it holds exactly one number.
+
+    Null otherwise, on purpose: several scorers (or one multi-metric scorer's metrics that
+    differ: its reader gives their one number when they agree) have no number that stands for
+    them all (their mean is a score none of them gave); the session header shows each, and
+    ``outcome`` says what they say together.
+
+    >>> _score(0.5), _score({"match": 1}), _score({"match": 1, "qa": 0}), _score({"a": {"x": 1}})
+    (0.5, 1.0, None, None)
+    """
     if isinstance(value, Mapping):
         numbers = [n for n in (_number(v) for v in value.values()) if n is not None]
         return numbers[0] if len(numbers) == 1 and len(value) == 1 else None
@@ -1217,7 +1227,7 @@ def _turn_tables(
         moment = None if isinstance(entry, ToolUseSummary) else utc(entry.timestamp)
         if moment is not None and (started is None or moment < started):
             started = moment
-        if isinstance(entry, ToolCall):
+        if isinstance(entry, ToolCall) and not is_scoring_call(entry):  # as the header counts
             # The call's moment, just read, is its start unless it records one of its own.
             began = utc(entry.started_at) if entry.started_at else moment
             tool_rows.append(_tool_row(key, turn, entry, began))

@@ -139,7 +139,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from turnfold import codec
 from turnfold.formats import anthropic_blocks as blocks
@@ -833,38 +833,32 @@ class _Reader:
         thread: _Thread,
         node: _Node,
     ) -> None:
-        """A user line's text: an interrupt, a harness notice (one rule: :func:`_wrappers`) or
-        the user's prompt."""
+        """A user line's text, read by :func:`user_text_entries`: an interrupt, a harness
+        notice or the user's prompt; the kinds that depend on the session (an interrupt, a
+        notification, the ``!`` shell) are shown here with what the reader knows of it."""
         origin = record.get("origin")
         notified = isinstance(origin, dict) and origin.get("kind") == "task-notification"
-        tags = _wrappers(text)
-        if (reason := interruption(text)) is not None:
-            self.interrupt(thread, reason, stamp, node)
-        elif notified or (tags and "task-notification" in tags):
+        read = user_text_entries(text, stamp)
+        if read.kind == "interrupt":
+            self.interrupt(thread, read.shown[0], node)
+        elif notified or read.kind == "task_notification":
             self.notification(text, stamp, node)
-        elif tags and "command-name" in tags:
-            command = _command(text, stamp)
-            command.images = images
-            node.entries.append(command)
-            self.new_turn(thread, node, command)
-        elif tags and ("local-command-stdout" in tags or "local-command-stderr" in tags):
-            node.entries.extend(_local_output(text, stamp))
-        elif tags and "bash-input" in tags:
+        elif read.kind == "shell_input":
             self.shell_input(text, record, stamp, thread, node)
-        elif tags and ("bash-stdout" in tags or "bash-stderr" in tags):
+        elif read.kind == "shell_output":
             self.shell_output(text, stamp, thread)
-        elif tags:
-            notice = _wrapper_notice(text, tags, stamp)
-            if notice is not None:
-                node.entries.append(notice)
-        else:
-            if "<system-reminder>" in text:
-                text = _without_reminders(text).strip()
-            if text or images:
-                self.shown_prompt(text)
-                message = UserMessage(text=text, images=images, timestamp=stamp)
+        elif read.kind in ("command", "prompt"):
+            message = next(iter(read.shown), None)
+            if message is None and images:  # pasted images alone are a prompt too
+                message = UserMessage(text="", timestamp=stamp)
+            if isinstance(message, UserMessage):
+                message.images = images
+                if read.kind == "prompt":
+                    self.shown_prompt(message.text)
                 node.entries.append(message)
                 self.new_turn(thread, node, message)
+        else:  # a local command's output, a harness notice, or context alone (nothing)
+            node.entries.extend(read.shown)
 
     def new_turn(self, thread: _Thread, node: _Node, prompt: UserMessage) -> None:
         node.prompt = True
@@ -913,10 +907,7 @@ class _Reader:
         fields = _notification_fields(text)
         call = self.notified_call(fields)
         if call is None:
-            summary = fields["summary"] or _without_tags(text)
-            node.entries.append(
-                SystemNotice(text=summary, subtype="task_notification", timestamp=stamp)
-            )
+            node.entries.append(_notification_notice(text, fields, stamp))
         elif call.call_id not in self.notified:
             self.notified.add(call.call_id)
             _settle_background(call, fields, stamp)
@@ -980,12 +971,13 @@ class _Reader:
             or self.background.get(fields["agent-id"])
         )
 
-    def interrupt(self, thread: _Thread, reason: str, stamp: str | None, node: _Node) -> None:
-        """``[Request interrupted by user…]``: the turn stopped; its unfinished calls too."""
-        node.entries.append(AbortMarker(reason=reason, timestamp=stamp))
+    def interrupt(self, thread: _Thread, marker: Entry, node: _Node) -> None:
+        """``[Request interrupted by user…]`` (its ``marker``): the turn stopped; its
+        unfinished calls too."""
+        node.entries.append(marker)
         for call in thread.open_calls:
             if call.result is None and call.status == "unknown":
-                call.status, call.ended_at = "cancelled", stamp
+                call.status, call.ended_at = "cancelled", marker.timestamp
         thread.open_calls.clear()
 
     def compact_summary(self, thread: _Thread, text: str, stamp: str | None, node: _Node) -> None:
@@ -1828,6 +1820,83 @@ def _wrapper_notice(text: str, tags: list[str], stamp: str | None) -> SystemNoti
     )
     tag = next(t for t in tags if t not in _SILENT_WRAPPERS)
     return SystemNotice(text=inner, subtype=tag, timestamp=stamp) if inner else None
+
+
+def _notification_notice(text: str, fields: dict[str, str], stamp: str | None) -> SystemNotice:
+    """A task notification shown on its own (no call of the session is known to settle): the
+    line the CLI shows for it, else its text without the tags."""
+    summary = fields["summary"] or _without_tags(text)
+    return SystemNotice(text=summary, subtype="task_notification", timestamp=stamp)
+
+
+#: What the text of a user line is to Claude Code (:class:`UserText`).
+UserTextKind = Literal[
+    "prompt", "command", "local_output", "interrupt", "task_notification", "shell_input",
+    "shell_output", "notice", "context",
+]  # fmt: skip
+
+
+@dataclass
+class UserText:
+    """The text of a user line as Claude Code's reader reads it (:func:`user_text_entries`).
+
+    ``kind``: the user's ``prompt``; a slash ``command``; a local command's output
+    (``local_output``); an ``interrupt``; a ``task_notification``; a command the user ran with
+    ``!`` or its output (``shell_input``, ``shell_output``); a harness ``notice``; or
+    ``context`` alone. ``shown`` is what the text shows read on its own: for the kinds that
+    depend on the session, what a reader without it can show (the interrupt's marker, the
+    notification and the ``!`` shell's text as notices); this reader, which keeps the session,
+    does more (the interrupt cancels the turn's unfinished calls, the notification settles the
+    call it names, the shell's input is a user-initiated call its output settles).
+    ``injected`` is the context Claude Code put in the text for the model, verbatim.
+    """
+
+    kind: UserTextKind
+    shown: list[Entry] = field(default_factory=list)
+    injected: list[str] = field(default_factory=list)
+
+
+def user_text_entries(text: str, timestamp: str | None) -> UserText:
+    """The text of one user line (its text blocks joined) read by Claude Code's one rule for
+    it, the harness wrappers read by :func:`_wrappers`: what it shows and what is context.
+
+    Stateless, so a reader of Claude Code's requests to its model (an Inspect log of it run
+    through the agent bridge) reads each text as this reader reads a line.
+
+    >>> read = user_text_entries(
+    ...     "<command-message>review</command-message>\\n<command-name>/review</command-name>\\n"
+    ...     "<command-args>a.py</command-args>", None)
+    >>> read.kind, read.shown[0].command, read.shown[0].text
+    ('command', '/review', 'a.py')
+    >>> read = user_text_entries("<system-reminder>\\nctx\\n</system-reminder>\\nFix it", None)
+    >>> read.kind, read.shown[0].text, read.injected
+    ('prompt', 'Fix it', ['<system-reminder>\\nctx\\n</system-reminder>\\nFix it'])
+    """
+    if (reason := interruption(text)) is not None:
+        return UserText("interrupt", [AbortMarker(reason=reason, timestamp=timestamp)])
+    tags = _wrappers(text)
+    if not tags:
+        injected: list[str] = []
+        if "<system-reminder>" in text:  # reminders Claude Code put in the prompt's own text
+            injected, text = [text], _without_reminders(text).strip()
+        shown: list[Entry] = [UserMessage(text=text, timestamp=timestamp)] if text else []
+        return UserText("prompt", shown, injected)
+    if "task-notification" in tags:
+        fields = _notification_fields(text)
+        return UserText("task_notification", [_notification_notice(text, fields, timestamp)])
+    if "command-name" in tags:
+        return UserText("command", [_command(text, timestamp)])
+    if "local-command-stdout" in tags or "local-command-stderr" in tags:
+        return UserText("local_output", _local_output(text, timestamp))
+    if all(tag in _SILENT_WRAPPERS for tag in tags):
+        return UserText("context", injected=[text])
+    kind: UserTextKind = "notice"
+    if "bash-input" in tags:
+        kind = "shell_input"
+    elif "bash-stdout" in tags or "bash-stderr" in tags:
+        kind = "shell_output"
+    notice = _wrapper_notice(text, tags, timestamp)
+    return UserText(kind, [notice] if notice is not None else [])
 
 
 def _usage_numbers(text: str) -> dict[str, float]:

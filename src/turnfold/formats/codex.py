@@ -740,6 +740,35 @@ def user_shell_command(text: str) -> tuple[str, str] | None:
     )
 
 
+def user_shell_call(
+    command: str, result: str, call_id: str, timestamp: str | None, cwd: str | None
+) -> ToolCall:
+    """The user-initiated ``shell`` call (spec F-14) a ``<user_shell_command>`` shows, its
+    ``(command, result)`` read by :func:`user_shell_command`: the result's ``Exit code`` and
+    ``Duration`` header give its status and duration, its ``Output`` the call's result."""
+    facts = exec_output(result.strip("\n") + "\n")
+    args = {"command": command}
+    status: ToolStatus = "unknown"
+    meta: dict[str, Any] = {}
+    if facts is not None and facts.exit_code is not None:
+        status = "success" if facts.exit_code == 0 else "error"
+        meta["exit_code"] = facts.exit_code
+    body = facts.body if facts is not None else result
+    return ToolCall(
+        call_id=call_id,
+        name="shell",
+        args=args,
+        description=describe_args("shell", args, cwd),
+        status=status,
+        result=text_result(body.rstrip("\n") or None),
+        started_at=timestamp,
+        timestamp=timestamp,
+        duration_ms=facts.duration_ms if facts is not None else None,
+        user_initiated=True,
+        meta=meta,
+    )
+
+
 def _echo_key(text: str) -> str:
     """Text compared across the item and event copies of one message."""
     if "[Image #" in text:
@@ -1358,28 +1387,7 @@ class CodexBuilder(ResponsesBuilder):
         return "\n".join(kept)
 
     def _user_shell(self, command: str, result: str, timestamp: str | None, line: int) -> None:
-        facts = exec_output(result.strip("\n") + "\n")
-        args = {"command": command}
-        status: ToolStatus = "unknown"
-        meta: dict[str, Any] = {}
-        if facts is not None and facts.exit_code is not None:
-            status = "success" if facts.exit_code == 0 else "error"
-            meta["exit_code"] = facts.exit_code
-        body = facts.body if facts is not None else result
-        call = ToolCall(
-            call_id=f"user_shell@{line}",
-            name="shell",
-            args=args,
-            description=describe_args("shell", args, self.cwd),
-            status=status,
-            result=text_result(body.rstrip("\n") or None),
-            started_at=timestamp,
-            timestamp=timestamp,
-            duration_ms=facts.duration_ms if facts is not None else None,
-            user_initiated=True,
-            meta=meta,
-        )
-        self._append(call)
+        self._append(user_shell_call(command, result, f"user_shell@{line}", timestamp, self.cwd))
 
     def add_assistant(
         self, text: str, timestamp: str | None, meta: dict[str, Any], line: int, origin: str

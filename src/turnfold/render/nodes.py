@@ -401,6 +401,9 @@ class ToolNode(TypedDict):
     rejected_label: str | None
     #: Wire form only (:mod:`turnfold.ondemand`): the hidden part is sent when opened.
     deferred: NotRequired[bool]
+    #: On a scorer's call alone (:func:`~turnfold.process.is_scoring_call`): shown where it
+    #: ran, but none of the agent's tool calls, which the headers and a corpus row count.
+    scoring: NotRequired[bool]
 
 
 # --- unions and the view --------------------------------------------------------------------------

@@ -54,6 +54,7 @@ from turnfold.process import (
     ThinkingIndicator,
     ThinkingRow,
     Turn,
+    is_scoring_call,
     plan_projection,
 )
 from turnfold.render.content import (
@@ -1052,6 +1053,8 @@ def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> ToolNode
         "subagent": subagent,
         "rejected_label": _rejected_mark(call, locale),
     }
+    if is_scoring_call(call):
+        node["scoring"] = True
     return node
 
 

@@ -72,7 +72,12 @@ that ``messages`` lose; logs before 0.3.42 keep them, and the content they refer
   before spans their ``step`` of type ``scorer``) are the scoring's, read after the run: a
   model-graded scorer's model calls are side calls named for the scorer (``model_graded_qa``,
   ``meta["scorer"]``), last, so the tokens they spent are counted as Inspect's ``model_usage``
-  counts them; the rest is left out (scores go to metadata).
+  counts them; the rest is left out (scores go to metadata). Those calls are the scoring's,
+  not the agent's (``meta["scoring"]``): the headers, the corpus row's ``tool_calls`` and
+  ``failed_tools`` and its tool-call table count none of them, and they add no turn. Their
+  tokens are counted, in the session's and the last turn's: U-1 counts every response of the
+  sample once, Inspect's ``model_usage`` holds them, and the cost it records (U-2: the
+  recorded cost wins) is theirs too, so tokens without them would not be what was paid for.
 
 Without events, ``messages`` are read alike (system, user, assistant; a ``tool`` message
 settles its call: ``error`` → ``error``, else ``success``).
@@ -85,30 +90,35 @@ keeps its events, scores and metadata.
 Metadata (H-6): ``task``, ``model``, ``agent`` (the eval's solver, when it names one),
 ``sample``, ``epoch``, ``target``, ``scores`` (every scorer: value, answer, explanation),
 ``answer`` (the first scorer's), ``score`` (one scorer: its value as a number; several: a mapping
-scorer → value; letters as Inspect counts them: C 1, I 0, P 0.5, N 0), ``outcome``, ``limit``,
-``error`` (or ``cancelled``: an error that is the sample's cancellation, which Inspect counts as
-none), ``error_retries`` (the errors of the attempts retried before this one, each also a
-warning notice opening the transcript), ``started_at``, ``completed_at``, ``total_time``,
-``working_time``, ``model_usage``, ``role_usage`` and ``cost_usd`` when the usage records a
-cost; ``failed_attempts_usage`` (the tokens of the failed attempts' responses the log keeps,
-which Inspect's ``model_usage`` leaves out); ``model_fallbacks``; ``invalidation`` (who marked
-the sample invalid after it ran, why, when); ``eval_status`` (``started`` for an ``.eval``
+scorer → value; letters as Inspect counts them: C 1, I 0, P 0.5, N 0; a multi-metric scorer's
+mapping, ``Score(value={"a": 1, "b": 0})``, its metrics' one number when they all agree, else
+the mapping of its metrics counted alike, which no one number stands for), ``outcome``,
+``limit``, ``error`` (or ``cancelled``: an error that is the sample's cancellation, which
+Inspect counts as none), ``error_retries`` (the errors of the attempts retried before this one,
+each also a warning notice opening the transcript), ``started_at``, ``completed_at``,
+``total_time``, ``working_time``, ``duration_s`` (Inspect's own timing of the sample, which the
+header and the corpus row show rather than the span of its stamps, with a warning where they
+disagree: :func:`_duration`), ``model_usage``, ``role_usage`` and ``cost_usd`` when the usage
+records a cost; ``failed_attempts_usage`` (the tokens of the failed attempts' responses the log
+keeps, which Inspect's ``model_usage`` leaves out); ``model_fallbacks``; ``invalidation`` (who
+marked the sample invalid after it ran, why, when); ``eval_status`` (``started`` for an ``.eval``
 still being written). ``outcome`` (one of H-6's four, an invalidated sample's as scored: the
 invalidation is its own key and notice): ``"error"`` when the sample errored; else
 ``"incomplete"`` when a limit stopped it or it was cancelled; else from the scores: ``C``
-passes, ``I`` and ``N``
-(no answer) fail, a number passes at 1 (or ``True``) and fails at 0 (or ``False``); ``P``
-(partial) and other numbers say nothing. Any failing scorer fails the sample, all passing ones
-pass it; no scorer that says anything leaves ``outcome`` absent.
+passes, ``I`` and ``N`` (no answer) fail, a number passes at 1 (or ``True``) and fails at 0
+(or ``False``); ``P`` (partial) and other numbers say nothing. Any failing scorer fails the
+sample, all passing ones pass it; no scorer that says anything leaves ``outcome`` absent. A
+multi-metric scorer's metrics say it as several scorers do: ``{"a": 1, "b": 0}`` fails.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, overload
@@ -130,7 +140,11 @@ from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import SampleSelectionError as SampleSelectionError
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.harnesses import archive
-from turnfold.formats.harnesses.inspect_bridged import agent_of_system_prompt, read_user_message
+from turnfold.formats.harnesses.inspect_bridged import (
+    agent_of_solver,
+    agent_of_system_prompt,
+    read_user_message,
+)
 from turnfold.formats.source import Source
 from turnfold.formats.wording import failure, notice, stop, worded
 from turnfold.formats.wrappers import sample as detection_sample
@@ -151,7 +165,9 @@ from turnfold.model import (
     Usage,
     UserMessage,
     Wording,
+    utc,
 )
+from turnfold.tools import format_duration
 from turnfold.usage import USAGE_KINDS, add_into, attach_usage, tokens_spent
 
 NAME = "inspect"
@@ -923,10 +939,12 @@ def _transcript(source: Source, header: Mapping[str, Any], record: Any) -> Trans
         _header_metadata(header, transcript.metadata)
     source.mapped("sample")
     context = _Context(source, record, _string(transcript.metadata.get("model"), None))
+    context.agent = agent_of_solver(header, record)
     _invalidation(record, transcript)
     _timelines(source, record, transcript)
     _failed_attempts(context, record, transcript)
     conversation = _Conversation(context, transcript)
+    conversation.solver_agent = context.agent
     events = _events_of(record)
     if isinstance(events, list) and events:
         if record.get("messages"):
@@ -938,6 +956,7 @@ def _transcript(source: Source, header: Mapping[str, Any], record: Any) -> Trans
             conversation.read_message(message, noted=True)
         conversation.context_unshown()
     _sample_metadata(record, transcript, conversation)
+    _duration(context, record, transcript)
     return transcript
 
 
@@ -998,6 +1017,7 @@ def _failed_attempts(context: _Context, record: Mapping[str, Any], transcript: T
             transcript.append(notice("reader.attempt_kept", kept, subtype="attempt"))
             start = len(transcript.entries)
             conversation = _Conversation(context, transcript)
+            conversation.solver_agent = context.agent
             _Events(context, events, crash=_crash(retry)).read(conversation, _ROOT)
             conversation.cancel_open_calls(None)  # the attempt ended in its error
             add_into(spent, _usage_set_apart(transcript.entries[start:]))
@@ -1046,6 +1066,8 @@ class _Context:
         self.source = source
         #: The eval's model (its header's), which the sample's own conversation runs on.
         self.model = model
+        #: The bridged coding agent the sample's solver is (:func:`agent_of_solver`), if any.
+        self.agent: str | None = None
         attachments: dict[str, Any] = {}
         for found in (_legacy_transcript(record).get("content"), record.get("attachments")):
             if isinstance(found, Mapping):
@@ -1185,8 +1207,12 @@ class _Conversation:
         #: the limit event that follows (:meth:`after_stop`), so the turn reads as stopped.
         self.stopped_by: list[Entry] = []
         #: The coding agent (``codex``, ``claude_code``) whose requests to its model, made
-        #: through Inspect's agent bridge, this conversation is: its system prompt says so.
+        #: through Inspect's agent bridge, this conversation is from its first system message
+        #: on: the sample's solver says so (:attr:`solver_agent`), else that system prompt does.
         self.agent: str | None = None
+        #: The agent the sample's solver is, for the sample's own conversation (set by its
+        #: reader; a side call's or a sub-agent's has its system prompt alone to tell).
+        self.solver_agent: str | None = None
         #: Context that agent injected, waiting for the prompt it came with.
         self.injected: list[str] = []
         #: The prompts the sample opened with (``sample_init``), which the agent's first
@@ -1258,7 +1284,7 @@ class _Conversation:
             if text:
                 previous = self.transcript.metadata.get("system")
                 self.transcript.metadata["system"] = f"{previous}\n\n{text}" if previous else text
-                self.agent = self.agent or agent_of_system_prompt(text)
+                self.agent = self.agent or self.solver_agent or agent_of_system_prompt(text)
         elif role == "user" and _is_summary(message):
             self.compaction_summary(message.get("content"), timestamp)
         elif role == "user":
@@ -1268,7 +1294,8 @@ class _Conversation:
                 content = [part for part in content if _native_compaction(part) is None]
             text, images = text_and_images(content, _part_text)
             if self.agent is not None:
-                self.agent_user(self.agent, content, images, timestamp)
+                named = own_id if isinstance(own_id, str) else None
+                self.agent_user(self.agent, content, images, timestamp, named)
             elif text or images:
                 self.append(UserMessage(text=text or "", images=images, timestamp=timestamp))
         elif role == "assistant":
@@ -1285,7 +1312,12 @@ class _Conversation:
             self.context.source.mapped(f"message/{role}")
 
     def agent_user(
-        self, agent: str, content: Any, images: list[ImageData], timestamp: str | None
+        self,
+        agent: str,
+        content: Any,
+        images: list[ImageData],
+        timestamp: str | None,
+        message_id: str | None = None,
     ) -> None:
         """A user message of a bridged ``agent``'s request, read as the agent's own reader reads
         it (:mod:`~turnfold.formats.harnesses.inspect_bridged`): the context it injected waits
@@ -1293,7 +1325,7 @@ class _Conversation:
         parts = content if isinstance(content, list) else [content]
         pieces = [_part_text(p) if isinstance(p, Mapping) else p for p in parts]
         texts = [piece for piece in pieces if isinstance(piece, str)]
-        read = read_user_message(agent, texts, timestamp)
+        read = read_user_message(agent, texts, timestamp, message_id)
         self.injected.extend(read.injected)
         prompt = next((e for e in read.shown if isinstance(e, UserMessage)), None)
         if prompt is None and images:
@@ -1310,19 +1342,26 @@ class _Conversation:
                 if injected:
                     prompt.meta["injected_context"] = injected
                 self.append(prompt)
-            elif injected:
-                earlier = opening.meta.get("injected_context", [])
-                meta = {**opening.meta, "injected_context": [*earlier, *injected]}
-                self.transcript.update(opening, meta=meta)
+            else:
+                changes: dict[str, Any] = {}
+                if prompt.command != opening.command:  # the agent read it as a slash command
+                    changes.update(text=prompt.text, command=prompt.command)
+                if injected:
+                    earlier = opening.meta.get("injected_context", [])
+                    changes["meta"] = {**opening.meta, "injected_context": [*earlier, *injected]}
+                if changes:
+                    self.transcript.update(opening, **changes)
 
     def relayed(self, prompt: UserMessage) -> UserMessage | None:
         """The prompt the sample opened with, when ``prompt`` is the agent's copy of it, sent
-        right after it (its first request): one prompt, not two."""
+        right after it (its first request): one prompt, not two. Claude Code reads an opening
+        ``/name args`` as its slash command: the same words."""
         last = self.transcript.entries[-1] if self.transcript.entries else None
         opening = next((m for m in self.opening if m is last), None)
         if opening is None or prompt.images:
             return None
-        return opening if (opening.text, opening.command) == (prompt.text, prompt.command) else None
+        said = [f"{m.command} {m.text}".strip() if m.command else m.text for m in (opening, prompt)]
+        return opening if said[0] == said[1] else None
 
     def context_unshown(self) -> None:
         """The injected context no prompt came with: left out, as the agent's reader does."""
@@ -1686,7 +1725,8 @@ class _Events:
             # side call named for its scorer, whose tokens Inspect's model_usage counts (U-1).
             for event in self.scopes.get("scoring", []):
                 if isinstance(event, Mapping) and event.get("event") == "model":
-                    _side_call(self, conversation, event, scorer=self.scorers.get(id(event)))
+                    scorer = self.scorers.get(id(event))
+                    _side_call(self, conversation, event, scoring=True, scorer=scorer)
                     source.mapped("scoring/model")
                 else:
                     source.ignored("scoring")
@@ -1918,15 +1958,18 @@ def _side_call(
     conversation: _Conversation,
     event: Mapping[str, Any],
     *,
+    scoring: bool = False,
     scorer: str | None = None,
 ) -> None:
     """A side call (:func:`_side_calls`): a step of the conversation it was made in, named for
     the model (``critic model``, by its role; else the model's name), whose prompt is its
     description and whose answer (or error) is its result. What it was given and what it
     answered (reasoning, text with its usage, calls) are its own transcript, under the call
-    (the messages the conversation already showed left out), never the user's turn. A
-    scorer's call (``scorer``: the scorer's name, ``model_graded_qa``) is named for the
-    scorer and says so in ``meta["scorer"]``."""
+    (the messages the conversation already showed left out), never the user's turn. A call of
+    the scoring (``scoring``) says so in ``meta["scoring"]``: the headers and the corpus row
+    count it as none of the agent's tool calls (:func:`turnfold.process.is_scoring_call`);
+    its scorer's (``scorer``: the scorer's name, ``model_graded_qa``) is named for the scorer
+    and says so in ``meta["scorer"]``."""
     started, completed = _times(conversation.context, event)
     role = _string(event.get("role"), None) or None
     model = _string(event.get("model"), None) or None
@@ -1943,6 +1986,11 @@ def _side_call(
     elif event.get("pending") is not True and _answer(event) is not None:
         status = "success"
     name = scorer or (f"{role} model" if role else model or "model")
+    meta: dict[str, Any] = {"side_call": True}
+    if scoring:
+        meta["scoring"] = True
+    if scorer:
+        meta["scorer"] = scorer
     uuid = event.get("uuid")
     call = ToolCall(
         call_id=f"model:{uuid}"
@@ -1956,7 +2004,7 @@ def _side_call(
         started_at=started,
         ended_at=completed,
         timestamp=started,
-        meta={"side_call": True, "scorer": scorer} if scorer else {"side_call": True},
+        meta=meta,
         subagent=SubAgent(
             name=role or model,
             task=prompt or None,
@@ -2410,13 +2458,55 @@ def _score_number(value: Any) -> float | None:
     return None
 
 
+def _score_value(value: Any) -> Any:
+    """One scorer's value as ``metadata["score"]`` holds it: a number as Inspect counts it
+    (:func:`_score_number`); a multi-metric scorer's mapping (``Score(value={"a": 1, "b":
+    0})``) with its values counted alike, or their one number when they are all the same
+    number (any reduction of them is that number); else the value as it is.
+
+    >>> [_score_value(v) for v in ("C", {"a": "C", "b": 1}, {"x": 1}, {"a": 1, "b": 0}, [1])]
+    [1.0, 1.0, 1.0, {'a': 1.0, 'b': 0.0}, [1]]
+    """
+    number = _score_number(value)
+    if number is not None or not isinstance(value, Mapping) or not value:
+        return number if number is not None else value
+    counted = {k: n if (n := _score_number(v)) is not None else v for k, v in value.items()}
+    numbers = [n for n in counted.values() if isinstance(n, float) and math.isfinite(n)]
+    if len(numbers) == len(counted) and len(set(numbers)) == 1:
+        return numbers[0]
+    # Metrics that differ have no one number: a mean would be a score no metric gave, so the
+    # sample's score is the mapping (the corpus row's is null) and its outcome goes by each
+    # metric (score_outcome).
+    return counted
+
+
 def score_outcome(value: Any) -> str | None:
     """What one scorer's value says of the sample: ``"pass"``, ``"fail"`` or None (the rule of
-    the module docstring).
+    the module docstring); a multi-metric scorer's mapping what its metrics say together, as
+    several scorers' values do (:func:`_said_together`).
 
     >>> [score_outcome(v) for v in ("C", "I", "N", "P", 1, 0.0, 0.5, True, {"a": 1})]
-    ['pass', 'fail', 'fail', None, 'pass', 'fail', None, 'pass', None]
+    ['pass', 'fail', 'fail', None, 'pass', 'fail', None, 'pass', 'pass']
+    >>> [score_outcome(v) for v in ({"a": 1, "b": 0}, {"a": "C", "n": 7}, {"a": 0.5}, {})]
+    ['fail', 'pass', None, None]
     """
+    if isinstance(value, Mapping):
+        # One level only: a metric's own mapping says nothing (a hostile value may nest deep).
+        return _said_together(_one_outcome(v) for v in value.values())
+    return _one_outcome(value)
+
+
+def _said_together(said: Iterable[str | None]) -> str | None:
+    """What several values say together: any failing one fails, all passing ones pass; none
+    that says anything, None."""
+    known = [s for s in said if s is not None]
+    if not known:
+        return None
+    return "fail" if "fail" in known else "pass"
+
+
+def _one_outcome(value: Any) -> str | None:
+    """:func:`score_outcome` of a value that is no mapping (one that is says nothing)."""
     if isinstance(value, str):
         return {"C": "pass", "I": "fail", "N": "fail"}.get(value)
     if isinstance(value, bool):
@@ -2450,10 +2540,8 @@ def _sample_metadata(
             metadata["answer"] = answer
         values = {name: s.get("value") for name, s in scores.items()}
         if len(values) == 1:
-            value = next(iter(values.values()))
-            number = _score_number(value)
-            metadata["score"] = number if number is not None else value
-        else:
+            metadata["score"] = _score_value(next(iter(values.values())))
+        else:  # each scorer's value as it is, a multi-metric one's metrics under its name
             metadata["score"] = {
                 name: n if (n := _score_number(v)) is not None else v for name, v in values.items()
             }
@@ -2498,6 +2586,72 @@ def _sample_metadata(
         metadata["outcome"] = outcome
 
 
+#: How far the wall clock's span of a sample may be from Inspect's own timing of it before the
+#: reader says they disagree: a minute, and a tenth of the timing. The two measure the same
+#: stretch (``started_at`` is taken as the sample clock starts, ``completed_at`` as it stops,
+#: in ``create_eval_sample``) and agree to the millisecond unless the computer's clock changed.
+_CLOCK_SLACK_S = 60.0
+_CLOCK_SLACK_SHARE = 0.1
+
+
+def _duration(context: _Context, record: Mapping[str, Any], transcript: Transcript) -> None:
+    """The sample's duration as Inspect timed it, ``metadata["duration_s"]``, which the session
+    header and the corpus row show (:func:`turnfold.session.session_facts`) rather than the span
+    of the sample's stamps: ``total_time``, the span of its sample clock (``time.monotonic``,
+    ``create_eval_sample`` in ``inspect_ai/_eval/task/run.py``), which a change of the
+    computer's clock leaves alone; else ``completed_at`` less ``started_at``. ``working_time``
+    leaves out the waits (rate limits, retries) the sample still took, so it is no duration.
+
+    The stamps of its events, ``started_at`` and ``completed_at`` are the wall clock's: where
+    they run far from Inspect's timing (a clock set forward or back while it ran, events stamped
+    after the sample completed), a warning says so. The events before ``started_at`` are no
+    sign of it: the sandbox's setup and the attempts retried before run before the clock.
+    """
+    started, completed = utc(record.get("started_at")), utc(record.get("completed_at"))
+    timed, by = _seconds(record.get("total_time")), "total_time"
+    if timed is None and started is not None and completed is not None and completed > started:
+        timed, by = (completed - started).total_seconds(), "started_at to completed_at"
+    if timed is None:
+        return
+    transcript.metadata["duration_s"] = timed
+    if started is None:
+        return
+    stamps = [completed]
+    for entry in transcript.entries:
+        stamps.append(utc(entry.timestamp))
+        if isinstance(entry, ToolCall):
+            stamps.append(utc(entry.ended_at))
+    latest = max((s for s in stamps if s is not None), default=None)
+    if latest is None:
+        return
+    span = (latest - started).total_seconds()
+    if abs(span - timed) > max(_CLOCK_SLACK_S, _CLOCK_SLACK_SHARE * timed):
+        apart = format_duration(abs(span) * 1000)
+        context.warn(
+            f"the sample's clock times disagree with Inspect's timing of it: its start "
+            f"(started_at) and its last moment (its events, completed_at) are {apart} apart, "
+            f"but Inspect timed the sample at {format_duration(timed * 1000)} ({by}); the "
+            "computer's clock changed while it ran, or events were stamped later. The "
+            "duration shown is Inspect's"
+        )
+
+
+def _seconds(value: Any) -> float | None:
+    """A number of seconds that is more than none, as a float; None for anything else (an
+    integer past a float's range too: a log's value is untrusted).
+
+    >>> _seconds(214), _seconds(0.5), _seconds(0), _seconds(float("nan")), _seconds(10**400)
+    (214.0, 0.5, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds > 0 else None
+
+
 def _retry_records(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The attempts of a sample that failed before the one it holds (``error_retries``,
     Inspect's ``retry_on_error``), in order: each ``{message, traceback, events}``."""
@@ -2524,8 +2678,4 @@ def _outcome(metadata: Mapping[str, Any], scores: Mapping[str, Mapping[str, Any]
         return "error"
     if "limit" in metadata or "cancelled" in metadata:
         return "incomplete"
-    said = [score_outcome(s.get("value")) for s in scores.values()]
-    known = [s for s in said if s is not None]
-    if not known:
-        return None
-    return "fail" if "fail" in known else "pass"
+    return _said_together(score_outcome(s.get("value")) for s in scores.values())

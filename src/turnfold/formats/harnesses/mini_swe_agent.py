@@ -49,7 +49,7 @@ The messages are Chat Completions messages with mini-swe-agent's ``extra``:
   output of that submit call, which succeeded just the same; a ``LimitsExceeded()`` run on an
   empty message, read as 2.x's limit; a run the runner caught an exception of
   (``info.traceback``) ends wherever it broke, with the exception's text as its
-  ``submission``: read as 2.x's uncaught exception.
+  ``submission``: read as 2.x's uncaught exception, that text the error's and no submission.
 
 A message's time (Unix seconds, :func:`message_time`) gives entry times: 2.x writes it as
 ``extra.timestamp``, 1.17 as the message's own ``timestamp``, 1.16 and earlier not at all.
@@ -60,12 +60,12 @@ its ``model`` on its text. Since 2.3.1 a ``FormatError`` message keeps the respo
 in ``extra.response``: its text is shown marked ``rejected`` with its usage, the calls it asked
 for ``cancelled`` (none ran).
 Metadata (H-6): ``agent`` ``"mini-swe-agent"``, ``model`` (``info.config.model.model_name``),
-``exit_status``, ``submission``, ``cost_usd`` (``instance_cost``, the run's cost, unless it is
-0 for calls made: mini-swe-agent's price of a call it could not price), ``api_calls``,
-``version``; ``outcome`` (:func:`outcome_of`): ``incomplete`` for ``LimitsExceeded`` /
-``TimeExceeded``, ``error`` for ``RepeatedFormatError`` and exceptions (named by their class,
-with their ``traceback`` in ``info``); a ``Submitted`` run has no outcome (the patch is graded
-elsewhere).
+``exit_status``, ``submission`` (none for a run that ended on an exception), ``cost_usd``
+(``instance_cost``, the run's cost, unless it is 0 for calls made: mini-swe-agent's price of a
+call it could not price), ``api_calls``, ``version``; ``outcome`` (:func:`outcome_of`):
+``incomplete`` for ``LimitsExceeded`` / ``TimeExceeded``, ``error`` for ``RepeatedFormatError``
+and exceptions (named by their class, with their ``traceback`` in ``info``); a ``Submitted`` run
+has no outcome (the patch is graded elsewhere).
 """
 
 from __future__ import annotations
@@ -306,7 +306,8 @@ def read(source: Source) -> Transcript:
             raise TranscriptFormatError(source.name, [NAME], None, "no messages list")
         for key, value in document.items():
             if key != "messages":
-                _top_level(source, transcript, key, value)
+                raised = _top_level(source, transcript, key, value)
+                reader.exception = raised if raised is not None else reader.exception
         for line, message in enumerate(document["messages"], start=1):
             reader.feed(message, line)
     else:
@@ -327,15 +328,20 @@ def _records(source: Source) -> Iterator[tuple[int, Any]]:
         yield from source.records()
 
 
-def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> None:
+def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> str | None:
+    """A top-level key of a trajectory as metadata; for ``info`` of a run that ended on an
+    exception, the exception's text (:func:`_exception_text`), else None."""
+    exception = None
     if key == "info":
         if not isinstance(value, Mapping):
             source.warn("info is not an object", record_type="info")
-            return
+            return None
         # A call mini-swe-agent could not price costs 0.0 with cost_tracking "ignore_errors"
         # (models/litellm_model.py _calculate_cost): info_metadata leaves such a cost out.
         info_metadata(transcript.metadata, value)
         raised = "traceback" in value or "exception_str" in value
+        if raised:
+            exception = _exception_text(transcript.metadata, value)
         outcome = outcome_of(value.get("exit_status"), raised)
         if outcome is not None:
             transcript.metadata["outcome"] = outcome
@@ -351,6 +357,24 @@ def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> 
     else:
         transcript.metadata.setdefault(key, value)
         source.mapped("other key")
+    return exception
+
+
+def _exception_text(metadata: dict[str, Any], info: Mapping[str, Any]) -> str:
+    """The text of the exception that ended a run (``info`` keeps its ``traceback``), taken out
+    of ``metadata["submission"]``: a run that raised submitted nothing. mini-swe-agent 1.x's
+    runners (``run/extra/swebench.py``, ``swebench_single.py``, ``run/mini.py`` at 1.17.5) save
+    ``type(e).__name__, str(e)`` as the exit status and the result, which ``save_traj`` writes as
+    ``info.submission``; 2.x saves ``""`` there and the text as ``exception_str``
+    (``handle_uncaught_exception`` of ``agents/default.py``, ``run/benchmarks/swebench.py``).
+
+    >>> meta = {"submission": "Global cost/call limit exceeded"}
+    >>> _exception_text(meta, {"traceback": "..."}), meta
+    ('Global cost/call limit exceeded', {})
+    """
+    said = metadata.pop("submission", "")
+    recorded = info.get("exception_str")
+    return recorded if isinstance(recorded, str) and recorded else said
 
 
 def message_time(message: Mapping[str, Any], extra: Mapping[str, Any]) -> tuple[Any, str]:
@@ -396,6 +420,9 @@ class _Reader:
         self.settled: ToolCall | None = None  # the call the latest message was the output of
         self.settled_by = ""  # that message's text
         self.exited = False  # whether an ``exit`` message (2.x) ended the run
+        #: The text of the exception that ended the run, as ``info`` keeps it (never its
+        #: submission: :func:`_exception_text`); None when no exception ended it.
+        self.exception: str | None = None
 
     def feed(self, message: Any, line: int) -> None:
         if not isinstance(message, Mapping):
@@ -741,7 +768,8 @@ class _Reader:
         the submit word, ``has_finished``), and that text, read as a command's output so far,
         is the result as it is. A limit ends on the empty ``str(LimitsExceeded())``; an
         exception the runner caught (``run/extra/swebench.py``) saves its text as the
-        ``submission``."""
+        ``submission``, which is the error's text here (:attr:`exception`), not a
+        submission."""
         metadata = self.transcript.metadata
         status = metadata.get("exit_status")
         said = metadata.get("submission", "")
@@ -750,7 +778,7 @@ class _Reader:
             if call is not None and self.settled_by == said:
                 self.transcript.update(call, status="success", result=diff_or_text_result(said))
         elif status in _LIMITS or metadata.get("outcome") == "error":
-            self._stopped(status, said)
+            self._stopped(status, self.exception if self.exception is not None else said)
 
 
 def _response_meta(extra: Mapping[str, Any], rejected: bool) -> dict[str, Any]:
