@@ -110,7 +110,10 @@ beyond the API (:class:`CodexBuilder`):
   ``total_token_usage`` grew by since the previous one) goes on the AssistantText written
   since the previous ``token_count`` (the text of that model response), else on its first
   reasoning or call; a ``token_count`` repeating the previous totals is not a response of its
-  own. Their sum is ``metadata["usage"]``.
+  own. Builds of 2025 (0.40, 0.60) wrote a response's reasoning and text events, then its
+  ``token_count``, then its items: a ``turn_context`` or a ``token_count`` with no new usage
+  (the next request's rate limits) ends what a usage may go on, and a usage with nothing
+  written before it goes on the first entry after it. Their sum is ``metadata["usage"]``.
 - **Compaction.** ``compacted`` (its ``message`` is the summary; ``replacement_history`` replays
   earlier items and is not shown again) and ``event_msg/context_compacted`` → one
   :class:`CompactionBoundary` when nothing lies between them, as does a remote ``compaction``
@@ -1103,6 +1106,9 @@ class CodexBuilder(ResponsesBuilder):
         self._turn_text: AssistantText | None = None
         self._usage_text: AssistantText | None = None  # text of the response being counted
         self._usage_first: Entry | None = None  # its first entry, when it writes no text
+        #: A response's usage recorded before any entry of it: older builds wrote its items
+        #: after its token_count, so the first of them carries it.
+        self._usage_waiting: Usage | None = None
         self._user_echoes = _Echoes()
         self._model_echoes = _Echoes()
         self._boundary: tuple[str, Entry] | None = None
@@ -1249,6 +1255,7 @@ class CodexBuilder(ResponsesBuilder):
                                 what, name="timestamp")  # fmt: skip
 
     def _turn_context(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        self._request_started()  # builds of 2025 (0.40, 0.60) write one before each request
         model, cwd = payload.get("model"), payload.get("cwd")
         self._use_model(model)
         mode = payload.get("collaboration_mode")
@@ -1284,6 +1291,7 @@ class CodexBuilder(ResponsesBuilder):
         self._open = {}  # calls of earlier turns that never got an output stay as they are
         self._turn_prompted = self._turn_busy = False
         self._turn_user = self._turn_text = self._usage_text = self._usage_first = None
+        self._usage_waiting = None
         self._model_echoes.clear()
         # A cell left running by an earlier turn still runs its script's commands in this one.
         self._code_calls = list(self._cells.values())
@@ -1516,13 +1524,16 @@ class CodexBuilder(ResponsesBuilder):
     def _token_count(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         info = payload.get("info")
         if not isinstance(info, Mapping):
-            return  # the first token_count of a turn often holds only rate limits
+            self._request_started()  # a request's rate limits, before anything it answers
+            return
         total = codex_usage(info.get("total_token_usage"))
         before, carrier = self._total_usage, self._usage_text or self._usage_first
         if total is not None:
             self._total_usage = total
         if before is not None and total is not None and total == before:
-            return  # Codex repeats a token_count with the same totals: no response of its own
+            # The same totals again: the rate limits of the next request, no response's usage.
+            self._request_started()
+            return
         # The response's usage: its last_token_usage, else what the cumulative total grew by;
         # on its text, else on its first entry (spec U-1).
         last = codex_usage(info.get("last_token_usage"))
@@ -1533,7 +1544,19 @@ class CodexBuilder(ResponsesBuilder):
                 self._session_usage[name] = self._session_usage.get(name, 0) + value
             if carries(carrier, last):
                 self.transcript.update(carrier, usage=last)
+            elif carrier is None:
+                self._usage_waiting = last  # the response's items are still to come
         self._usage_text = self._usage_first = None
+
+    def _request_started(self) -> None:
+        """A model request starts: what was written before it answered the one before.
+
+        Builds of 2025 (0.40 and 0.60 among them) wrote a response's reasoning and text
+        events, then its token_count, then its items (calls among them), and a
+        ``turn_context`` and a token_count of rate limits as the next request started: the
+        calls of one response must not carry the usage of the next. Later builds write the
+        items before the token_count; for them this changes nothing."""
+        self._usage_text = self._usage_first = self._usage_waiting = None
 
     def add_compaction(self, summary: str | None, timestamp: str | None, origin: str) -> None:
         last = self.transcript.entries[-1] if self.transcript.entries else None
@@ -2274,7 +2297,7 @@ class CodexBuilder(ResponsesBuilder):
     def _append(self, entry: Entry) -> Entry:
         if isinstance(entry, UserMessage):
             self._model_echoes.clear()
-            self._response_first = None
+            self._response_first = self._usage_waiting = None
         else:
             by_model = isinstance(entry, (Thinking, AssistantText)) or (
                 isinstance(entry, ToolCall)
@@ -2283,6 +2306,10 @@ class CodexBuilder(ResponsesBuilder):
             )
             if by_model and self._usage_first is None:
                 self._usage_first = entry
+            waiting = self._usage_waiting
+            if by_model and waiting is not None and carries(entry, waiting):
+                entry.usage = waiting  # the entry is not shared yet
+                self._usage_waiting = None
             if by_model and self._response_first is None:
                 self._response_first = entry
                 if self.model and not isinstance(entry, AssistantText):

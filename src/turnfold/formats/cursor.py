@@ -10,7 +10,9 @@ a plain-text ``<session-id>.txt``, which this loader does not read.) Lines:
   attached files, rules);
 - ``{"role": "assistant", "message": {"content": [...]}}`` with Anthropic-shaped blocks:
   ``text``, ``thinking`` and ``tool_use`` ``{name, input}`` (no ``id``);
-- ``{"type": "turn_ended", "status": "success" | "error", "error": ...}`` after a turn.
+- ``{"type": "turn_ended", "status": "success" | "error" | "aborted", "error": ...}`` after a
+  turn (``aborted`` when the user stopped it: ``"error": "User aborted/interrupted
+  manually."``).
 
 The format records no ids, no timestamps (but the prompt's ``<timestamp>`` tag), no model, no
 token usage and **no tool results**: Cursor leaves tool output out of the file.
@@ -30,7 +32,8 @@ Mapping:
   ``tool_use_id`` as in Anthropic messages;
 - calls without a result stay ``unknown`` (spec L-3): ``metadata["tool_results"]`` is
   ``"not recorded"`` and a closing :class:`SystemNotice` says so;
-- ``turn_ended`` with ``status: "error"`` → :class:`AbortMarker` when the user aborted the
+- ``turn_ended`` with ``status: "aborted"`` → :class:`AbortMarker` (its ``error`` the reason);
+  with ``status: "error"`` → :class:`AbortMarker` when the user aborted the
   request, else :class:`AssistantError` with the error; ``success`` is left out by design;
 - a sub-agent file in ``subagents/`` becomes the :class:`SubAgent` transcript of the call whose
   ``prompt`` (or ``description``) is the sub-agent's first prompt; a file no call matches is
@@ -71,7 +74,7 @@ from turnfold.formats.source import (
     type_of_record,
     warning_count,
 )
-from turnfold.formats.wording import failure, notice, worded
+from turnfold.formats.wording import failure, notice, stop, worded
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -120,6 +123,7 @@ RECORDS = Records(
         "user": "a prompt (UserMessage): the text of <user_query>, Cursor's context in meta",
         "assistant": "text, thinking and tool calls in order (their outcomes unknown: no results)",
         "turn_ended/error": "AbortMarker when the user aborted, else AssistantError",
+        "turn_ended/aborted": "AbortMarker: the user stopped the turn (its error the reason)",
     },
     ignored={
         "turn_ended/success": "a turn that ended normally: the next prompt starts the next turn",
@@ -332,12 +336,16 @@ class CursorReader:
         kind = f"turn_ended/{status}"
         if status == "success":
             return kind
-        if status != "error":
+        if status not in ("error", "aborted"):
             self.warn(f"turn_ended with an unknown status {status!r}", line)
             return kind
         error = record.get("error")
         text = error if isinstance(error, str) and error.strip() else None
-        if text is not None and "abort" in text.lower():
+        if status == "aborted":  # the user stopped the turn (Escape)
+            self.transcript.append(
+                AbortMarker(reason=text) if text else stop("reader.stopped_by_user")
+            )
+        elif text is not None and "abort" in text.lower():
             self.transcript.append(AbortMarker(reason=text))
         else:
             self.transcript.append(

@@ -44,7 +44,10 @@ piece becomes:
     next prompt are the editor model's (the banner's ``Editor model:``, else unknown: a model's
     settings may name another);
 - the assistant's reply (``ai_output``: the model's Markdown after a blank line) →
-  :class:`AssistantText`, split around each SEARCH/REPLACE block (the file name line, the
+  :class:`AssistantText`, after the reasoning it opens with, a :class:`Thinking` (``Coder.send``
+  logs the reply with it: aider's own ``<thinking-content-…>`` tag around what the provider
+  sent as ``reasoning_content``, or the model's ``reasoning_tag``, ``<think>``, in its text;
+  ``aider/reasoning_tags.py``), split around each SEARCH/REPLACE block (the file name line, the
   fence and ``<<<<<<< SEARCH`` … ``=======`` … ``>>>>>>> REPLACE``, as
   ``find_original_update_blocks`` in ``aider/coders/editblock_coder.py`` reads them), which is an
   ``edit`` call ``{file_path, search, replace}`` with the block as a unified diff;
@@ -106,6 +109,7 @@ from turnfold.model import (
     AssistantText,
     Entry,
     SystemNotice,
+    Thinking,
     ToolCall,
     ToolResult,
     ToolStatus,
@@ -125,7 +129,8 @@ RECORDS = Records(
         " same prompt); /run and /test: a command call; any other slash command, which sends"
         " the model nothing (/add, /ls, /tokens, /help alone): a notice with the command; the"
         " architect's reply sent to its editor: a notice in the turn",
-        "assistant": "the reply's Markdown as text, around its edit blocks",
+        "assistant": "the reply's Markdown as text, around its edit blocks; the reasoning it "
+        "opens with (<thinking-content-…>, <think>) as thinking",
         "assistant/edit": "a SEARCH/REPLACE block: an edit call {file_path, search, replace}, "
         "its diff as the result",
         "output/applied": "Applied edit to X: X's pending edit calls succeed",
@@ -183,6 +188,9 @@ _RETRYING = re.compile(r"Retrying in [\d.]+ seconds\.\.\.")
 #: what the editor is sent (``aider/reasoning_tags.py``: aider's own tag, or a model's
 #: ``reasoning_tag``, ``think`` in its model settings).
 _REASONING_END = re.compile(r"</(?:thinking-content-[0-9a-f]+|think)>")
+#: The same reasoning opening a reply: ``show_send_output_stream`` writes ``<tag>\n\n`` before
+#: the first ``reasoning_content`` and ``\n\n</tag>\n\n`` when the answer starts.
+_REASONING_OPEN = re.compile(r"<(thinking-content-[0-9a-f]+|think)>")
 #: ``handle_shell_commands``' question about the commands of a reply's shell block, answered.
 _RUN_QUESTION = re.compile(r"Run shell commands?\? \(Y\)es/\(N\)o.*\]: (?P<answer>\w)")
 _EDIT_ERROR = "The LLM did not conform to the edit format."
@@ -587,8 +595,11 @@ class _Reader:
         self._replies.append((start, end))
         body = lines[start:end]
         self.source.mapped("assistant")
-        at = 0
         batch = f"aider-reply-{start + 1}"
+        # The answer after the reasoning: edit blocks a model thinks about are not its edits.
+        skipped = self._reasoning(body)
+        start, body = start + skipped, body[skipped:]
+        at = 0
         blocks = list(_blocks(body)) if any("SEARCH" in line for line in body) else []
         for block in blocks:
             self._text(body[at : block.start], start + at)
@@ -610,6 +621,27 @@ class _Reader:
         if blocks or any("SEARCH" in line for line in body):
             self._unterminated(body, start, len(blocks))
         return i
+
+    def _reasoning(self, body: list[str]) -> int:
+        """The reasoning ``body`` opens with, a :class:`Thinking`; the index of the line its
+        answer starts on (the closing tag's, made what follows the tag), or past the end for a
+        reply cut off while it reasoned (an interrupt)."""
+        first = next((n for n, line in enumerate(body) if line.strip()), None)
+        opened = _REASONING_OPEN.fullmatch(body[first].strip()) if first is not None else None
+        if first is None or opened is None:
+            return 0
+        close = f"</{opened[1]}>"
+        end = first + 1
+        while end < len(body) and not body[end].lstrip().startswith(close):
+            end += 1
+        text = "\n".join(body[first + 1 : end]).strip()
+        if text:
+            thinking = Thinking(text=text)
+            self._add(thinking)
+            self._response.append(thinking)
+        if end < len(body):
+            body[end] = body[end].lstrip()[len(close) :]
+        return end
 
     def _unterminated(self, body: list[str], start: int, blocks: int) -> None:
         heads = [n for n, line in enumerate(body) if _HEAD.match(line.strip())]

@@ -119,7 +119,8 @@ permitted and Roo Code's delayed retry warnings (:data:`_PANEL_WARNINGS`). A
 request that failed is an ``error_retry`` warning per retry
 and ``ask: api_req_failed`` an :class:`AssistantError` (its JSON's ``message``);
 ``ask: mistake_limit_reached`` (too many replies without a tool) a warning, ``say: info`` (yolo
-mode answering a question itself) an info notice. Each ``api_req_started``
+mode answering a question itself) and ``ask: auto_approval_max_req_reached`` (Cline stopped to
+ask before more auto-approved requests) info notices. Each ``api_req_started``
 is a request: its ``request`` text opens with the results sent back (the ``[tool] Result:``
 headers), which settle the calls before it in order (:func:`status_of`, a call's result the
 header's text where the panel showed none); the results of a request that settles no call the
@@ -335,6 +336,8 @@ RECORDS = Records(
         "say/command_permission_denied": "a warning: the command is not permitted",
         "say/diff_error": "a replace_in_file edit whose diff did not apply (a call)",
         "say/info": "an info notice (yolo mode answering a question itself)",
+        "ask/auto_approval_max_req_reached": "an info notice: the auto-approved requests reached "
+        "their limit, Cline asks before more",
         "say/error_retry": "a warning: a failed request, retried",
         "ask/api_req_failed": "an error: the request failed after its retries",
         "ask/mistake_limit_reached": "a warning: too many replies without a tool",
@@ -416,6 +419,13 @@ _PATH = re.compile(r"<path>(.*?)</path>", re.DOTALL)
 #: ``[read_file for 'a.ts'] Result:``; Roo Code's also ``[new_task in Code mode: '…']`` and
 #: ``[switch_mode to 'code' because: …]`` (``presentAssistantMessage``'s ``toolDescription``).
 _HEADER = re.compile(r"\[([a-z_]+)(?: (?:for|in|to) .*?|: [^\]]*)?\] Result:", re.DOTALL)
+#: A header that opens one of a request's blocks: Cline joins the blocks with a blank line
+#: (``formatContentBlockToMarkdown(block)).join("\\n\\n")``) and puts a ``tool_result``'s content
+#: after ``[Tool]`` (``export-markdown.ts``). A header elsewhere is some result's own text (a
+#: file read that holds a Cline history), not a result of its own.
+_BLOCK_HEADER = re.compile(
+    r"(?:\A|(?<=\n\n)|(?<=\[Tool\]\n)|(?<=\[Tool \(Error\)\]\n))" + _HEADER.pattern, re.DOTALL
+)
 #: Headers that do not name their tool (``SubagentToolHandler.getDescription``: ``[subagents]``,
 #: ``[subagent: <name>]``).
 _HEADER_TOOLS = {"subagents": "use_subagents", "subagent": "use_subagents"}
@@ -466,6 +476,9 @@ _FAILED = (
     "Command failed with exit code",
     "Command terminated by signal",
 )
+#: What Cline writes before an MCP tool's content when the server flagged it an error
+#: (``(toolResult?.isError ? "Error:\\n" : "") + …``).
+_MCP_FAILED = "Error:\n"
 
 
 #: The asks that wait for the user's approval of a call: the panel shows Approve (Save, Run
@@ -514,13 +527,17 @@ def interruption(words: str, cause: str) -> Entry:
     return SystemNotice(text=words, level="info", subtype="response_interrupted")
 
 
-def status_of(text: str | None) -> ToolStatus:
-    """The outcome Cline's result text says (``formatResponse.toolDenied`` / ``toolError``)."""
+def status_of(text: str | None, tool: str | None = None) -> ToolStatus:
+    """The outcome Cline's result text says (``formatResponse.toolDenied`` / ``toolError``);
+    of a ``use_mcp_tool`` call also the ``Error:`` line Cline puts before the content of a
+    result the server flagged ``isError`` (``UseMcpToolHandler``)."""
     if not text:
         return "success"
     stripped = text.lstrip()
     if stripped.startswith(_DENIED):
         return "cancelled"
+    if tool == "use_mcp_tool" and stripped.startswith(_MCP_FAILED):
+        return "error"
     return "error" if stripped.startswith(_FAILED) else "success"
 
 
@@ -709,7 +726,8 @@ class ClineBuilder(AnthropicBuilder):
                     result = [t for t in result if t != _COMPLETION_MARK]
                 text, feedback = _split_feedback("\n\n".join(result))
                 text = _answered(target, text)
-                self.transcript.update(target, status=status_of(text), result=text_result(text))
+                status = status_of(text, target.name)
+                self.transcript.update(target, status=status, result=text_result(text))
                 if feedback:
                     kept.append(feedback)
             elif result:  # a header for no call (attempt_completion): the user's feedback
@@ -838,7 +856,7 @@ class ClineBuilder(AnthropicBuilder):
             text = answer
             result = replace(result, text=text, kind=result_kind(text))
         if status == "success":
-            status = status_of(text)
+            status = status_of(text, call.name)
         self.transcript.update(call, status=status, result=result)
         if feedback:
             self._append(UserMessage(text=feedback))
@@ -1762,6 +1780,12 @@ def read_panel(
                            subtype="mistake_limit_reached", timestamp=stamp)  # fmt: skip
         elif kind == "say/info":
             entry = SystemNotice(text=text, subtype="info", timestamp=stamp)
+        elif kind == "ask/auto_approval_max_req_reached":
+            # "Cline has auto-approved 20 API requests. Would you like to reset the count and
+            # proceed with the task?": the user's go-ahead is the next request, no words.
+            entry = SystemNotice(
+                text=text, subtype="auto_approval_max_req_reached", timestamp=stamp
+            )
         elif kind in ("say/command", "ask/command"):
             entry = ToolCall(
                 call_id=f"ui-{message.get('ts')}", name="execute_command",
@@ -2052,7 +2076,7 @@ def _results(request: str) -> list[tuple[str, str, str]]:
     """The results a request's text opens with: ``(tool, header, body)`` per ``[tool] Result:``
     header, the blocks Cline adds after them cut off; a question's answer, a reply's and the
     empty second result of a failed call left out (module docstring)."""
-    headers = list(_HEADER.finditer(request))
+    headers = list(_BLOCK_HEADER.finditer(request))
     found = []
     for index, header in enumerate(headers):
         end = headers[index + 1].start() if index + 1 < len(headers) else len(request)
@@ -2080,7 +2104,7 @@ def _settle(transcript: Transcript, calls: list[ToolCall], request: str, ts: Any
             call = ToolCall(
                 call_id=f"ui-{ts}-{index}", name=name, args={},
                 description=describe_args("", {"description": described}) if described else None,
-                status=status_of(body), result=text_result(body) if body else None,
+                status=status_of(body, name), result=text_result(body) if body else None,
             )  # fmt: skip
             transcript.append(call)
             made.append(call)
@@ -2092,7 +2116,7 @@ def _settle(transcript: Transcript, calls: list[ToolCall], request: str, ts: Any
                 transcript.update(call, status="unknown")
             continue
         name, _, body = results[index]
-        changes: dict[str, Any] = {"status": status_of(body)}
+        changes: dict[str, Any] = {"status": status_of(body, name)}
         if name != call.name:  # the tool the model called (_PANEL_TOOLS)
             changes["name"] = name
             changes["description"] = describe_args(name, call.args) or call.description
