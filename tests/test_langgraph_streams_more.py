@@ -205,10 +205,11 @@ def test_A1_a_saved_stream_without_its_input_says_so_in_place_of_the_prompt(mode
     assert transcript.entries[1:] == loaded.entries[1:]
     note = "Prompt not recorded: LangGraph's updates and messages hold no input"
     lines = _text(transcript).splitlines()
-    assert lines[2:4] == ["User", f'  {note} (add "values" to keep it)']
+    at = lines.index("User")  # after the header, however many lines it takes
+    assert lines[at : at + 2] == ["User", f'  {note} (add "values" to keep it)']
     zh = _text(transcript, "zh").splitlines()
     said = "未记录提示：LangGraph 的 updates 与 messages 不含输入"
-    assert zh[3] == f'  {said}（加上 "values" 即可保留）'
+    assert f'  {said}（加上 "values" 即可保留）' in zh
     assert turnfold.load(transcript.dump()).entries[0].meta == first.meta
 
 

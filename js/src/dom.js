@@ -62,9 +62,10 @@ export function setHtml(element, fragment) {
   return element;
 }
 
-/** A class-name token from a view-model enum (status, level, kind); anything else is dropped. @param {unknown} value */
+/** A class-name token from a view-model enum (status, level, kind, a header part's name such as
+ * `tokens_so_far`, spelt as the page's HTML spells it); anything else is dropped. @param {unknown} value */
 export function token(value) {
-  return typeof value === "string" && /^[a-z][a-z0-9-]*$/.test(value) ? value : "unknown";
+  return typeof value === "string" && /^[a-z][a-z0-9_-]*$/.test(value) ? value : "unknown";
 }
 
 /** The element with `data-key` = `key` under `root`, if it is drawn. @param {ParentNode} root @param {string} key */

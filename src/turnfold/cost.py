@@ -19,6 +19,9 @@ within it (:func:`within_session_total`), the part they leave out by the model t
 each model's, where the reader records the total's split (``metadata["usage_by_model"]``:
 model → counts), else the session's one model; with several models and no split, no estimate.
 
+Where there is no cost, the decision says why (:class:`NoCost`: the first thing it could not
+price), and the session header says so where it shows tokens (U-3).
+
 genai-prices is imported on the first estimate, not with turnfold: it takes about half a
 second, which a load never pays.
 """
@@ -30,7 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from decimal import Decimal
-from typing import cast
+from typing import Literal, cast
 
 from turnfold.i18n import DEFAULT_LOCALE, translate
 from turnfold.model import AssistantText, Entry, SubAgent, ToolCall, Transcript
@@ -82,9 +85,41 @@ class Cost:
         return translate("cost.estimated", locale, table=self.table, day=str(self.priced_on))
 
 
-def responses_by_model(
-    entries: Iterable[Entry], default: str | None
-) -> list[tuple[str | None, Tokens]]:
+#: Why tokens get no cost (:class:`NoCost`), each said by ``cost.none.<reason>`` in a locale.
+Reason = Literal[
+    "unknown_model", "unnamed_model", "unsplit_total", "output_not_recorded", "counts_refused",
+    "subagent_unpriced", "subagents_too_deep", "nothing_priced",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class NoCost:
+    """Why some tokens have no cost (U-2): the first thing the estimate could not price, which
+    a header that shows the tokens says (U-3) rather than leave the cost out unexplained."""
+
+    reason: Reason
+    models: tuple[str, ...] = ()
+    """The model the price table does not know (``unknown_model``); the models among which a
+    recorded total is not split (``unsplit_total``)."""
+
+    def text_in(self, locale: str) -> str:
+        """The reason in a few words, for the header's line, in ``locale``."""
+        return translate(f"cost.none.{self.reason}", locale, models=", ".join(self.models))
+
+    def title_in(self, locale: str) -> str:
+        """The reason in full, for the header's tooltip, in ``locale``."""
+        return translate(f"cost.none.{self.reason}_title", locale, models=", ".join(self.models))
+
+
+#: What spent a response's tokens, as far as the records tell: its model; None where no record
+#: names one; the models among which a recorded total is not split (which of them spent it is
+#: not known), which no estimate prices either, but says why (:class:`NoCost`).
+Spender = str | frozenset[str] | None
+#: Responses to price: each its :data:`Spender` and token counts.
+Priced = list[tuple[Spender, Tokens]]
+
+
+def responses_by_model(entries: Iterable[Entry], default: str | None) -> Priced:
     """Every response among ``entries`` once (:func:`turnfold.usage.responses`) with the model
     that wrote it, the responses of their calls' sub-agents included; ``default`` for a
     response that names no model."""
@@ -94,13 +129,13 @@ def responses_by_model(
 
 def responses_apart(
     entries: Iterable[Entry], default: str | None, *, _depth: int = 0
-) -> tuple[list[tuple[str | None, Tokens]], list[tuple[str | None, Tokens]]]:
+) -> tuple[Priced, list[tuple[str | None, Tokens]]]:
     """:func:`responses_by_model`'s responses in two lists: those of the calls' sub-agents, and
     the entries' own. A session's header counts its own tokens and prices both, from one pass
     over its responses. A sub-agent whose source records its tokens as a whole is priced
     within that total (:func:`within_recorded`), as its tokens are counted (U-1)."""
     entries = list(entries)
-    found: list[tuple[str | None, Tokens]] = []
+    found: Priced = []
     for entry in entries:
         agent = entry.subagent if isinstance(entry, ToolCall) else None
         # A transcript that holds itself stops where :func:`turnfold.usage.subagent_tokens`
@@ -108,8 +143,9 @@ def responses_apart(
         if agent is None or _depth > 64:
             continue
         child = agent.transcript
-        model = subagent_model(agent)
-        child_own: list[tuple[str | None, Tokens]] = []
+        spender = subagent_model(agent)
+        model = spender if isinstance(spender, str) else None
+        child_own: Sequence[tuple[Spender, Tokens]] = []
         if child is not None:
             # A response that names no model is the agent's model's, else its caller's.
             named = child.metadata.get("model")
@@ -118,7 +154,7 @@ def responses_apart(
             found += inner
         recorded = recorded_subagent_tokens(agent)
         if recorded is not None:
-            child_own = within_recorded(recorded, child_own, model)
+            child_own = within_recorded(recorded, child_own, spender)
         found += child_own
 
     def model_of(entry: Entry) -> str | None:
@@ -135,31 +171,45 @@ def _named_model(entry: Entry) -> str | None:
     return model or (named if isinstance(named, str) else None)
 
 
-def subagent_model(agent: SubAgent) -> str | None:
+def subagent_model(agent: SubAgent) -> Spender:
     """The model the source says a delegated agent used: the one its transcript's responses
     name, else the one its transcript names. None where it names none (an agent used as a tool
-    runs out of sight) or several (which of them spent the tokens its responses do not record
-    is not known): what is priced by it then gets no cost, never its caller's model's."""
+    runs out of sight), the models where it names several (which of them spent the tokens its
+    responses do not record is not known): what is priced by it then gets no cost, never its
+    caller's model's."""
     child = agent.transcript
     if child is None:
         return None
     models = {model for entry in child.entries if (model := _named_model(entry))}
     if models:
-        return models.pop() if len(models) == 1 else None
+        return models.pop() if len(models) == 1 else frozenset(models)
     named = child.metadata.get("model")
     return named if isinstance(named, str) and named else None
 
 
 def within_recorded(
-    recorded: Tokens, found: list[tuple[str | None, Tokens]], model: str | None
-) -> list[tuple[str | None, Tokens]]:
-    """A delegated agent's responses ``found``, priced within the total its source records for
-    it (:func:`turnfold.usage.recorded_subagent_tokens`), which wins over them: each response as
-    recorded (on its own, so it keeps its price tier, :mod:`turnfold.prices`), and what the
-    total counts beyond them (the output its stream left out: Claude Code's headless streams
-    and the Claude Agent SDK) as one more response of the agent's ``model``. Where the
-    responses count more than the total, the total alone. Either way their counts add up to
-    the total: the tokens its call counts are the tokens priced, none twice, none left out.
+    recorded: Tokens,
+    found: Sequence[tuple[Spender, Tokens]],
+    model: Spender,
+    *,
+    session: bool = False,
+) -> Priced:
+    """Responses ``found``, priced within the total their source records for them, which wins
+    over them: a delegated agent's (:func:`turnfold.usage.recorded_subagent_tokens`), or a
+    session's own (``session``, :func:`within_session_total`). Each response as recorded (on
+    its own, so it keeps its price tier, :mod:`turnfold.prices`), and what the total counts
+    beyond them (the output an agent's stream left out: Claude Code's headless streams and the
+    Claude Agent SDK; the input a session records only in its total: VS Code Copilot) as spent
+    by ``model``. Where the responses count more than the total, the total alone. Either way
+    their counts add up to the total: the tokens its call counts are the tokens priced, none
+    twice, none left out.
+
+    A session's total is priced, never counted, and so differs in three ways: only the counts a
+    price is put on are taken from it (:data:`~turnfold.prices.COUNTS`); what it counts beyond
+    the responses is spread over them (:func:`_shares`), as a request is priced by its own size
+    and a session's input priced as one request's would pay a long-context tier (Claude Sonnet
+    4.5's, Gemini 2.5 Pro's, above 200k) its requests never reached; and a response that
+    records no output keeps none where the rest has none, as no record holds it then.
 
     >>> total = {"input_tokens": 20, "output_tokens": 5}
     >>> for part in within_recorded(total, [("m", {"input_tokens": 20})], "m"):
@@ -167,17 +217,19 @@ def within_recorded(
     ('m', {'input_tokens': 20, 'output_tokens': 0})
     ('m', {'input_tokens': 0, 'output_tokens': 5})
     """
-    rest = dict(recorded)
-    for _, counts in found:
-        for name in recorded:
-            rest[name] -= counts.get(name, 0)
-    if any(count < 0 for count in rest.values()):
-        return [(model, dict(recorded))]
+    total = {name: count for name, count in recorded.items() if not session or name in COUNTS}
+    rest = {name: count - sum(c.get(name, 0) for _, c in found) for name, count in total.items()}
+    requests = (len(found) or 1) if session else 1
+    if any(count < 0 for count in rest.values()):  # the responses count more: the total alone
+        return [(model, share) for share in _shares(total, requests)]
     # A count the total records and a response does not is in the rest: 0 in the response, so
     # its output is not read as not recorded (:func:`~turnfold.usage.output_not_recorded`).
-    parts = [(named, {**dict.fromkeys(recorded, 0), **counts}) for named, counts in found]
+    unrecorded = dict.fromkeys(total, 0)
+    if session and not rest.get("output_tokens"):
+        unrecorded.pop("output_tokens", None)
+    parts: Priced = [(named, {**unrecorded, **counts}) for named, counts in found]
     if any(rest.values()):
-        parts.append((model, rest))
+        parts += [(model, share) for share in _shares(rest, requests)]
     return parts
 
 
@@ -205,16 +257,29 @@ def default_model(transcript: Transcript) -> str | None:
 
 
 def estimate(
-    responses: Iterable[tuple[str | None, Mapping[str, int]]],
+    responses: Iterable[tuple[Spender, Mapping[str, int]]],
     *,
     provider: str | None = None,
     when: datetime | None = None,
 ) -> Cost | None:
     """The price of model ``responses`` (each its model and token counts), each priced on its
-    own (:mod:`turnfold.prices`) at ``when``'s day's prices; None when a model that spent
-    tokens is unknown to the price table (or not named), a response's output count is not
-    recorded (:func:`~turnfold.usage.output_not_recorded`: its input's price alone would read
-    as its cost), the table refuses a response's counts, or genai-prices is not installed."""
+    own (:mod:`turnfold.prices`) at ``when``'s day's prices; None where
+    :func:`estimate_or_why` says why there is none."""
+    estimated = estimate_or_why(responses, provider=provider, when=when)
+    return estimated if isinstance(estimated, Cost) else None
+
+
+def estimate_or_why(
+    responses: Iterable[tuple[Spender, Mapping[str, int]]],
+    *,
+    provider: str | None = None,
+    when: datetime | None = None,
+) -> Cost | NoCost:
+    """:func:`estimate`'s price, else why there is none (:class:`NoCost`): a model that spent
+    tokens is unknown to the price table (or genai-prices is not installed), not named, or one
+    of several a recorded total is not split among; a response's output count is not recorded
+    (:func:`~turnfold.usage.output_not_recorded`: its input's price alone would read as its
+    cost); the table refuses a response's counts; or no response counts anything priced."""
     day = _day(when)
     total = 0.0
     priced_any = False
@@ -222,18 +287,22 @@ def estimate(
         values = tuple(counts.get(name, 0) for name in COUNTS)
         if not any(values):
             continue
-        if model is None or output_not_recorded(counts):
-            return None
+        if model is None:
+            return NoCost("unnamed_model")
+        if isinstance(model, frozenset):
+            return NoCost("unsplit_total", tuple(sorted(model)))
+        if output_not_recorded(counts):
+            return NoCost("output_not_recorded")
         price = price_of(model, provider, day)
         if price is None:
-            return None
+            return NoCost("unknown_model", (model,))
         try:
             total += price(cast(Counts, values))
         except Exception:  # the table could not price these counts: no cost, never a guess
-            return None
+            return NoCost("counts_refused")
         priced_any = True
     if not priced_any:
-        return None
+        return NoCost("nothing_priced")
     return Cost(total, False, table_version(), day)
 
 
@@ -273,23 +342,29 @@ def spend_of(
 
 
 def session_cost(
-    transcript: Transcript,
-    when: datetime | None = None,
-    *,
-    found: list[tuple[str | None, Tokens]] | None = None,
+    transcript: Transcript, when: datetime | None = None, *, found: Priced | None = None
 ) -> Cost | None:
     """The session's cost: the one its source recorded, with its sub-agents' where that one
     leaves them out (:func:`with_subagents`), else an estimate of its tokens (``found``: its
-    responses, when the caller has found them already)."""
+    responses, when the caller has found them already); None where
+    :func:`session_cost_or_why` says why there is none."""
+    cost = session_cost_or_why(transcript, when, found=found)
+    return cost if isinstance(cost, Cost) else None
+
+
+def session_cost_or_why(
+    transcript: Transcript, when: datetime | None = None, *, found: Priced | None = None
+) -> Cost | NoCost:
+    """:func:`session_cost`, else why there is none (:class:`NoCost`), for the header to say."""
     recorded = recorded_cost(transcript)
     if recorded is not None:
         return with_subagents(transcript, recorded, when)
     if found is None:
         found = session_responses(transcript)
-    return estimate(found, provider=provider_of(transcript), when=when)
+    return estimate_or_why(found, provider=provider_of(transcript), when=when)
 
 
-def session_responses(transcript: Transcript) -> list[tuple[str | None, Tokens]]:
+def session_responses(transcript: Transcript) -> Priced:
     """What a session's estimate prices: its sub-agents' responses
     (:func:`responses_apart`), and its own within the total its source recorded
     (:func:`within_session_total`)."""
@@ -297,34 +372,36 @@ def session_responses(transcript: Transcript) -> list[tuple[str | None, Tokens]]
     return delegated + within_session_total(transcript, own)
 
 
-def within_session_total(
-    transcript: Transcript, own: list[tuple[str | None, Tokens]]
-) -> list[tuple[str | None, Tokens]]:
+def within_session_total(transcript: Transcript, own: list[tuple[str | None, Tokens]]) -> Priced:
     """The session's own responses ``own``, priced within the total its source recorded for
     them (``metadata["usage"]``), which the header counts (U-1): a VS Code Copilot session
     records each message's output alone, its input only in the shutdown's total. Where the
     total and the responses agree on every count a price is put on, the responses as they are
     (Codex). Else each model's responses within its part of the total
     (``metadata["usage_by_model"]``, when its parts add up to the total), or all of them
-    within the whole as the session's one model's; the responses of several models with no
-    split leave a part no model is known to have spent, which no estimate prices (U-2)."""
+    within the whole as the session's one model's (:func:`within_recorded`); the responses of
+    several models with no split leave a part no model is known to have spent, which no
+    estimate prices (U-2), and which says so (:data:`Spender`)."""
     if transcript.metadata.get("usage_lower_bound") is True:
-        return own  # a total that leaves some responses' output out prices none of it
+        return list(own)  # a total that leaves some responses' output out prices none of it
     recorded = transcript.metadata.get("usage")
     total = counts_of(recorded) if isinstance(recorded, Mapping) else {}
     summed: Tokens = {}
     for _, counts in own:
         add_into(summed, counts)
     if all(total.get(name, 0) == summed.get(name, 0) for name in COUNTS if name in total):
-        return own
+        return list(own)
     split = _usage_by_model(transcript, total)
     if split is not None:
-        parts: list[tuple[str | None, Tokens]] = []
+        parts: Priced = []
         for model, counts in split.items():
-            parts += _within_total(counts, [r for r in own if r[0] == model], model)
+            parts += within_recorded(counts, [r for r in own if r[0] == model], model, session=True)
         return parts
     models = {model for model, _ in own} or _named_models(transcript)
-    return _within_total(total, own, models.pop() if len(models) == 1 else None)
+    named = frozenset(model for model in models if model is not None)
+    # One model; else the several, unless a response names none (then no model is known).
+    spender: Spender = models.pop() if len(models) == 1 else named if None not in models else None
+    return within_recorded(total, own, spender, session=True)
 
 
 def _usage_by_model(transcript: Transcript, total: Tokens) -> dict[str, Tokens] | None:
@@ -347,31 +424,6 @@ def _named_models(transcript: Transcript) -> set[str | None]:
     """The models the session names where no response records usage (a total alone)."""
     named: set[str | None] = {model for e in transcript.entries if (model := _named_model(e))}
     return named or {default_model(transcript)}
-
-
-def _within_total(
-    total: Tokens, found: list[tuple[str | None, Tokens]], model: str | None
-) -> list[tuple[str | None, Tokens]]:
-    """Responses ``found`` priced within their recorded ``total``, as :func:`within_recorded`
-    prices a sub-agent's, the rest spent by ``model``; but the rest is a session's, spread over
-    its responses (:func:`_shares`): a request is priced by its own size, and a session's
-    input priced as one request's would pay a long-context tier (Claude Sonnet 4.5's, Gemini
-    2.5 Pro's, above 200k) its requests never reached."""
-    priced = [name for name in COUNTS if name in total]
-    rest = {name: total[name] - sum(c.get(name, 0) for _, c in found) for name in priced}
-    requests = len(found) or 1
-    if any(count < 0 for count in rest.values()):  # the responses count more: the total alone
-        found, rest = [], {name: total[name] for name in priced}
-    # A count the total records and a response does not is in the rest: 0 in the response, so
-    # its output is not read as not recorded (:func:`~turnfold.usage.output_not_recorded`);
-    # unless the rest has no output, which then no record holds.
-    unrecorded = dict.fromkeys(priced, 0)
-    if not rest.get("output_tokens"):
-        unrecorded.pop("output_tokens", None)
-    parts = [(named, {**unrecorded, **counts}) for named, counts in found]
-    if any(rest.values()):
-        parts += [(model, share) for share in _shares(rest, requests)]
-    return parts
 
 
 def _shares(tokens: Tokens, requests: int) -> list[Tokens]:
@@ -417,18 +469,20 @@ def recorded_cost(transcript: Transcript) -> float | None:
 
 def with_subagents(
     transcript: Transcript, own: float, when: datetime | None = None, *, _depth: int = 0
-) -> Cost | None:
+) -> Cost | NoCost:
     """A recorded cost ``own`` that covers the tokens the session's header counts (U-1): as
     recorded, unless the reader says it is the session's own alone
     (``metadata["cost_includes_subagents"] = False``); then each sub-agent's is added, the
     cost its source recorded for it (its own sub-agents' by the same rule), else an estimate
-    of its tokens (which makes the sum an estimate, ``≈``). None where a sub-agent's cost is
-    neither (a model no price table knows, tokens recorded under no call): a cost that leaves
-    a sub-agent out is not the session's (U-2)."""
+    of its tokens (which makes the sum an estimate, ``≈``). Where a sub-agent's cost is
+    neither (a model no price table knows, tokens recorded under no call), why
+    (:class:`NoCost`): a cost that leaves a sub-agent out is not the session's (U-2)."""
     if transcript.metadata.get("cost_includes_subagents") is not False:
         return Cost(own, True)
-    if unattributed_subagent_tokens(transcript) or _depth > 64:
-        return None
+    if unattributed_subagent_tokens(transcript):
+        return NoCost("subagent_unpriced")
+    if _depth > 64:
+        return NoCost("subagents_too_deep")
     total, recorded = own, True
     for call in transcript.entries:
         if not (isinstance(call, ToolCall) and call.subagent and has_subagent_tokens(call)):
@@ -442,9 +496,9 @@ def with_subagents(
             spent, _ = responses_apart([call], default_model(transcript))
             if not any(any(counts.values()) for _, counts in spent):
                 continue  # a sub-agent that spent nothing costs nothing
-            part = estimate(spent, provider=provider_of(transcript), when=when)
-        if part is None:
-            return None
+            part = estimate_or_why(spent, provider=provider_of(transcript), when=when)
+        if isinstance(part, NoCost):
+            return part
         total += part.usd
         recorded = recorded and part.recorded
     if recorded:
@@ -467,16 +521,22 @@ def format_usd(usd: float) -> str:
 __all__ = [
     "PROVIDERS",
     "Cost",
+    "NoCost",
+    "Priced",
+    "Reason",
     "Spend",
+    "Spender",
     "default_model",
     "entries_cost",
     "estimate",
+    "estimate_or_why",
     "format_usd",
     "provider_of",
     "recorded_cost",
     "responses_apart",
     "responses_by_model",
     "session_cost",
+    "session_cost_or_why",
     "session_responses",
     "spend_of",
     "subagent_model",

@@ -17,9 +17,11 @@ from typing import Any, NamedTuple
 
 from turnfold.cost import (
     Cost,
+    NoCost,
+    Priced,
     default_model,
     responses_apart,
-    session_cost,
+    session_cost_or_why,
     session_responses,
     within_session_total,
 )
@@ -106,6 +108,8 @@ class SessionFacts:
     """A cost the source recorded for the session."""
     cost: Cost | None = None
     """The session's cost: the recorded one, else an estimate (:mod:`turnfold.cost`)."""
+    no_cost: NoCost | None = None
+    """Why ``cost`` is None, as :mod:`turnfold.cost` decided it (None where it is not)."""
     outcome: str | None = None
     score: Any = None
 
@@ -160,9 +164,9 @@ class SessionTally:
         self._models: dict[str, int] = {}
         self._tokens = TokenCount()
         self._counted: dict[str, int] | None = None  # the tokens of one reading (keep=False)
-        self._found: list[tuple[str | None, Tokens]] | None = None  # ...and its responses
+        self._found: Priced | None = None  # ...and its responses
         self._delegating: set[str] = set()  # the calls that hold a sub-agent transcript
-        self._priced: tuple[Any, Cost | None] | None = None  # what was priced, and its cost
+        self._priced: tuple[Any, Cost | NoCost] | None = None  # what was priced, its cost
         self._first: _Key | None = None
         self._last: _Key | None = None
 
@@ -323,9 +327,10 @@ class SessionTally:
         failed = meta.get("failed_attempts_usage")
         if isinstance(failed, Mapping):
             facts.failed_attempts_tokens = counts_of(failed)
-        # Priced again only when the tokens changed: a live session's updates are mostly not
-        # new responses, and pricing walks every response (Q-3).
-        priced = (facts.tokens, as_text(meta.get("model")), meta.get("cost_usd"))
+        # Priced again only when the tokens or the models named changed (a model renamed in
+        # place is priced, or named as the one no price is known for, anew): a live session's
+        # updates are mostly not new responses, and pricing walks every response (Q-3).
+        priced = (facts.tokens, frozenset(self._models), model, meta.get("cost_usd"))
         if self._priced is None or self._priced[0] != priced:
             found = self._found
             if side:
@@ -334,26 +339,38 @@ class SessionTally:
                 if found is None:
                     found = session_responses(transcript)
                 found = found + side
-            cost = session_cost(transcript, when=self._when(), found=found)
-            self._priced = (priced, cost)
-        facts.cost = self._priced[1]
-        if unpriced and facts.cost is not None and not facts.cost.recorded:
-            facts.cost = None
+            self._priced = (priced, session_cost_or_why(transcript, when=self._when(), found=found))
+        decided = self._priced[1]
+        if unpriced and isinstance(decided, Cost) and not decided.recorded:
+            decided = NoCost("subagent_unpriced")
+        if isinstance(decided, Cost):
+            facts.cost = decided
+        else:
+            facts.no_cost = decided
         cost = meta.get("cost_usd")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost):
             facts.cost_usd = float(cost)
         first, last = self._first, self._last
         # The run's own start and end where the source records them (a sample's, a run
         # result's): its span, setup and scoring included, not only its entries'.
-        for moment in (meta.get("started_at") or meta.get("start_time"),
-                       meta.get("ended_at") or meta.get("completed_at")):  # fmt: skip
-            recorded = _key(moment)
+        start = _key(meta.get("started_at") or meta.get("start_time"))
+        end = _key(meta.get("ended_at") or meta.get("completed_at"))
+        for recorded in (start, end):
             if recorded is not None:
                 first, last = _earlier(first, recorded), _later(last, recorded)
         if first is not None and last is not None:
             facts.started, facts.ended = _moment(first), _moment(last)
             if facts.started is not None and facts.ended is not None:
                 facts.duration_s = (facts.ended - facts.started).total_seconds() or None
+        measured = meta.get("duration_s")
+        if isinstance(measured, float) and math.isfinite(measured) and measured > 0:
+            # A duration in seconds the source measured for the run itself (an Inspect sample's
+            # total_time, on a clock that never jumps) wins over the span of the moments, which
+            # a change of the wall clock stretches (its reader warns of one); the run's
+            # recorded start and end, where it records them, are its own.
+            facts.duration_s = measured
+            facts.started = _moment(start) if start is not None else facts.started
+            facts.ended = _moment(end) if end is not None else facts.ended
         duration_ms = meta.get("duration_ms")
         if facts.duration_s is None and isinstance(duration_ms, (int, float)) and duration_ms > 0:
             facts.duration_s = duration_ms / 1000

@@ -40,9 +40,10 @@ from turnfold.formats.resume import CountedLines, complete_lines, fingerprint
 from turnfold.formats.source import (
     LOOK_AHEAD_BYTES,
     Bounded,
-    cut_off_record,
+    how_it_opens,
     join_warnings,
     json_lines,
+    looked_ahead,
     marked_encoding,
     open_source,
     warned_records,
@@ -140,10 +141,10 @@ def _is_json_lines(stream: IO[bytes]) -> bool:
 def _opens_a_pretty_value(stream: IO[bytes]) -> bool:
     """Whether the first line of ``stream`` (that is not blank) opens a JSON value that goes on
     past it: the first of pretty-printed runs (``json.dump(run, f, indent=2)`` written again
-    and again), as ``load`` tells it (:func:`~turnfold.formats.source.from_binary_stream`) from
-    the lines after it (:func:`~turnfold.formats.source.cut_off_record`). A line that is no JSON
-    for another reason (a bad first record, glued objects, a record cut off at its end) is JSON
-    lines still, where it costs its line alone. The stream is left where it was."""
+    and again), as ``load`` tells it (:func:`~turnfold.formats.source.how_it_opens`). A line
+    that is no JSON for another reason (a bad first record, glued objects, a record cut off at
+    its end) is JSON lines still, where it costs its line alone. The stream is left where it
+    was."""
     at = stream.tell()
     try:
         line = b""
@@ -157,15 +158,10 @@ def _opens_a_pretty_value(stream: IO[bytes]) -> bool:
         try:
             json.loads(text)
         except json.JSONDecodeError as exc:
-            if exc.pos < len(text):  # it ran into a mistake, not out of text
-                return False
-        else:
-            return False
-        # The complete lines within LOOK_AHEAD_BYTES of it, as load looks at them.
-        after = stream.read(LOOK_AHEAD_BYTES + 1)
-        if len(after) > LOOK_AHEAD_BYTES:
-            after = after[: after.rfind(b"\n", 0, LOOK_AHEAD_BYTES) + 1]
-        return not cut_off_record(text, after.decode("utf-8", "replace"))
+            # The lines after it as load reads them, none read past where it looks.
+            lines = iter(lambda: stream.readline(LOOK_AHEAD_BYTES + 1), b"")
+            return how_it_opens(text, exc, lambda: looked_ahead(enumerate(lines))[1]) == "value"
+        return False
     finally:
         stream.seek(at)
 

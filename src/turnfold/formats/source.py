@@ -20,7 +20,7 @@ import stat
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 from turnfold import codec, progress
 from turnfold.formats import compressed
@@ -1144,14 +1144,18 @@ def from_binary_stream(
     except json.JSONDecodeError as error:
         if text.lstrip().startswith(("{", "[")):
             ahead: list[tuple[int, bytes | Oversized]] = []
-            if error.pos >= len(text.removeprefix("\ufeff").rstrip()):  # it ran out at its end
-                ahead, after = _looked_ahead(lines)
-                if cut_off_record(text, after):
-                    # JSON lines whose writer died mid-record, then went on: the cut line
-                    # costs its record alone, not the file read whole as one document.
-                    parsed = _parse_lines(ahead, name, warnings)
-                    each = itertools.chain(_careful(text, number), parsed, rest())
-                    return Source(name, each, path=path, warnings=warnings)
+
+            def after() -> str:
+                taken, seen = looked_ahead(lines)
+                ahead.extend(taken)
+                return seen
+
+            if how_it_opens(text, error, after) == "cut":
+                # JSON lines whose writer died mid-record, then went on: the cut line
+                # costs its record alone, not the file read whole as one document.
+                parsed = _parse_lines(ahead, name, warnings)
+                each = itertools.chain(_careful(text, number), parsed, rest())
+                return Source(name, each, path=path, warnings=warnings)
             # Maybe one multi-line JSON document (Gemini's legacy chat files are pretty-printed).
             whole = _whole_document(text, itertools.chain(ahead, lines), limit, name, warnings)
             try:
@@ -1264,6 +1268,29 @@ def _whole_document(
 LOOK_AHEAD_BYTES = 1 << 20
 
 
+#: How a stream opens whose first line is no JSON value (:func:`how_it_opens`): with a value
+#: pretty-printed past it, with a record of JSON lines cut off at its end, or with a mistake
+#: within the line.
+Opening = Literal["value", "cut", "mistake"]
+
+
+def how_it_opens(first: str, error: json.JSONDecodeError, after: Callable[[], str]) -> Opening:
+    """How a byte stream opens whose first line that is not blank, ``first``, is no JSON value
+    (reading it stopped at ``error``): the one test of pretty-printed JSON against JSON lines,
+    which a load makes (:func:`from_binary_stream`) and a scan that cuts a file of runs at its
+    lines' ends (:mod:`turnfold.corpus.runs`).
+
+    ``"value"``: its JSON runs out at the line's end and on through ``after()`` (the complete
+    lines after it within :data:`LOOK_AHEAD_BYTES`, read only then), the opening of a value
+    pretty-printed past it; ``"cut"``: a record of JSON lines cut off at its end, the lines
+    after it breaking the value it opened (:func:`cut_off_record`); ``"mistake"``: its JSON
+    runs into a mistake within the line (a bad record, glued objects), which tells neither.
+    """
+    if error.pos < len(first.removeprefix("\ufeff").rstrip()):
+        return "mistake"
+    return "cut" if cut_off_record(first, after()) else "value"
+
+
 def cut_off_record(first: str, after: str) -> bool:
     """Whether ``first``, a line whose JSON value runs out at its end, is a record cut off there
     (its writer died mid-record, then went on writing JSON lines), not the opening of a value
@@ -1285,10 +1312,10 @@ def cut_off_record(first: str, after: str) -> bool:
     return False
 
 
-def _looked_ahead(
+def looked_ahead(
     lines: Iterator[tuple[int, bytes | Oversized]],
 ) -> tuple[list[tuple[int, bytes | Oversized]], str]:
-    """The lines taken from ``lines`` to look past a first line (:func:`cut_off_record`), and
+    """The lines taken from ``lines`` to look past a first line (:func:`how_it_opens`), and
     the text of those of them within :data:`LOOK_AHEAD_BYTES`."""
     taken: list[tuple[int, bytes | Oversized]] = []
     seen: list[bytes] = []

@@ -592,6 +592,11 @@ def session_header(
             part("cost", f"${cost}", translate("session.cost_recorded", locale, cost=cost))
         else:  # U-2: an estimate reads as one, its price table in the title
             part("cost", f"≈ ${cost}", facts.cost.source_in(locale))
+    elif total and facts.no_cost is not None:
+        # U-2: tokens shown with no cost say why, as turnfold.cost decided it (a model no price
+        # table knows, a total of several models not split), not leave the reader to wonder;
+        # a part of its own, as a "cost" part is always a price.
+        part("no_cost", facts.no_cost.text_in(locale), facts.no_cost.title_in(locale))
     if not parts:
         return None
     return {
