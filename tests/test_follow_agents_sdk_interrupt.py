@@ -101,6 +101,84 @@ def test_A2_P7_a_ctrl_c_in_an_agents_sdk_tool_leaves_no_task_and_no_stray_interr
     widget.close()
 
 
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_A2_P7_the_users_interrupt_is_shown_once_while_the_run_stops(
+    ipython: Shell, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shell shows the interrupt as the cell's error, and nothing shows it again while the
+    run stops: not IPython's ``run_code`` when the cell's code gets it back at its ``async
+    for``, nor asyncio for the SDK's report of the tool task that raised it ("Background
+    function tool task raised a fatal exception."), which the old code both let through
+    (three tracebacks of one Ctrl-C in terminal IPython). The shell's ``showtraceback`` and
+    the loop's exception handler are the user's again afterwards."""
+    from IPython.core.async_helpers import get_asyncio_loop
+
+    pressed = KeyboardInterrupt()
+    ipython.ns["agent"] = cell_end._agent(_interrupting_tool(kind, pressed, []))
+    shown: list[BaseException | None] = []
+    show = ipython.shell.showtraceback
+
+    def showtraceback(*args: Any, **kwargs: Any) -> None:
+        shown.append(sys.exc_info()[1])
+        show(*args, **kwargs)
+
+    monkeypatch.setattr(ipython.shell, "showtraceback", showtraceback)
+    reported: list[dict[str, Any]] = []
+
+    def report(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        reported.append(context)
+
+    loop = get_asyncio_loop()
+    loop.set_exception_handler(report)
+
+    result = ipython.run_cell(FOLLOW_IN_THE_CELL)
+
+    assert result.error_in_exec is pressed
+    assert shown == [pressed]
+    assert [context.get("exception") for context in reported] == []
+    assert ipython.shell.showtraceback == showtraceback
+    assert loop.get_exception_handler() is report
+    assert ipython.run_cell("await asyncio.sleep(0.01)").success
+    assert shown == [pressed]
+    assert reported == []
+    assert cell_end._statuses(ipython.ns["run"].transcript) == ["stopped"]
+    ipython.ns["widget"].close()
+
+
+def test_A2_only_the_interrupt_shown_already_is_kept_from_being_shown_again(
+    ipython: Shell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the run stops, any other exception is shown as ever: the shell's traceback of it
+    (given or being handled) and a loop report of it reach the user's ``showtraceback`` and
+    exception handler; the interrupt the cell showed does not, by either way."""
+    from IPython.core.async_helpers import get_asyncio_loop
+
+    pressed, other = KeyboardInterrupt(), ValueError("a clean-up failed")
+    shown: list[Any] = []
+    monkeypatch.setattr(
+        ipython.shell, "showtraceback", lambda exc_tuple=None, **kw: shown.append(exc_tuple)
+    )
+    reported: list[Any] = []
+    loop = get_asyncio_loop()
+    loop.set_exception_handler(lambda loop, context: reported.append(context["exception"]))
+
+    with following._shown_once(pressed, ipython.shell, loop):
+        for error in (pressed, other):
+            ipython.shell.showtraceback((type(error), error, None))
+            loop.call_exception_handler({"message": "a task raised", "exception": error})
+            try:
+                raise error
+            except BaseException:
+                ipython.shell.showtraceback(running_compiled_code=True)
+
+    assert shown == [(ValueError, other, None), None]
+    assert reported == [other]
+    ipython.shell.showtraceback((KeyboardInterrupt, pressed, None))
+    loop.call_exception_handler({"message": "a task raised", "exception": pressed})
+    assert shown[-1] == (KeyboardInterrupt, pressed, None)
+    assert reported == [other, pressed]
+
+
 def test_A2_after_a_ctrl_c_the_next_followed_run_in_the_same_shell_completes(
     ipython: Shell,
 ) -> None:

@@ -114,6 +114,8 @@ class Follow:
         #: What steps the stream (see :meth:`_watch_cells`), and what stops watching cells.
         self._driver: asyncio.Task[Any] | threading.Thread | None = None
         self._unwatch: Any = None
+        #: The IPython shell whose cells are watched (where the interrupt is shown).
+        self._shell: Any = None
         #: Whether the stream is being stepped (asked for its next event, not yet given it):
         #: between two events its user holds it, and may step it again in a later cell.
         self._stepping = False
@@ -239,8 +241,9 @@ class Follow:
                 await self._read_end()
             if isinstance(exc, asyncio.CancelledError) and self._interrupt is not None:
                 # The cancel is turnfold's, at the cell's end: the cell's code gets the user's
-                # own interrupt where its stream stopped, as it would have; shown from here,
-                # not with the frames of the framework's raising it again meanwhile.
+                # own interrupt where its stream stopped, as it would have, without the frames
+                # of the framework's raising it again meanwhile. The shell showed it already:
+                # not again if the cell lets it through (_shown_once).
                 raise self._interrupt.with_traceback(None) from None
             raise
         else:
@@ -327,7 +330,7 @@ class Follow:
         with self._lock:
             if self._ended or self._unwatch is not None:
                 return
-            self._driver = driver
+            self._driver, self._shell = driver, shell
             events.register("post_run_cell", self._cell_ended)
             self._unwatch = lambda: _unregister(events, self._cell_ended)
 
@@ -369,10 +372,14 @@ class Follow:
         cell's task, the run's (its framework's ``tasks_of(run)``: a clean-up may start only
         once the run is done) and every task whose cancel is under way, which the run's cancel
         reached in turn. The interrupt raised again meanwhile is the one the cell got already,
-        and is absorbed; any other (a second Ctrl-C) goes on to the user.
+        and is absorbed; any other (a second Ctrl-C) goes on to the user. Shown already as the
+        cell's error, it is not shown again meanwhile (:func:`_shown_once`).
 
-        Only where the loop is idle here (IPython's own runner, between cells): in a kernel
-        whose loop runs the cell, an interrupt that left it left the kernel's loop too."""
+        Only where the loop is idle here (IPython's own runner, between cells). A kernel whose
+        loop runs the cell leaves nothing stranded: ipykernel interrupts an awaiting cell by
+        cancelling its task, which ends the stream (:meth:`_async`) and so the run, and a
+        ``KeyboardInterrupt`` raised in a task there leaves the kernel's loop, and the kernel
+        ends."""
         driver = self._driver
         if not isinstance(driver, asyncio.Task) or driver.done():
             return
@@ -394,14 +401,15 @@ class Follow:
         self._interrupt = interrupt
         driver.cancel()
         waiting = loop.create_task(_all_done(stranded, loop.time() + _STOP_SECONDS))
-        for _ in range(_STOP_RAISES):
-            try:
-                loop.run_until_complete(waiting)
-                break
-            except BaseException as exc:
-                if exc is not interrupt:
-                    waiting.cancel()  # not to wait on in a later cell
-                    raise
+        with _shown_once(interrupt, self._shell, loop):
+            for _ in range(_STOP_RAISES):
+                try:
+                    loop.run_until_complete(waiting)
+                    break
+                except BaseException as exc:
+                    if exc is not interrupt:
+                        waiting.cancel()  # not to wait on in a later cell
+                        raise
         if not waiting.done() or stranded():
             waiting.cancel()
             names = sorted({getattr(task.get_coro(), "__qualname__", "?") for task in stranded()})
@@ -533,6 +541,54 @@ def _cancelling(task: asyncio.Task[Any]) -> bool:
     tasks do not tell, never)."""
     cancelling = getattr(task, "cancelling", None)
     return cancelling is not None and not task.done() and cancelling() > 0
+
+
+@contextlib.contextmanager
+def _shown_once(
+    interrupt: BaseException, shell: Any, loop: asyncio.AbstractEventLoop
+) -> Iterator[None]:
+    """While the stranded tasks stop, ``interrupt`` (already shown by the shell as the cell's
+    error, with the frames where it was raised) is not shown again; anything else is, as ever.
+
+    Twice it would be: the cell's code gets it back at its ``async for`` (:meth:`Follow._async`)
+    and, not catching it, IPython's ``run_code`` shows its traceback (``showtraceback``); and a
+    framework may report a task of its own that raised it through the loop's exception handler
+    (the Agents SDK 0.24: "Background function tool task raised a fatal exception.",
+    ``agents/run_internal/tool_execution.py``, ``_consume_function_tool_task_result``), which
+    asyncio logs with that traceback. Both are the one Ctrl-C the user saw; the transcript
+    shows the run it stopped."""
+    show = getattr(shell, "showtraceback", None)
+    own = "showtraceback" in getattr(shell, "__dict__", {})  # set on the instance already
+
+    def showtraceback(*args: Any, **kwargs: Any) -> Any:
+        given = kwargs.get("exc_tuple", args[0] if args else None)
+        shown = given[1] if isinstance(given, tuple) and len(given) > 1 else sys.exc_info()[1]
+        if shown is interrupt:
+            return None
+        return show(*args, **kwargs) if show is not None else None
+
+    previous = loop.get_exception_handler()
+
+    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if context.get("exception") is interrupt:
+            return
+        if previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    if show is not None:
+        shell.showtraceback = showtraceback
+    loop.set_exception_handler(handle)
+    try:
+        yield
+    finally:
+        loop.set_exception_handler(previous)
+        if show is not None:
+            if own:
+                shell.showtraceback = show
+            else:
+                del shell.showtraceback  # the class's own again
 
 
 async def _all_done(tasks: Any, deadline: float) -> None:
