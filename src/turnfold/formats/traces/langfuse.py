@@ -18,8 +18,7 @@ status and ``statusMessage`` its message, and in ``metadata`` the span's own att
 ``input`` and ``output`` (``extractInputAndOutput``) it took out of ``metadata.attributes``
 since October 2025 (exports before that keep both): they are put back as the span's
 convention writes them (:mod:`~turnfold.formats.traces.langfuse_io`), so the OTLP reader's
-rules for each instrumentor read them (:mod:`~turnfold.formats.traces.otlp`). A span of Koog
-0.3's tools, which names its tool and its call and no operation, is a tool run.
+rules for each instrumentor read them (:mod:`~turnfold.formats.traces.otlp`).
 
 Observations the Langfuse SDK wrote itself (scope ``langfuse-sdk``, no attributes kept: its
 ``@observe`` functions, its LangChain callback handler, its OpenAI wrapper) carry only their
@@ -103,8 +102,6 @@ RECORDS = Records(
 _SDK_SCOPE = "langfuse-sdk"
 #: A Langfuse SDK observation's type → the operation it is read as (:func:`_observation_span`).
 _SDK_OPERATIONS = {"GENERATION": "chat", "TOOL": "execute_tool", "AGENT": "invoke_agent"}
-#: What Koog 0.3 writes on a tool span, which names no operation.
-_KOOG_TOOL = frozenset({"gen_ai.tool.name", "gen_ai.tool.call.id"})
 _CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 _USAGE_KEYS = (
     "gen_ai.usage.input_tokens",
@@ -440,10 +437,10 @@ def _observation_span(
     if isinstance(session, str) and session:
         attributes["session.id"] = session  # the OTLP reader's conversation (conversation_of)
     op = operation(name, attributes)
-    if op == "(other)" and (kind == "TOOL" or attributes.keys() >= _KOOG_TOOL):
+    if op == "(other)" and kind == "TOOL":
         # Langfuse typed it a tool run from its attributes (ObservationTypeMapper):
-        # pydantic-ai before its instrumentation's version 3 names no operation; nor does
-        # Koog 0.3's tool span (a SPAN to Langfuse), which names its tool and its call.
+        # pydantic-ai before its instrumentation's version 3 names no operation (Koog 0.3's
+        # tool span, which names none either, is one by its attributes: spans.operation).
         op = "execute_tool"
         attributes.setdefault("gen_ai.tool.name", name)
     if op in otlp.MODEL_OPS and not any(k in attributes for k in _USAGE_KEYS):

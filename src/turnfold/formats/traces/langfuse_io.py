@@ -19,15 +19,13 @@ reads where the attributes no longer hold it:
   request and the response as its client has them (the messages flattened beside them are
   gone): the messages are read from them (:func:`request_messages`, :func:`response_messages`:
   OpenAI Chat Completions and Responses, Anthropic Messages, Google GenAI and ADK, a completion
-  prompt) as GenAI input and output messages. In any export, a completion call
-  (llama_index's ``complete``) records its prompts as ``llm.prompts`` and no messages: they are
-  its prompt, its ``output.value`` its reply; and the google_genai and google_adk
-  instrumentors write Gemini's role ``model`` for the model's messages, which is the
-  assistant (:func:`assistant_roles`);
+  prompt) as GenAI input and output messages. A completion call that records its prompts as
+  ``llm.prompts`` (llama_index's ``complete``), and Gemini's role ``model``, are read as the
+  OTLP reader reads them in any trace (:func:`.messages.completion_prompts`,
+  :func:`.messages._openinference`);
 - OpenLLMetry's prompt and completion as Langfuse made them (``[{role, content, tool_calls:
-  [{id, name, arguments}]}]``) are GenAI messages of Chat Completions shape; Koog writes a
-  message's tool calls as the JSON text of a list of Chat calls in its ``content``, and its
-  results without the call they answer (:func:`koog_messages`);
+  [{id, name, arguments}]}]``) are GenAI messages of Chat Completions shape; Koog's calls and
+  results in them are read as in its spans (:func:`.messages.koog_messages`);
 - LangSmith's OTel exporter writes a run's inputs and outputs as JSON text (``gen_ai.prompt``
   / ``gen_ai.completion``): its Claude Agent SDK integration's model turns are Anthropic
   messages (``tool_use`` blocks the turn's calls, :func:`langsmith_messages`), its tool runs
@@ -43,6 +41,7 @@ from typing import Any
 from turnfold import codec
 from turnfold.formats.common import MAPPINGS, NameSet, as_list
 from turnfold.formats.gemini_parts import as_parts
+from turnfold.formats.traces.messages import koog_messages
 from turnfold.formats.traces.spans import Warn, json_value
 
 #: Where pydantic-ai's older instrumentation writes its GenAI events, and where Langfuse read
@@ -59,7 +58,9 @@ _AI_SDK_OUTPUTS = (
 )
 _INPUT_MESSAGES = "llm.input_messages"
 _OUTPUT_MESSAGES = "llm.output_messages"
-_MESSAGES = (f"{_INPUT_MESSAGES}.", f"{_OUTPUT_MESSAGES}.")
+#: A completion call's prompts (llama_index's), kept by Langfuse: the OTLP reader reads them
+#: and the call's ``output.value`` (:func:`.messages.completion_prompts`).
+_PROMPTS = "llm.prompts"
 #: The instrumentation scopes whose spans are read as their tracers write them.
 _KOOG = "ai.koog"
 _LANGSMITH = "langsmith"
@@ -108,7 +109,6 @@ def restore(a: dict[str, Any], scope: str, inp: Any, out: Any, warn: Warn) -> No
     input and output, under the key of the span's convention, where the span holds none of
     that convention's keys (an export of before the move holds them all). ``warn``: said of
     an input or output that is no message where the convention has messages."""
-    assistant_roles(a)
     if inp is None and out is None:
         return
     if scope == "ai":  # the Vercel AI SDK (Langfuse reads it by its scope's name)
@@ -206,53 +206,6 @@ def _chat_call(call: Mapping[str, Any]) -> dict[str, Any]:
     return {"id": call.get("id"), "type": "function", "function": function}
 
 
-def koog_messages(messages: list[Any]) -> list[Any]:
-    """Koog's messages as it writes them for Langfuse (``gen_ai.prompt.N.*`` /
-    ``gen_ai.completion.N.*``: Koog 0.3's, and its ``LangfuseSpanAdapter.kt`` since,
-    JetBrains/koog ``agents-features-opentelemetry/.../integration/langfuse``): a message
-    whose ``content`` is the JSON text of a list of Chat tool calls
-    (``encodeToolCallsContent``; of role ``tool`` in Koog 0.3, ``assistant`` since) is the
-    assistant's calls; a ``tool`` message of text is the result of the oldest of those calls
-    it has not answered (Koog writes no call id with a result).
-
-    >>> koog_messages([{"role": "tool", "content": '[{"function": {"name": "ls", '
-    ...                 '"arguments": "{}"}, "id": "c1", "type": "function"}]'},
-    ...                {"role": "tool", "content": "a.txt"}])[1]
-    {'role': 'tool', 'content': 'a.txt', 'tool_call_id': 'c1'}
-    """
-    out: list[Any] = []
-    waiting: list[Any] = []  # the ids of the calls asked for and not answered, oldest first
-    for message in messages:
-        calls = _koog_calls(message.get("content")) if isinstance(message, MAPPINGS) else None
-        if calls is not None:
-            out.append({"role": "assistant", "content": None, "tool_calls": calls})
-            waiting += [c.get("id") for c in calls]
-        elif (
-            isinstance(message, MAPPINGS)
-            and message.get("role") == "tool"
-            and not message.get("tool_call_id")
-            and waiting
-        ):
-            out.append({**message, "tool_call_id": waiting.pop(0)})
-        else:
-            out.append(message)
-    return out
-
-
-def _koog_calls(content: Any) -> list[dict[str, Any]] | None:
-    listed = json_value(content) if isinstance(content, str) and content[:1] == "[" else None
-    if not isinstance(listed, list) or not listed:
-        return None
-    if not all(
-        isinstance(c, MAPPINGS)
-        and c.get("type") == "function"
-        and isinstance(c.get("function"), MAPPINGS)
-        for c in listed
-    ):
-        return None
-    return [dict(c) for c in listed]
-
-
 def _split_system(messages: Any) -> tuple[Any, str | None]:
     """GenAI input messages without the system message Langfuse put first from
     ``gen_ai.system_instructions`` (``prependSystemInstructions``: a ``{role, content}`` with
@@ -310,19 +263,6 @@ def _is_indexed(value: Any) -> bool:
 # --- OpenInference ----------------------------------------------------------------------------
 
 
-def assistant_roles(a: dict[str, Any]) -> None:
-    """OpenInference's flattened messages of role ``model`` (Gemini's word for the model, as
-    the google_genai and google_adk instrumentors write it) as the assistant's.
-
-    >>> a = {"llm.output_messages.0.message.role": "model"}
-    >>> assistant_roles(a); a
-    {'llm.output_messages.0.message.role': 'assistant'}
-    """
-    for key, value in a.items():
-        if value == "model" and key.endswith(".message.role") and key.startswith(_MESSAGES):
-            a[key] = "assistant"
-
-
 def _openinference(a: dict[str, Any], inp: Any, out: Any) -> None:
     """An OpenInference span: its flattened messages put back where Langfuse nested them,
     else ``input.value`` / ``output.value``; a model span's messages read from them where it
@@ -333,15 +273,12 @@ def _openinference(a: dict[str, Any], inp: Any, out: Any) -> None:
             continue
         if _is_indexed(json_value(value)):
             a.update(flattened(prefix, json_value(value)))
-            assistant_roles(a)
         else:
             put_first(a, (key,), value)
-    if a.get("openinference.span.kind") != "LLM":
+    if a.get("openinference.span.kind") != "LLM" or _PROMPTS in a:
         return
     if not any(k.startswith(_INPUT_MESSAGES + ".") for k in a) and "gen_ai.input.messages" not in a:
-        messages, system = _prompts(a.get("llm.prompts"))
-        if messages is None:
-            messages, system = request_messages(a.get("input.value"))
+        messages, system = request_messages(a.get("input.value"))
         # The Responses API's instructions are in its response, not in the items it was given.
         system = system or _system_text(_mapping(a.get("output.value")))
         if messages is not None:
@@ -357,16 +294,6 @@ def _openinference(a: dict[str, Any], inp: Any, out: Any) -> None:
 def _mapping(value: Any) -> Mapping[str, Any]:
     decoded = json_value(value)
     return decoded if isinstance(decoded, MAPPINGS) else {}
-
-
-def _prompts(value: Any) -> tuple[list[Any] | None, str | None]:
-    """OpenInference's ``llm.prompts`` (a completion call's prompts, a JSON list of texts) as
-    user messages."""
-    listed = json_value(value)
-    if not isinstance(listed, list) or not listed:
-        return None, None
-    return [{"role": "user", "content": p if isinstance(p, str) else text_value(p)}
-            for p in listed], None  # fmt: skip
 
 
 def request_messages(value: Any) -> tuple[list[Any] | None, str | None]:

@@ -517,7 +517,9 @@ def _openinference(message: Mapping[str, Any]) -> dict[str, Any]:
     inner = message.get("message")
     inner = inner if isinstance(inner, MAPPINGS) else {}
     role = inner.get("role") if isinstance(inner.get("role"), str) else "assistant"
-    chat: dict[str, Any] = {"role": role}
+    # Gemini's word for the model: the google_genai and google_adk instrumentors write a
+    # content's own role (``_get_attributes_from_content``), ``model`` for the model's turns.
+    chat: dict[str, Any] = {"role": "assistant" if role == "model" else role}
     content = inner.get("content")
     if not isinstance(content, str) and isinstance(inner.get("contents"), list):
         texts = [
@@ -612,8 +614,9 @@ class _History:
 
 
 def _flattened_legacy(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
-    """``gen_ai.prompt.N.role/content`` and ``gen_ai.completion.N.*`` (OpenLLMetry's form)."""
-    out = []
+    """``gen_ai.prompt.N.role/content`` and ``gen_ai.completion.N.*`` (OpenLLMetry's form;
+    Koog's calls and results in it read as Koog means them: :func:`koog_messages`)."""
+    messages: list[Any] = []
     for message in unflatten(attributes, prefix):
         calls = message.get("tool_calls")
         if isinstance(calls, list):
@@ -622,8 +625,92 @@ def _flattened_legacy(attributes: Mapping[str, Any], prefix: str) -> list[dict[s
                                                   "arguments": c.get("arguments")}}
                 for c in calls if isinstance(c, MAPPINGS)
             ]}  # fmt: skip
-        out.append(_older_message(str(message.get("role") or "assistant"), message))
+        messages.append(message)
+    return [
+        _older_message(str(m.get("role") or "assistant"), m)
+        for m in koog_messages(messages)
+        if isinstance(m, MAPPINGS)
+    ]
+
+
+def koog_messages(messages: list[Any]) -> list[Any]:
+    """Koog's messages as it writes them (``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*``:
+    Koog 0.3's, and its ``LangfuseSpanAdapter.kt`` since, JetBrains/koog
+    ``agents-features-opentelemetry/.../integration/langfuse``): a message whose ``content``
+    is the JSON text of a list of Chat tool calls (``encodeToolCallsContent``; of role
+    ``tool`` in Koog 0.3, ``assistant`` since) is the assistant's calls; a ``tool`` message of
+    text is the result of the oldest of those calls it has not answered (Koog writes no call
+    id with a result). No other tracer writes a list of Chat calls as a message's text, so
+    other messages are left as they are.
+
+    >>> koog_messages([{"role": "tool", "content": '[{"function": {"name": "ls", '
+    ...                 '"arguments": "{}"}, "id": "c1", "type": "function"}]'},
+    ...                {"role": "tool", "content": "a.txt"}])[1]
+    {'role': 'tool', 'content': 'a.txt', 'tool_call_id': 'c1'}
+    """
+    out: list[Any] = []
+    waiting: list[Any] = []  # the ids of the calls asked for and not answered, oldest first
+    for message in messages:
+        calls = _koog_calls(message.get("content")) if isinstance(message, MAPPINGS) else None
+        if calls is not None:
+            out.append({"role": "assistant", "content": None, "tool_calls": calls})
+            waiting += [c.get("id") for c in calls]
+        elif (
+            isinstance(message, MAPPINGS)
+            and message.get("role") == "tool"
+            and not message.get("tool_call_id")
+            and waiting
+        ):
+            out.append({**message, "tool_call_id": waiting.pop(0)})
+        else:
+            out.append(message)
     return out
+
+
+def _koog_calls(content: Any) -> list[dict[str, Any]] | None:
+    listed = json_value(content) if isinstance(content, str) and content[:1] == "[" else None
+    if not isinstance(listed, list) or not listed:
+        return None
+    if not all(
+        isinstance(c, MAPPINGS)
+        and c.get("type") == "function"
+        and isinstance(c.get("function"), MAPPINGS)
+        for c in listed
+    ):
+        return None
+    return [dict(c) for c in listed]
+
+
+def completion_prompts(a: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """A completion call's prompts as user messages, where OpenInference records no messages:
+    ``llm.prompts``, a list of texts (llama_index's ``LLMCompletionStartEvent``,
+    openinference-instrumentation-llama-index ``_handler.py``; an OTLP array, or JSON text
+    where a backend kept it so), or, as the conventions now write it, flattened
+    ``llm.prompts.N.prompt.text``; None where the span has neither.
+
+    >>> completion_prompts({"llm.prompts": ["What is 2+2?"]})
+    [{'role': 'user', 'content': 'What is 2+2?'}]
+    >>> completion_prompts({"llm.prompts.0.prompt.text": "Once upon"})
+    [{'role': 'user', 'content': 'Once upon'}]
+    """
+    listed = json_value(a.get("llm.prompts"))
+    if not isinstance(listed, list):
+        flat = unflatten(a, "llm.prompts")
+        listed = [(p.get("prompt") or {}).get("text") for p in flat] if flat else None
+    if not listed:
+        return None
+    return [{"role": "user", "content": _text(p)} for p in listed if p is not None]
+
+
+def completion_choices(a: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A completion call's reply: ``llm.choices.N.completion.text`` (the conventions' form,
+    the first choice: more are alternatives), else its ``output.value``, which llama_index
+    writes as the response's text (``LLMCompletionEndEvent``: ``event.response.text``)."""
+    choices = unflatten(a, "llm.choices")
+    texts = [(c.get("completion") or {}).get("text") for c in choices[:1]]
+    if not texts:
+        texts = [a.get("output.value")]
+    return [{"role": "assistant", "content": t} for t in texts if isinstance(t, str) and t]
 
 
 def _event_messages(span: Span) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -683,6 +770,10 @@ def model_messages(
         inputs = _indexed(a, "llm.input_messages", history.indexed if history else None)
     if outputs is None:
         outputs = _indexed(a, "llm.output_messages", None)
+    if inputs is None:
+        inputs = completion_prompts(a)
+        if inputs is not None and outputs is None:
+            outputs = completion_choices(a)
     if inputs is None and any(k.startswith("gen_ai.prompt.") for k in a):
         inputs = _flattened_legacy(a, "gen_ai.prompt")
     if outputs is None and any(k.startswith("gen_ai.completion.") for k in a):
@@ -829,11 +920,16 @@ def span_usage(a: Mapping[str, Any]) -> Usage | None:
 #: result (pydantic_ai/_instrumentation.py: ``tool_arguments_attr``, ``tool_result_attr``).
 _PYDANTIC_AI_ARGUMENTS = "tool_arguments"
 _PYDANTIC_AI_RESULT = "tool_response"
+#: Where Google ADK's own tracer puts a tool span's arguments (google/adk/telemetry/tracing.py,
+#: ``trace_tool_call``); OpenInference's instrumentor writes ``input.value`` only for
+#: arguments that are not empty.
+_ADK_ARGUMENTS = "gcp.vertex.agent.tool_call_args"
 
 
 def tool_arguments(span: Span) -> Any:
     """A tool span's arguments, for a call no model span asked for: ``gen_ai.tool.call.arguments``
-    (pydantic-ai's older ``tool_arguments``), the AI SDK's ``ai.toolCall.args``, OpenLLMetry's
+    (pydantic-ai's older ``tool_arguments``), the AI SDK's ``ai.toolCall.args``, Google ADK's
+    ``gcp.vertex.agent.tool_call_args``, OpenLLMetry's
     ``traceloop.entity.input`` (:func:`traceloop_arguments`), OpenInference's ``input.value``
     (smolagents' as the tool was called: :func:`_smolagents_arguments`), the ``tool_call`` part
     of its input
@@ -846,6 +942,8 @@ def tool_arguments(span: Span) -> Any:
         return parse_arguments(a[_PYDANTIC_AI_ARGUMENTS])
     if "ai.toolCall.args" in a:
         return parse_arguments(a["ai.toolCall.args"])
+    if _ADK_ARGUMENTS in a:
+        return parse_arguments(a[_ADK_ARGUMENTS])
     if _TRACELOOP_INPUT in a:
         return _langchain_tool_start(traceloop_arguments(a[_TRACELOOP_INPUT]))
     if "input.value" in a:
@@ -909,6 +1007,8 @@ def tool_response(span: Span) -> tuple[str | None, list[ImageData]]:
     raw = a.get(_TRACELOOP_OUTPUT) if raw is None else raw
     if raw is not None:
         value = json_value(raw)
+        if _is_function_response(value, a):
+            value = value["response"]
         return converse_result(value) if is_converse(value) else output_content(value)
     value = a.get("gen_ai.output.messages")
     messages = _genai_list(value) if value is not None else None
@@ -927,6 +1027,23 @@ def tool_response(span: Span) -> tuple[str | None, list[ImageData]]:
             images = [ImageData(media_type=m, data=d) for m, d in message.get(_IMAGES, ())]
             return message.get("content"), images
     return None, []
+
+
+def _is_function_response(value: Any, a: Mapping[str, Any]) -> bool:
+    """A Gemini ``FunctionResponse`` (``{"id", "name", "response"}``) of the span's tool: what
+    Google ADK's OpenInference instrumentor writes as a tool span's ``output.value``
+    (``_TraceToolCall``: the event's first function response, ``model_dump_json``), whose
+    ``response`` is the tool's result."""
+    return (
+        isinstance(value, MAPPINGS)
+        and isinstance(value.get("response"), MAPPINGS)
+        and value.keys() <= _FUNCTION_RESPONSE
+        and value.get("name") in (a.get("tool.name"), a.get("gen_ai.tool.name"))
+    )
+
+
+#: The fields of a Gemini ``FunctionResponse`` as pydantic dumps it (``exclude_none``).
+_FUNCTION_RESPONSE = frozenset({"id", "name", "response", "will_continue", "scheduling", "parts"})
 
 
 #: What OpenLLMetry's decorators write of the decorated function's call
@@ -1023,8 +1140,30 @@ def value_text(value: Any, *, prompt: bool) -> str | None:
     decoded = json_value(value)
     if isinstance(decoded, str):
         return decoded or None
+    if isinstance(decoded, MAPPINGS):
+        adk = _adk_content_text(decoded.get("new_message" if prompt else "content"))
+        if adk is not None and (prompt or "author" in decoded or "invocation_id" in decoded):
+            return adk
     task = decoded.get("task") if prompt and isinstance(decoded, MAPPINGS) else None
     return task if isinstance(task, str) else value
+
+
+def _adk_content_text(content: Any) -> str | None:
+    """The text of a Gemini content as Google ADK's OpenInference instrumentor writes it
+    around a run (openinference-instrumentation-google-adk ``_wrappers.py``): the ``CHAIN``
+    span's input is ``Runner.run_async``'s arguments as JSON (``{"user_id", "session_id",
+    "new_message": <Content>, …}``), the ``CHAIN`` and ``AGENT`` spans' output the final
+    ``Event`` (``{"content": <Content>, "author", "invocation_id", "actions", …}``). Its
+    text parts, the model's thoughts left out (its model span shows them); None where it has
+    none (then the value is shown as written)."""
+    if not isinstance(content, MAPPINGS) or not isinstance(content.get("parts"), list):
+        return None
+    texts = [
+        p["text"]
+        for p in content["parts"]
+        if isinstance(p, MAPPINGS) and isinstance(p.get("text"), str) and not p.get("thought")
+    ]
+    return "".join(texts) or None
 
 
 def agent_span_name(span: Span) -> str:

@@ -56,7 +56,8 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   ``llm.input_messages.N.message.*`` / ``llm.output_messages.N.message.*``, the older flattened
   ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` and the older per-message events
   (``gen_ai.system.message``, ``gen_ai.user.message``, ``gen_ai.assistant.message``,
-  ``gen_ai.tool.message``, ``gen_ai.choice``). Each model call's input repeats the history, so
+  ``gen_ai.tool.message``, ``gen_ai.choice``), a completion call's ``llm.prompts`` and reply
+  (:func:`.messages.completion_prompts`). Each model call's input repeats the history, so
   only the messages not seen before are added (the history as a prefix, else by content);
   messages then map as Chat Completions messages do (:mod:`~turnfold.formats.openai_chat`),
   the parts of a GenAI message in their order (:func:`.messages._from_parts`, the part types of the
@@ -89,7 +90,8 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
 - a tool span (``execute_tool``, ``TOOL``) settles the call with its id (``gen_ai.tool.call.id``,
   ``tool_call.id``, ``tool.id``; without one, the first unsettled call of its name, or of
   that call's response the one with the span's arguments: a response's calls may run in
-  parallel) with its
+  parallel; a Gemini call, which has none, takes that of Google ADK's tool span under its model
+  span: :meth:`_Rebuild._given_ids`) with its
   result (``gen_ai.tool.call.result``, ``output.value``, pydantic-ai's older ``tool_response``;
   OpenLLMetry's LangChain result is a serialized ``ToolMessage``, read as its content, status
   and call id: :func:`.messages.langchain_tool_message`;
@@ -513,6 +515,9 @@ class _Builder(OpenAIChatBuilder):
         self.unplaced = False
         #: The calls the last model span asked for.
         self.asked: list[ToolCall] = []
+        #: The ids the tool spans gave calls their model span wrote without one, per tool
+        #: name in the order the calls were asked for (:meth:`_Rebuild._given_ids`).
+        self.given_ids: dict[str, list[str]] = {}
 
     def calls(self) -> dict[str, ToolCall]:
         return self._calls
@@ -1023,6 +1028,8 @@ class _Rebuild:
 
     def _model(self, builder: _Builder, span: Span) -> None:
         inputs, outputs = model_messages(span, builder.history)
+        outputs = self._given_ids(builder, span, outputs, asked=True)
+        inputs = self._given_ids(builder, span, inputs, asked=False)
         for reason in cut_reasons(span):
             builder.warn(reason, span.line)
         if inputs or outputs:
@@ -1096,6 +1103,58 @@ class _Rebuild:
                 else failure("reader.model_call_failed", timestamp=span.ended_at)
             )  # fmt: skip
 
+    def _given_ids(
+        self, builder: _Builder, span: Span, messages: list[dict[str, Any]], *, asked: bool
+    ) -> list[dict[str, Any]]:
+        """``messages`` with the ids of their calls that have none, where a tool span gives
+        it. Gemini's calls carry no id: Google ADK gives each call of a response one
+        (``adk-…``, ``populate_client_function_call_id``) after OpenInference's instrumentor
+        has written the response, and takes it out again before the next request. Its tool
+        spans, which run inside the model span that asked for them, carry it
+        (``gen_ai.tool.call.id``). A response's calls (``asked``) take the ids of the tool
+        spans under its span, in order by name; a later span's history, its calls and the
+        tool messages answering them (by name, no call id either), the ids given so far, in
+        order by name, as the history repeats them. Other id-less calls are left as they
+        are (warned of by the builder)."""
+        if not asked and not builder.given_ids:
+            return messages
+        runs: dict[str, list[str]] = {}
+        if asked:
+            for tool in sorted(self._walk(span)[1:], key=lambda s: s.start):
+                own = _str(tool.attributes, "gen_ai.tool.call.id", "tool.id")
+                name = _str(tool.attributes, "gen_ai.tool.name", "tool.name")
+                if tool.op in _TOOL_OPS and own and name and own not in builder.calls():
+                    runs.setdefault(name, []).append(own)
+            if not runs:
+                return messages
+        seen: Counter[tuple[str, str]] = Counter()  # (role, tool name): id-less ones so far
+
+        def given(role: str, name: Any) -> str | None:
+            if not isinstance(name, str):
+                return None
+            index = seen[(role, name)]
+            seen[(role, name)] += 1
+            ids = runs.get(name, []) if asked else builder.given_ids.get(name, [])
+            if asked and index < len(ids):
+                builder.given_ids.setdefault(name, []).append(ids[index])
+            return ids[index] if index < len(ids) else None
+
+        out = []
+        for message in messages:
+            calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+            if isinstance(calls, list) and any(not c.get("id") for c in calls):
+                filled = []
+                for call in calls:
+                    name = (call.get("function") or {}).get("name")
+                    own = None if call.get("id") else given("assistant", name)
+                    filled.append({**call, "id": own} if own else call)
+                message = {**message, "tool_calls": filled}
+            elif not asked and message.get("role") == "tool" and not message.get("tool_call_id"):
+                own = given("tool", message.get("name"))
+                message = {**message, "tool_call_id": own} if own else message
+            out.append(message)
+        return out
+
     def _counted_above(self, span: Span) -> bool:
         """Whether a model span above ``span`` in its agent's tree recorded usage (one that
         ``span`` is the same call of)."""
@@ -1165,6 +1224,14 @@ class _Rebuild:
                 attach_usage([call], silent.usage, builder.transcript, model=silent.model)
                 silent.usage = None
         builder.claim(span.span_id, call)
+        if call.args is None and args is None:
+            # The model's call recorded no arguments (OpenInference writes a Gemini call's
+            # only when there are some): the tool span's, where it records them.
+            args = tool_arguments(span)
+            if args is not None:
+                builder.transcript.update(
+                    call, args=args, description=describe_call(call.name, args, None)
+                )
         if step is not None:
             builder.in_step(step, call)
         for reason in cut_reasons(span):

@@ -174,6 +174,8 @@ class Span:
 #: for the one event merging their responses (google/adk/telemetry/tracing.py,
 #: ``trace_merged_tool_calls``): each call has a span of its own.
 _ADK_MERGED = "(merged tools)"
+#: What Koog 0.3 writes on a tool span, which names no operation (:func:`operation`).
+_KOOG_TOOL = frozenset({"gen_ai.tool.name", "gen_ai.tool.call.id"})
 
 
 #: Operation names instrumentations write for the semantic conventions' ones: LiteLLM's OTel
@@ -243,6 +245,10 @@ def operation(name: str, attributes: Mapping[str, Any]) -> str:
     step = attributes.get("ai.operationId")
     if isinstance(step, str) and step in _AI_SDK_OPERATIONS:
         return _AI_SDK_OPERATIONS[step]
+    if attributes.keys() >= _KOOG_TOOL:
+        # Koog 0.3's tool span (``tool.<name>``, scope ``ai.koog``) names its tool and its
+        # call and no operation: a tool's run, as Langfuse types it (ObservationTypeMapper).
+        return "execute_tool"
     head = name.split(" ", 1)[0]
     if head in ("invoke_agent", "execute_tool", "chat", "create_agent") and " " in name:
         return head
