@@ -236,7 +236,16 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   ``logs/cn.log`` and the sessions' index ``sessions/sessions.json``;
 #: - Kimi Code 2.1.0, ``~/.kimi-code`` (``$KIMI_CODE_HOME``): ``device_id``,
 #:   ``session_index.jsonl``, ``workspaces.json``, ``cache/`` (its query store),
-#:   ``file-history/<workspace>`` (the retention list of its backups) and ``logs/*.log``.
+#:   ``file-history/<workspace>`` (the retention list of its backups) and ``logs/*.log``;
+#: - in the system's temp folder (Node's ``os.tmpdir()``: ``$TMPDIR``, ``$TMP``, ``$TEMP`` or
+#:   ``/tmp``; ``/var/folders/…/T`` on macOS, ``%TEMP%`` on Windows), which has no fixed name to
+#:   anchor on: Gemini CLI 0.61.0's crash reports ``gemini-client-error-<context>-<time>.json``
+#:   (``reportError``, ``packages/core/src/utils/errorReporting.ts``: the error and the request's
+#:   contents, right in the temp folder), passed over by that name alone, which no other tool
+#:   writes; Claude Code 2.1.332's background tasks' output
+#:   ``claude-<uid>/<project>/<session>/tasks/<task>.output`` (``$CLAUDE_CODE_TMPDIR`` or the
+#:   temp folder, then ``claude-${process.getuid()}``, the sanitized working folder, the
+#:   session's id, ``tasks/`` and ``${taskId}.output``, in its binary), by those last names.
 AGENT_FILES = (
     Credentials(
         folders=frozenset({".copilot"}),
@@ -311,6 +320,9 @@ AGENT_FILES = (
         }),
         variables=frozenset({"KIMI_CODE_HOME"}),
     ),
+    Credentials(folders=frozenset(), files=frozenset(),
+                anywhere=frozenset({"gemini-client-error-*.json",
+                                    "claude-*/*/*/tasks/*.output"})),
 )  # fmt: skip
 _HIDDEN_WALKED = AGENT_FOLDERS | {DATA_HOME[0]}
 

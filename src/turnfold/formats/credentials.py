@@ -11,6 +11,7 @@ load raises, saying so (:func:`keeper_of`).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -83,7 +84,8 @@ class Credentials:
     folder, in any folder that holds one of ``marks`` (the tool's database, which names the
     folder the tool's whatever it is called); or, its path ending as one of ``anywhere`` (a
     name, or ``/``-separated last names, ``*`` any one), in any folder at all (a project's
-    ``.mcp.json``, whose place no folder's name or variable tells; ``etc/codex/config.toml``);
+    ``.mcp.json``, whose place no folder's name or variable tells; ``etc/codex/config.toml``;
+    a name alone with a wildcard, ``gemini-client-error-*.json``, by its name);
     or, its name ending as one of ``endings``, in any folder too (Continue reads every
     ``<name>.continuerc.json`` of a workspace by the end of its name); or one of ``homes``
     right in the user's home folder as the tool sees it (:func:`home_folder`); or the file one
@@ -145,6 +147,8 @@ class _Index:
     anywhere_by_folder: dict[str, tuple[_Pattern, ...]]
     deep_by_first: dict[str, tuple[_Pattern, ...]]  # ``models/**`` by ``models``
     endings: tuple[str, ...]
+    #: ``anywhere`` names alone with a wildcard (``gemini-client-error-*.json``): any folder.
+    anywhere_loose: tuple[_Pattern, ...] = ()
 
     @staticmethod
     def of(keeper: Credentials) -> _Index:
@@ -164,9 +168,12 @@ class _Index:
                 loose.append(inner)
         anywhere_by_name: dict[str, list[_Pattern]] = {}
         anywhere_by_folder: dict[str, list[_Pattern]] = {}
+        anywhere_loose: list[_Pattern] = []
         for tail in sorted(keeper.anywhere):
             parts = tuple(tail.split("/"))
-            if _is_wild(parts[-1]):
+            if len(parts) == 1 and _is_wild(parts[0]):  # a name alone: tried on every file
+                anywhere_loose.append(parts)
+            elif _is_wild(parts[-1]):
                 anywhere_by_folder.setdefault(parts[-2], []).append(parts)
             else:
                 anywhere_by_name.setdefault(parts[-1], []).append(parts)
@@ -179,13 +186,18 @@ class _Index:
             {k: tuple(v) for k, v in anywhere_by_folder.items()},
             {k: tuple(v) for k, v in deep.items()},
             tuple(sorted(keeper.endings)),
+            anywhere_loose=tuple(anywhere_loose),
         )
 
     def files(self, name: str, parent: str) -> tuple[_Pattern, ...]:
         return self.by_name.get(name, ()) + self.by_folder.get(parent, ()) + self.loose
 
     def anywhere(self, name: str, parent: str) -> tuple[_Pattern, ...]:
-        return self.anywhere_by_name.get(name, ()) + self.anywhere_by_folder.get(parent, ())
+        return (
+            self.anywhere_by_name.get(name, ())
+            + self.anywhere_by_folder.get(parent, ())
+            + self.anywhere_loose
+        )
 
     def deep(self, parts: tuple[str, ...]) -> Iterator[int]:
         """The index in ``parts`` of each parent where a deep pattern's folders begin (its
@@ -283,6 +295,7 @@ def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
     names: set[str] = set()
     folders: set[str] = set()  # the folders a file of any name is kept in (``credentials/*``)
     endings: set[str] = set()
+    prefixes: set[str] = set()  # how ``anywhere`` names alone with a wildcard start
     # What a path holds when a file at any depth under a tool's folder of a deep pattern is
     # (``/.continue/models/`` of ``models/**``): the folder's name, or only the pattern's
     # folder's when a variable moves the tool's folder (a link may name it otherwise).
@@ -304,17 +317,22 @@ def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
                 names.add(os.path.basename(value))
         for pattern in (*keeper.files, *keeper.anywhere):
             *inner, last = pattern.split("/")
+            if pattern in keeper.anywhere and not inner and _is_wild(last):
+                # A name alone, in any folder: told by what its name starts with.
+                prefixes.add(re.split(r"[*?\[]", last, maxsplit=1)[0])
+                continue
             if last == "**" or (pattern in keeper.files and _in_named_folders(pattern)):
                 continue  # told by the markers above
             if _is_wild(last):
                 folders.add(inner[-1] if inner else "")
             else:
                 names.add(last)
-    if "" in folders:  # a wildcard right in a tool's folder: any name may be one
+    if "" in folders or "" in prefixes:  # a wildcard right in a tool's folder: any name may be one
         return lambda path: True
     frozen_names, frozen_folders = frozenset(names), frozenset(folders)
     frozen_markers = tuple(sorted(markers))
     frozen_endings = tuple(sorted(endings))
+    frozen_prefixes = tuple(sorted(prefixes))
 
     def test(path: str) -> bool:
         head, name = os.path.split(path)
@@ -322,6 +340,7 @@ def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
             name in frozen_names
             or os.path.basename(head) in frozen_folders
             or name.endswith(frozen_endings)
+            or name.startswith(frozen_prefixes)
             or any(marker in path for marker in frozen_markers)
         )
 

@@ -54,7 +54,13 @@ Gemini CLI keeps its chat as such a list, and writes it so (``/chat share FILE.j
 ``{"history": [...]}`` under ``/chat save``): its first user content is the ``<session_context>``
 briefing the CLI sends, a :class:`SystemNotice` (``subtype="session_context"``) made as the chat
 recordings' reader makes it (its facts shown, the whole in ``meta["context"]``:
-:func:`~turnfold.formats.gemini.session_context_notice`); after a compression
+:func:`~turnfold.formats.gemini.session_context_notice`); since 0.61 the briefing and the first
+prompt are two parts of one content, the briefing the notice, the other part the user's message.
+Qwen Code's context blocks (a text part that is one ``<system-reminder>`` or ``<qwen:…>``: its
+skills, its briefing, the date) are notices (``subtype="context"``) where the contents are
+surely a CLI's: a briefing in the CLI's own words among them (a user's plain contents may hold
+such a tag as their own words). Both rules are
+:func:`~turnfold.formats.gemini_injected.split_user_parts`; after a compression
 (``chatCompressionService``) a user content that is one ``<state_snapshot>`` is the summary of a
 :class:`CompactionBoundary`, and the model's ``Got it. Thanks for the additional context!`` after
 it is that boundary's ``meta["reply"]``: neither is a turn of the user's. Before 0.29 the
@@ -105,6 +111,7 @@ from turnfold.formats.gemini import (
     names_gemini_cli,
     session_context_notice,
 )
+from turnfold.formats.gemini_injected import context_notice, split_user_parts
 from turnfold.formats.gemini_parts import (
     Part,
     build_result,
@@ -147,8 +154,10 @@ RECORDS = Records(
     mapped={
         "user": "a prompt (UserMessage: text, inline images, other data and files as attachment "
         "lines), or function responses, the results of earlier calls; Gemini CLI's "
-        "`<session_context>` a notice of its facts (the whole kept), its `<state_snapshot>` a "
-        "compaction boundary",
+        "`<session_context>` a notice of its facts (the whole kept), also when sent in one "
+        "content with the first prompt, its `<state_snapshot>` a compaction boundary; in a "
+        "CLI's contents a part that is one <system-reminder> or <qwen:…> block (Qwen Code's "
+        "skills, briefing, date) a notice of that context",
         "model": "thought summaries, text, function calls, code execution and server-side tool "
         "calls, in part order",
         "function": "function responses (the role older SDKs gave them), as a user content's",
@@ -209,6 +218,10 @@ class GeminiContentsBuilder(MessageBuilder):
     builders, earlier calls are settled through :meth:`Transcript.update`, and with
     ``live=True`` a call waiting for its response is ``executing`` (a static load leaves it
     ``unknown``). The input is never modified.
+
+    ``cli=True``: the contents are surely a CLI's (a ``/restore`` checkpoint), so its context
+    blocks are notices from the first content on; else from the first briefing in a CLI's own
+    words (:func:`~turnfold.formats.gemini_injected.split_user_parts`).
     """
 
     def __init__(
@@ -218,8 +231,11 @@ class GeminiContentsBuilder(MessageBuilder):
         *,
         cwd: str | None = None,
         live: bool = False,
+        cli: bool = False,
     ) -> None:
         super().__init__(transcript, source_name, cwd=cwd, live=live)
+        #: The contents are surely a CLI's: given, or told by a briefing in its own words.
+        self._cli = cli
         #: How many records were contents or responses (a source with none is no such list).
         self.recognized = 0
         self._waiting: deque[ToolCall] = deque()  # function calls without a response, in order
@@ -253,7 +269,7 @@ class GeminiContentsBuilder(MessageBuilder):
             briefing, self._briefing = self._briefing, None
             texts = [p.get("text") for p in parts]
             if message.get("role") != "model":
-                self._user(parts, line, batch)
+                self._user_content(parts, line, batch)
             elif snapshot is not None and texts == [_SNAPSHOT_REPLY]:
                 snapshot.meta["reply"] = _SNAPSHOT_REPLY
             elif briefing is not None and texts == [BRIEFING_REPLY]:
@@ -319,6 +335,21 @@ class GeminiContentsBuilder(MessageBuilder):
         return read
 
     # --- the user's contents ------------------------------------------------------------------
+
+    def _user_content(self, parts: list[Part], line: int, batch: str) -> None:
+        """A user's content, the CLI's context and briefing in it told from the user's words:
+        each a notice of its own before the user's message."""
+        split = split_user_parts(parts, is_briefing, cli=self._cli)
+        self._cli = self._cli or split.cli
+        if split.context:
+            self.transcript.append(context_notice(split.context))
+        if split.briefing:
+            # Gemini CLI 0.61 sends its briefing and the first prompt in one content: the
+            # briefing read alone is the notice of its facts, the prompt the user's message.
+            self._user(split.briefing, line, batch)
+        self._user(split.typed, line, batch)
+        if split.briefing and split.typed:
+            self._briefing = None  # the model answers the prompt, not the briefing
 
     def _user(self, parts: list[Part], line: int, batch: str) -> None:
         texts: list[str] = []

@@ -29,9 +29,11 @@ back from its own file history), and older Qwen Code wrote Gemini CLI's fields.
 - ``commitHash``, ``filePath`` and the prompt's id are ``metadata["checkpoint"]``; the session
   id (the prompt id's part before ``########``) is ``metadata["session_id"]``.
 - Context the CLI put into a user's content, a text part that is one ``<system-reminder>`` (Qwen
-  Code's list of skills, the date) or ``<qwen:…>`` block (``_INJECTED`` of
-  :mod:`~turnfold.formats.qwen`), is no prompt the user typed: it is a notice
-  (``subtype="context"``) before the user's words.
+  Code's list of skills, the date) or ``<qwen:…>`` block, is no prompt the user typed: it is a
+  notice (``subtype="context"``) before the user's words; Gemini CLI's briefing sent in one
+  content with the first prompt is its own notice. A checkpoint is surely a CLI's, so both
+  hold from its first content (:func:`~turnfold.formats.gemini_injected.split_user_parts`, the
+  rule :mod:`~turnfold.formats.gemini_api` follows where contents show a CLI's briefing).
 
 The agent (``metadata["agent"]``) is told by the folder the file is in (``.gemini`` or
 ``.qwen``), else by the fields only one of them writes (``messageId``: Gemini CLI; ``promptId``:
@@ -45,7 +47,6 @@ Detection: one JSON object with a ``toolCall`` object that has a ``name``, besid
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,6 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini import AGENT as GEMINI_CLI
-from turnfold.formats.gemini import is_briefing
 from turnfold.formats.gemini_api import GeminiContentsBuilder
 from turnfold.formats.source import Source
 from turnfold.formats.wording import notice
@@ -69,9 +69,8 @@ QWEN_CODE = "qwen"
 RECORDS = Records(
     mapped={
         **gemini_api.RECORDS.mapped,
-        "user": gemini_api.RECORDS.mapped["user"] + "; Gemini CLI's briefing sent in one content "
-        "with the first prompt its own notice; a part that is one <system-reminder> or <qwen:…> "
-        "block the CLI put in (Qwen Code's skills, the date) a notice of that context",
+        "user": gemini_api.RECORDS.mapped["user"] + " (from the first content: a checkpoint is "
+        "surely a CLI's)",
         "toolCall": "the call the checkpoint was taken before: a notice naming it, first, and "
         "the call's meta['checkpoint']",
     },
@@ -88,16 +87,9 @@ _READ = frozenset({"history", "clientHistory", "toolCall", "commitHash", "messag
 #: What stands between the session id and the prompt's number in a prompt id
 #: (``${sessionId}########${n}``, Gemini CLI's and Qwen Code's ``prompt_id``).
 _PROMPT_ID_SEPARATOR = "########"
-#: A text part the CLI put into a user's content: one ``<system-reminder>`` or ``<qwen:…>``
-#: block, as Qwen Code's chat reader tells its injected context.
-_INJECTED = re.compile(
-    r"^\s*(?:<qwen:([\w-]+)>.*</qwen:\1>|<system-reminder>.*</system-reminder>)\s*$", re.DOTALL
-)
 #: The arguments that name the file a call changes (``file_path``; ``notebook_path`` of Qwen
 #: Code's notebook edits, which it checkpoints too).
 _FILE_ARGS = ("file_path", "notebook_path")
-#: The lines of a long injected context its notice shows.
-_CONTEXT_LINES = 3
 _LACKS = "no toolCall with a name and clientHistory list (a Gemini CLI /restore checkpoint)"
 
 
@@ -150,22 +142,10 @@ def read(source: Source) -> Transcript:
     args = call.get("args") if isinstance(call.get("args"), Mapping) else {}
     transcript = Transcript(metadata={"source_format": NAME})
     transcript.append(_checkpoint_notice(call["name"], args, document.get("filePath")))
-    builder = GeminiContentsBuilder(transcript, source.name)
+    # A checkpoint is surely the CLI's: its context blocks are notices from the first content.
+    builder = GeminiContentsBuilder(transcript, source.name, cli=True)
     for line, content in enumerate(contents, start=1):
-        kind = gemini_api.record_type(content)
-        briefing, context, typed = _user_parts(content)
-        if context:
-            transcript.append(_context_notice(context))
-        if briefing:
-            # Gemini CLI sends its briefing and the first prompt in one content: the briefing
-            # fed alone is the notice of its facts, the prompt is the user's message.
-            builder.feed({"role": "user", "parts": briefing}, line)
-        if typed is None:
-            builder.feed_noted(source, content, line, kind)
-        elif typed["parts"]:
-            builder.feed_noted(source, typed, line, kind)
-        else:
-            source.note(kind, "mapped")
+        builder.feed_noted(source, content, line, gemini_api.record_type(content))
     source.note("toolCall", "mapped")
     history = document.get("history")
     for _ in history if isinstance(history, list) else ():
@@ -185,46 +165,6 @@ def _checkpoint_notice(tool: str, args: Mapping[str, Any], file: Any) -> SystemN
         return notice("reader.restore_checkpoint_call", {"tool": tool}, subtype="checkpoint")
     return notice("reader.restore_checkpoint", {"tool": tool, "file": target},
                   subtype="checkpoint")  # fmt: skip
-
-
-def _user_parts(
-    content: Any,
-) -> tuple[list[Mapping[str, Any]], list[str], dict[str, Any] | None]:
-    """Of a user's content, the parts of Gemini CLI's briefing, the text of the context the CLI
-    put into it, and the content without either (None: neither is in it). A copy: the input is
-    never modified."""
-    if not gemini_api.is_content(content) or content.get("role") == "model":
-        return [], [], None
-    briefing: list[Mapping[str, Any]] = []
-    context: list[str] = []
-    typed: list[Any] = []
-    for part in content.get("parts") or ():
-        text = part.get("text") if isinstance(part, Mapping) else None
-        if not isinstance(text, str):
-            typed.append(part)
-        elif _INJECTED.match(text):
-            context.append(text.strip())
-        elif is_briefing(text) and len(content["parts"]) > 1:
-            briefing.append(part)
-        else:
-            typed.append(part)
-    if not briefing and not context:
-        return [], [], None
-    return briefing, context, {**content, "parts": typed}
-
-
-def _context_notice(texts: list[str]) -> SystemNotice:
-    """The context the CLI put into a user's content, as a notice: whole when short, else its
-    first lines with the whole in ``meta["context"]`` (Qwen Code's list of skills runs long)."""
-    text = "\n\n".join(texts)
-    lines = text.split("\n")
-    left_out = sum(1 for line in lines[_CONTEXT_LINES:] if line.strip())
-    if left_out < 2:  # a cut that saves a line or none says more than it hides
-        return SystemNotice(text=text, subtype="context")
-    said = {"facts": "\n".join(lines[:_CONTEXT_LINES]), "count": left_out}
-    cut = notice("reader.session_context_cut", said, subtype="context")
-    cut.meta["context"] = text
-    return cut
 
 
 def _mark_call(
