@@ -129,6 +129,7 @@ export interface TurnHeader {
   duration: string | null;
   count: string | null;
   usage?: string;
+  duration_title?: string;
   text: string;
 }
 
@@ -257,6 +258,7 @@ export interface ToolNode {
   rejected_label: string | null;
   deferred?: boolean;
   scoring?: boolean;
+  scoring_label?: string;
 }
 
 export interface ToolFold {

@@ -520,7 +520,10 @@ export class Renderer {
    * @param {HTMLElement} head @param {import("./nodes").TurnHeader} header @param {boolean} foldable
    */
   turnHeader(head, header, foldable) {
-    head.append(text("span", "tf-status", header?.label));
+    const status = text("span", "tf-status", header?.label);
+    // No duration, and why (its stamps' clock changed): Python words it.
+    if (header?.duration_title) status.title = header.duration_title;
+    head.append(status);
     for (const part of [header?.duration, header?.count, header?.usage]) {
       if (part) head.append(separator(), text("span", "tf-fixed", part));
     }
@@ -712,6 +715,8 @@ export class Renderer {
     if (node.subagent?.line) head.append(escapedText("span", "tf-agent-line tf-clip", node.subagent.line));
     else if (node.description) head.append(escapedText("span", "tf-desc tf-clip", node.description));
     if (node.status_label) head.append(text("span", "tf-st", node.status_label));
+    // A scorer's call, not the agent's (Python says which): labelled as a status is.
+    if (node.scoring_label) head.append(text("span", "tf-st tf-scoring", node.scoring_label));
     rejectedLabel(head, node);
   }
 

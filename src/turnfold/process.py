@@ -137,6 +137,9 @@ class TurnHeader:
     duration_ms: float | None = None
     """The duration ``duration`` shows, in milliseconds (:func:`recorded_duration_ms`), for
     the corpus's turn rows to take from the header rather than find again."""
+    duration_note: str | None = None
+    """Why a settled turn shows no duration where one would be expected (P-7: never a wrong
+    one): its moments were stamped by a clock that changed (:func:`clock_changed`)."""
 
 
 @dataclass(frozen=True)
@@ -283,20 +286,31 @@ def recorded_duration_ms(segment: Segment) -> float | None:
 
     A duration the source recorded for the turn (an entry's ``meta["turn_duration_ms"]``, the
     last one) wins; else the span from the earliest to the latest real timestamp of the turn's
-    prompt, entries and tool-call ends; None with fewer than two timestamps. ``segment`` is a
-    turn of :func:`plan_projection` (``PlannedItem.segment``); the corpus's turn rows use this
-    so their ``duration_s`` is the header's.
+    prompt, entries and tool-call ends; None with fewer than two timestamps, or when the
+    reader said the turn's stamps were taken on a clock that changed (:func:`clock_changed`).
+    ``segment`` is a turn of :func:`plan_projection` (``PlannedItem.segment``); the corpus's
+    turn rows use this so their ``duration_s`` is the header's.
     """
     everything: list[Entry] = ([segment.user] if segment.user else []) + segment.entries
     for entry in reversed(everything):
         recorded = entry.meta.get("turn_duration_ms")
         if isinstance(recorded, (int, float)) and not isinstance(recorded, bool) and recorded > 0:
             return float(recorded)
+    if clock_changed(segment):
+        return None
     stamps = [e.timestamp for e in everything if e.timestamp]
     stamps += [e.ended_at for e in segment.entries if isinstance(e, ToolCall) and e.ended_at]
     if len(stamps) < 2:
         return None
     return span_ms(min(stamps), max(stamps))
+
+
+def clock_changed(segment: Segment) -> bool:
+    """Whether a reader marked an entry of the turn ``meta["clock_changed"]``: the computer's
+    clock was set while the run was recorded (the reader warned of it), so the span of the
+    turn's stamps may hold the jump (43 hours for a run of 51 ms) and measures nothing."""
+    everything: list[Entry] = ([segment.user] if segment.user else []) + segment.entries
+    return any(entry.meta.get("clock_changed") is True for entry in everything)
 
 
 def segment_header(segment: Segment, running: bool, locale: str) -> TurnHeader:
@@ -325,6 +339,7 @@ def _header(segment: Segment, status: TurnStatus, locale: str) -> TurnHeader:
         elif isinstance(last, SystemNotice) and last.subtype in ("compacting", "resuming"):
             label_key = "compressing" if last.subtype == "compacting" else "resuming"
     duration_ms = None if status == "running" else recorded_duration_ms(segment)
+    unmeasured = status != "running" and duration_ms is None and clock_changed(segment)
     return TurnHeader(
         status=status,
         label=translate(f"header.{label_key}", locale),
@@ -332,6 +347,7 @@ def _header(segment: Segment, status: TurnStatus, locale: str) -> TurnHeader:
         tool_count=tools,
         count_text=_counted("header.tools", tools, locale),
         duration_ms=duration_ms,
+        duration_note=translate("header.clock_changed", locale) if unmeasured else None,
     )
 
 
@@ -502,20 +518,36 @@ def _item_calls(item: ActivityItem) -> tuple[ToolCall, ...]:
     return ()
 
 
+def _own_calls(item: ActivityItem) -> list[ToolCall]:
+    """The agent's calls an item shows: a scorer's call in one batch with them is no
+    operation of the agent's group (as the header counts it)."""
+    return [c for c in _item_calls(item) if not is_scoring_call(c)]
+
+
+def _is_scoring(item: ActivityItem) -> bool:
+    """Whether ``item`` shows a scorer's calls alone (:func:`is_scoring_call`)."""
+    calls = _item_calls(item)
+    return bool(calls) and all(is_scoring_call(c) for c in calls)
+
+
 def _group_title(items: Sequence[ActivityItem], locale: str) -> tuple[str, str]:
-    """The composition (actions in order of first appearance) and the count token (P-6)."""
+    """The composition (actions in order of first appearance) and the count token (P-6); the
+    scorer's calls (:func:`_group_items` groups them apart) are titled as the scoring."""
+    if all(_is_scoring(item) for item in items):
+        operations = sum(len(_item_calls(i)) for i in items)
+        return translate("group.scoring", locale), _counted("group.operations", operations, locale)
     actions: list[str] = []
     for item in items:
         names: list[str] = []
         if isinstance(item, (ThinkingRow, ThinkingIndicator)):
             names = ["thinking"]
         else:
-            names = [tool_category(c.name) for c in _item_calls(item)]
+            names = [tool_category(c.name) for c in _own_calls(item)]
         for name in names:
             if name not in actions:
                 actions.append(name)
     composition = _composition(tuple(actions), locale)
-    operations = sum(len(_item_calls(i)) for i in items)
+    operations = sum(len(_own_calls(i)) for i in items)
     if operations:
         return composition, _counted("group.operations", operations, locale)
     segments = sum(1 for i in items if isinstance(i, (ThinkingRow, ThinkingIndicator)))
@@ -541,7 +573,14 @@ def _has_failure(items: Sequence[ActivityItem]) -> bool:
 def _group_items(
     items: list[ActivityItem | ProgressRow], current: object, ctx: ProjectionContext
 ) -> list[ProcessItem]:
-    """Consecutive activity between progress rows (and commands, in command-first) → groups."""
+    """Consecutive activity between progress rows (and commands, in command-first) → groups.
+
+    A scorer's calls (an Inspect model-graded scorer's grader calls, run after the agent's
+    turn) end the agent's activity as progress text does, and group apart, titled as the
+    scoring: P-4's groups are the agent's activity, and P-6's count is then the count of the
+    agent's calls the turn header states (P-7, which counts no scorer's call); a group that
+    held both would count a call no header does, or hide one of its rows from its own count.
+    One scorer's call alone is its own row (P-5), which names itself the scorer's."""
     mode = ctx.settings.transcript_display_mode
     if mode == "flat":
         return list(items)
@@ -572,6 +611,8 @@ def _group_items(
             flush()
             out.append(item)
         else:
+            if run and _is_scoring(run[-1]) != _is_scoring(item):
+                flush()  # the agent's activity and the scoring's are grouped apart
             run.append(item)
     flush()
     return out
@@ -862,6 +903,7 @@ __all__ = [
     "TurnHeader",
     "TurnMemo",
     "TurnProcess",
+    "clock_changed",
     "plan_projection",
     "project",
     "recorded_duration_ms",

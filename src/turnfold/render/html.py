@@ -563,7 +563,9 @@ class _Renderer:
 
     @staticmethod
     def turn_header(header: TurnHeader, *, foldable: bool) -> str:
-        parts = [f'<span class="tf-status">{_text(header["label"])}</span>']
+        why = header.get("duration_title")  # no duration, and why (P-7: never a wrong one)
+        title = f' title="{_text(why)}"' if why else ""
+        parts = [f'<span class="tf-status"{title}>{_text(header["label"])}</span>']
         for part in (header["duration"], header["count"], header.get("usage")):
             if part:
                 parts.append(f'{_SEP}<span class="tf-fixed">{_text(part)}</span>')
@@ -731,6 +733,9 @@ class _Renderer:
         status = node["status_label"]
         if status is not None:
             title += f'<span class="tf-st">{_text(status)}</span>'
+        scoring = node.get("scoring_label")
+        if scoring:  # a scorer's call, not the agent's: labelled as a status is
+            title += f'<span class="tf-st tf-scoring">{_text(scoring)}</span>'
         return title + _rejected(node)[1]
 
     def tool(self, node: ToolNode) -> None:

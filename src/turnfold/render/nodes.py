@@ -185,6 +185,9 @@ class TurnHeader(TypedDict):
     #: U-3: the turn's tokens and ≈ cost, with ``show_turn_usage`` on (absent otherwise: a
     #: long session's headers do not each carry a null).
     usage: NotRequired[str]
+    #: Why a settled turn shows no duration (its stamps' clock changed), the status's title;
+    #: absent otherwise.
+    duration_title: NotRequired[str]
     text: str  #: the parts joined, for the text and HTML renderings
 
 
@@ -404,6 +407,8 @@ class ToolNode(TypedDict):
     #: On a scorer's call alone (:func:`~turnfold.process.is_scoring_call`): shown where it
     #: ran, but none of the agent's tool calls, which the headers and a corpus row count.
     scoring: NotRequired[bool]
+    #: With ``scoring``: the label every renderer draws on the row, as a status label.
+    scoring_label: NotRequired[str]
 
 
 # --- unions and the view --------------------------------------------------------------------------

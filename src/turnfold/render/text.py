@@ -484,11 +484,14 @@ class _Outline:
 
     @staticmethod
     def labels(node: ToolNode) -> list[tuple[str, str]]:
-        """The status and rejection labels that end a tool's row."""
+        """The status, scoring and rejection labels that end a tool's row."""
         labels: list[tuple[str, str]] = []
         if node["status_label"] is not None:
             style = "error" if node["status"] == "error" else "dim"
             labels.append((f" [{node['status_label']}]", style))
+        scoring = node.get("scoring_label")
+        if scoring:  # a scorer's call, not the agent's (process.is_scoring_call)
+            labels.append((f" [{scoring}]", "dim"))
         return labels + _rejected(node)
 
     def arguments(self, args: str, depth: int) -> None:

@@ -828,6 +828,8 @@ def _turn(turn: Turn, options: _Options, usage: str | None) -> TurnNode:
     }
     if usage:
         header_node["usage"] = usage
+    if header.duration_note:
+        header_node["duration_title"] = header.duration_note
     return {
         "kind": "turn",
         "key": turn.key,
@@ -1059,7 +1061,10 @@ def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> ToolNode
         "rejected_label": _rejected_mark(call, locale),
     }
     if is_scoring_call(call):
+        # Shown where it ran, but the scorer's: its row says so, as a status does, so a row
+        # the turn's header and group do not count is not read as the agent's.
         node["scoring"] = True
+        node["scoring_label"] = translate("tool.scoring", locale)
     return node
 
 

@@ -2632,8 +2632,32 @@ def _duration(context: _Context, record: Mapping[str, Any], transcript: Transcri
             f"(started_at) and its last moment (its events, completed_at) are {apart} apart, "
             f"but Inspect timed the sample at {format_duration(timed * 1000)} ({by}); the "
             "computer's clock changed while it ran, or events were stamped later. The "
-            "duration shown is Inspect's"
+            "duration shown is Inspect's, and no turn's is read from the stamps"
         )
+        _unmeasured_turns(transcript, timed)
+
+
+def _unmeasured_turns(transcript: Transcript, timed: float) -> None:
+    """After a clock change (:func:`_duration` warned of it): no turn's duration is read from
+    the stamps, whose span may hold the jump (P-7: never a wrong duration). Inspect times the
+    sample alone, never a turn, so a sample of one turn takes the sample's timing as the turn's
+    (``meta["turn_duration_ms"]`` of its last entry, the duration a source records for a
+    turn: :func:`turnfold.process.recorded_duration_ms`); that holds the sample's setup and
+    scoring too, a few moments that a 43-hour span does not measure better. Each turn of a
+    sample of several is marked ``meta["clock_changed"]`` instead: its header shows no
+    duration, and says why (:func:`turnfold.process.clock_changed`)."""
+    # The turns as the view splits them (imported here: the projection is no reader's concern
+    # but for this one question, how many turns the sample shows).
+    from turnfold.process import plan_projection
+
+    turns = [item.segment for item in plan_projection(transcript) if item.segment is not None]
+    for segment in turns:
+        if len(turns) == 1:
+            last = segment.entries[-1]
+            transcript.update(last, meta={**last.meta, "turn_duration_ms": timed * 1000})
+            continue
+        for entry in ([segment.user] if segment.user else []) + segment.entries:
+            transcript.update(entry, meta={**entry.meta, "clock_changed": True})
 
 
 def _seconds(value: Any) -> float | None:
