@@ -21,38 +21,25 @@ it too. The trees are the real one OpenCode 1.1.65 wrote (``fixtures/opencode/v1
 from __future__ import annotations
 
 import json
-import shutil
 import warnings
 from pathlib import Path
 
 import pytest
 
 import turnfold
+from tests.formats.opencode_storage import LEAD, STORAGE, SUB, copy_storage, session_file
 from turnfold.formats import TranscriptFormatError
 from turnfold.formats.agents import opencode
 from turnfold.model import Transcript, UserMessage
 
 pytestmark = pytest.mark.usefixtures("cache_dir")
 
-STORAGE = Path(__file__).parents[1] / "fixtures" / "opencode" / "v1.1" / "work" / "storage"
-LEAD = "ses_db984376cffe4173dEEMgi271X"
-SUB = "ses_db9843492ffeAn3SMnhtNqHEM5"
 #: The lead's message whose step ran ``echo TF-FAIL-OUT; …; exit 3`` (its 5th call), the
 #: second prompt's message (the last three are its turn's), and the sub-agent's message whose
 #: step ran its command.
 FAILING_STEP = "msg_2467bcaf60010ihad7ohQiWWKZ"
 SECOND_PROMPT = "msg_2467bd09d001rMigd7eUxFHOkP"
 SUB_STEP = "msg_2467bcb90001USPbCPNpE6m8ef"
-
-
-def _copy(tmp_path: Path) -> Path:
-    storage = tmp_path / "opencode" / "storage"
-    shutil.copytree(STORAGE, storage)
-    return storage
-
-
-def _session_file(storage: Path, name: str) -> Path:
-    return storage / "session" / "global" / f"{name}.json"
 
 
 def _calls(transcript: Transcript) -> list[tuple[str, str, str, str | None]]:
@@ -107,15 +94,15 @@ def _scan(folder: Path) -> tuple[turnfold.Corpus, list[str]]:
 def test_L4_parts_whose_message_file_is_missing_are_read_in_their_place_and_said(
     tmp_path: Path,
 ) -> None:
-    original = turnfold.load(_session_file(STORAGE, LEAD))
-    storage = _copy(tmp_path)
+    original = turnfold.load(session_file(STORAGE, LEAD))
+    storage = copy_storage(tmp_path)
     # A message deleted half-way (its parts left), and a revert to the second prompt: the
     # files of its message and those after it deleted, their parts left.
     gone = [FAILING_STEP] + [m.stem for m in (storage / "message" / LEAD).glob("*.json")
                              if m.stem >= SECOND_PROMPT]  # fmt: skip
     for message in gone:
         (storage / "message" / LEAD / f"{message}.json").unlink()
-    transcript = turnfold.load(_session_file(storage, LEAD))
+    transcript = turnfold.load(session_file(storage, LEAD))
     # The failing command's call and the second prompt's turn, where their ids place them.
     assert _calls(transcript) == _calls(original)
     assert _calls(transcript)[4][2] == "error"
@@ -144,9 +131,9 @@ def test_L4_parts_whose_message_file_is_missing_are_read_in_their_place_and_said
 def test_L4_a_sub_agent_s_parts_whose_message_file_is_missing_are_read_in_its_session(
     tmp_path: Path,
 ) -> None:
-    storage = _copy(tmp_path)
+    storage = copy_storage(tmp_path)
     (storage / "message" / SUB / f"{SUB_STEP}.json").unlink()
-    transcript = turnfold.load(_session_file(storage, LEAD))
+    transcript = turnfold.load(session_file(storage, LEAD))
     task = transcript.tool_calls()[8].subagent
     assert task is not None
     assert task.transcript is not None
@@ -154,14 +141,14 @@ def test_L4_a_sub_agent_s_parts_whose_message_file_is_missing_are_read_in_its_se
     [warning] = transcript.warnings
     assert f"of session {SUB} lie in storage/part/" in warning.reason
     # Loading the sub-agent's own session says it as well.
-    [own] = turnfold.load(_session_file(storage, SUB)).warnings
+    [own] = turnfold.load(session_file(storage, SUB)).warnings
     assert own.reason == warning.reason
 
 
 def test_L4_parts_lost_after_a_first_load_are_found_by_the_next(tmp_path: Path) -> None:
     """Where the parts without a message lie is learned once per storage/ folder and kept while
     its folders are unchanged: a message deleted since is seen."""
-    storage = _copy(tmp_path)
+    storage = copy_storage(tmp_path)
     assert turnfold.load(storage).warnings == []
     (storage / "message" / LEAD / f"{FAILING_STEP}.json").unlink()
     [warning] = turnfold.load(storage).warnings
@@ -179,12 +166,12 @@ def test_L4_parts_lost_after_a_first_load_are_found_by_the_next(tmp_path: Path) 
 def test_C7_a_scan_says_the_files_no_session_reads_and_shows_those_it_can(
     tmp_path: Path,
 ) -> None:
-    storage = _copy(tmp_path)
+    storage = copy_storage(tmp_path)
     (storage / "message" / LEAD / f"{FAILING_STEP}.json").unlink()
     leftovers = _leftovers(storage)
     corpus, said = _scan(storage.parent)
     [row] = corpus.rows
-    assert (row["key"], row["error"]) == (str(_session_file(storage, LEAD)), None)
+    assert (row["key"], row["error"]) == (str(session_file(storage, LEAD)), None)
     assert (row["tool_calls"], row["failed_tools"], row["warnings"]) == (10, 1, 1)
     assert corpus.describe().endswith("0 skipped")
     [warning] = [w for w in said if "no session there reads" in w]
@@ -202,7 +189,7 @@ def test_C7_a_scan_says_the_files_no_session_reads_and_shows_those_it_can(
 
 
 def test_C7_a_storage_with_nothing_left_behind_says_nothing(tmp_path: Path) -> None:
-    storage = _copy(tmp_path)
+    storage = copy_storage(tmp_path)
     corpus, said = _scan(storage.parent)
     assert len(corpus) == 1
     assert not [w for w in said if "no session there reads" in w]
@@ -212,15 +199,15 @@ def test_C7_a_storage_with_nothing_left_behind_says_nothing(tmp_path: Path) -> N
 
 
 def test_C1_a_renamed_lead_s_sub_agent_is_nested_and_no_row_of_its_own(tmp_path: Path) -> None:
-    original = turnfold.load(_session_file(STORAGE, LEAD))
-    storage = _copy(tmp_path)
+    original = turnfold.load(session_file(STORAGE, LEAD))
+    storage = copy_storage(tmp_path)
     # The lead renamed (its title, as OpenCode rewrites it), then its file and its sub-agent's.
-    lead = _session_file(storage, LEAD)
+    lead = session_file(storage, LEAD)
     lead.write_text(json.dumps({**json.loads(lead.read_text()), "title": "TF-RENAMED"}))
     corpus, _ = _scan(storage.parent)
     assert corpus.keys == [str(lead)]
-    renamed = lead.rename(_session_file(storage, "ses_lead_renamed"))
-    sub = _session_file(storage, SUB).rename(_session_file(storage, "ses_sub_renamed"))
+    renamed = lead.rename(session_file(storage, "ses_lead_renamed"))
+    sub = session_file(storage, SUB).rename(session_file(storage, "ses_sub_renamed"))
     corpus, _ = _scan(storage.parent)
     assert corpus.keys == [str(renamed)]
     [row] = corpus.rows
@@ -242,27 +229,27 @@ def test_C1_a_renamed_lead_s_sub_agent_is_nested_and_no_row_of_its_own(tmp_path:
 
 
 def test_C1_a_sub_agent_whose_lead_is_gone_is_a_row_of_its_own(tmp_path: Path) -> None:
-    storage = _copy(tmp_path)
-    _session_file(storage, LEAD).unlink()
+    storage = copy_storage(tmp_path)
+    session_file(storage, LEAD).unlink()
     messages = sorted((storage / "message" / LEAD).glob("*.json"))
     left = len(messages) + sum(len(list((storage / "part" / m.stem).glob("*.json")))
                                for m in messages)  # fmt: skip
     corpus, said = _scan(storage.parent)
-    assert corpus.keys == [str(_session_file(storage, SUB))]
+    assert corpus.keys == [str(session_file(storage, SUB))]
     assert corpus.rows[0]["tool_calls"] == 1
     # The lead's messages and parts are its leftovers: said, not shown.
     [warning] = [w for w in said if "no session there reads" in w]
     assert warning.startswith(f"{left} file(s) of OpenCode's storage/")
     assert f"(first: {messages[0]})" in warning
     assert [c.name for c in turnfold.load(storage).tool_calls()] == ["bash"]
-    assert opencode.legacy_session_file(_session_file(storage, SUB)) == _session_file(storage, SUB)
+    assert opencode.legacy_session_file(session_file(storage, SUB)) == session_file(storage, SUB)
 
 
 def test_C1_sub_agents_whose_leads_go_round_are_each_a_row(tmp_path: Path) -> None:
     """Hostile ids: a lead whose parentID names its own sub-agent. Neither is the other's top:
     each is a row, never both dropped."""
-    storage = _copy(tmp_path)
-    lead = _session_file(storage, LEAD)
+    storage = copy_storage(tmp_path)
+    lead = session_file(storage, LEAD)
     lead.write_text(json.dumps({**json.loads(lead.read_text()), "parentID": SUB}))
     corpus, _ = _scan(storage.parent)
-    assert sorted(corpus.keys) == sorted([str(lead), str(_session_file(storage, SUB))])
+    assert sorted(corpus.keys) == sorted([str(lead), str(session_file(storage, SUB))])

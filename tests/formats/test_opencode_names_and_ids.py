@@ -27,14 +27,12 @@ from pathlib import Path
 import pytest
 
 import turnfold
+from tests.formats.opencode_storage import LEAD, SUB, copy_storage, session_file
 from turnfold.formats.agents import opencode
 from turnfold.model import Transcript, UserMessage
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "opencode"
-STORAGE = FIXTURES / "v1.1" / "work" / "storage"
 DATABASE = FIXTURES / "work" / "opencode.db"
-LEAD = "ses_db984376cffe4173dEEMgi271X"
-SUB = "ses_db9843492ffeAn3SMnhtNqHEM5"
 #: The lead's calls in order, with the status each loads with (test_opencode_storage.py).
 LEAD_CALLS = [
     ("read", "success"),
@@ -48,16 +46,6 @@ LEAD_CALLS = [
     ("task", "success"),
     ("bash", "success"),
 ]
-
-
-def _copy(tmp_path: Path) -> Path:
-    storage = tmp_path / "opencode" / "storage"
-    shutil.copytree(STORAGE, storage)
-    return storage
-
-
-def _session_file(storage: Path, name: str) -> Path:
-    return storage / "session" / "global" / f"{name}.json"
 
 
 def _rewrite(path: Path, **changes: object) -> None:
@@ -84,9 +72,9 @@ def _drifted(tmp_path: Path) -> Path:
     """The lead session in agent-sessions' "drift" shape: ``ses_<x>.json`` holding ``"id":
     "<x>"``, its messages filed under ``<x>`` and named ``msg_0001.json``…, each message's parts
     under the id the message holds, named ``001.json``… (in the order of their ids)."""
-    storage = _copy(tmp_path)
+    storage = copy_storage(tmp_path)
     inner = LEAD.removeprefix("ses_")
-    _rewrite(_session_file(storage, LEAD), id=inner)
+    _rewrite(session_file(storage, LEAD), id=inner)
     old, new = storage / "message" / LEAD, storage / "message" / inner
     old.rename(new)
     for number, message in enumerate(sorted(new.glob("msg_*.json")), 1):
@@ -103,9 +91,9 @@ def _drifted(tmp_path: Path) -> Path:
 def test_L4_a_renamed_session_file_loads_by_its_name_and_the_error_never_contradicts_itself(
     tmp_path: Path,
 ) -> None:
-    storage = _copy(tmp_path)
-    renamed = _session_file(storage, "ses_lead_renamed")
-    _session_file(storage, LEAD).rename(renamed)
+    storage = copy_storage(tmp_path)
+    renamed = session_file(storage, "ses_lead_renamed")
+    session_file(storage, LEAD).rename(renamed)
     # The folder's only top-level session, by the name the error would list.
     transcript = turnfold.load(storage)
     assert turnfold.load(storage, sample="ses_lead_renamed") == transcript
@@ -126,10 +114,10 @@ def test_L4_a_renamed_session_file_loads_by_its_name_and_the_error_never_contrad
 
 
 def test_C7_a_scan_of_a_renamed_session_file_is_its_row_as_load_reads_it(tmp_path: Path) -> None:
-    [original] = _scan(_copy(tmp_path / "original")).rows
-    storage = _copy(tmp_path / "renamed")
-    renamed = _session_file(storage, "ses_lead_renamed")
-    _session_file(storage, LEAD).rename(renamed)
+    [original] = _scan(copy_storage(tmp_path / "original")).rows
+    storage = copy_storage(tmp_path / "renamed")
+    renamed = session_file(storage, "ses_lead_renamed")
+    session_file(storage, LEAD).rename(renamed)
     corpus = _scan(storage.parent)
     # The sub-agent's parentID names its lead by the id the renamed file holds: found by it,
     # the sub-agent nests under the lead's task call alone, never a row of its own too.
@@ -149,7 +137,7 @@ def test_L4_files_named_otherwise_than_the_ids_they_hold_are_read_and_each_said(
     tmp_path: Path,
 ) -> None:
     storage = _drifted(tmp_path)
-    lead = _session_file(storage, LEAD)
+    lead = session_file(storage, LEAD)
     transcript = turnfold.load(storage)
     assert turnfold.load(lead).entries == transcript.entries
     assert transcript.metadata["session_id"] == LEAD  # the file's name, as OpenCode keys it
@@ -170,11 +158,11 @@ def test_L4_files_named_otherwise_than_the_ids_they_hold_are_read_and_each_said(
 
 
 def test_C7_a_scan_of_drifted_files_is_a_row_not_nothing(tmp_path: Path) -> None:
-    [original] = _scan(_copy(tmp_path / "original")).rows
+    [original] = _scan(copy_storage(tmp_path / "original")).rows
     storage = _drifted(tmp_path / "drifted")
     corpus = _scan(storage.parent)
     [row] = corpus.rows
-    assert row["key"] == str(_session_file(storage, LEAD))
+    assert row["key"] == str(session_file(storage, LEAD))
     assert row["error"] is None
     assert row["warnings"] > 0
     for column in ("turns", "tool_calls", "failed_tools", "subagents", "input_tokens"):
@@ -187,8 +175,8 @@ def test_C7_a_scan_of_drifted_files_is_a_row_not_nothing(tmp_path: Path) -> None
 def test_L4_a_session_file_holding_another_id_is_read_by_its_name(tmp_path: Path) -> None:
     """The reverse: the file is named after the session (its messages filed under that name),
     the id it holds is another's."""
-    storage = _copy(tmp_path)
-    lead = _session_file(storage, LEAD)
+    storage = copy_storage(tmp_path)
+    lead = session_file(storage, LEAD)
     _rewrite(lead, id="ses_held_inside")
     transcript = turnfold.load(lead)
     assert transcript.entries == turnfold.load(storage, sample=LEAD).entries
@@ -211,7 +199,7 @@ def test_a_folder_named_message_outside_a_storage_folder_is_not_opencode_s(tmp_p
     stray.parent.mkdir(parents=True)
     stray.write_text(json.dumps({"id": "today", "role": "user"}))
     assert opencode.legacy_kind(stray) is None
-    storage = _copy(tmp_path)
+    storage = copy_storage(tmp_path)
     named = next((storage / "message" / SUB).glob("*.json")).rename(
         storage / "message" / SUB / "first.json"
     )

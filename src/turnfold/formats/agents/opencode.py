@@ -62,7 +62,10 @@ Each message's parts, in order (``part.id`` ascends in time):
 - a ``task`` call's sub-agent is a session of its own (``metadata.sessionId``, whose
   ``parent_id`` is this one): read from the database and nested under the call
   (:class:`~turnfold.model.SubAgent`). An export holds its own session only: the call then
-  shows the sub-agent's answer, its steps missing.
+  shows the sub-agent's answer, its steps missing. A sub-agent of the session that no call
+  names (its call's part lost, a version recording the link otherwise) is shown under a call
+  of its own where its start places it, with a warning naming it; one whose lead is not there
+  (a row or a file deleted) is a session of its own, with a warning.
 
 Detection: the database by its SQLite header and its ``session``/``message``/``part`` tables
 (:func:`detect_path`); the export by its envelope, ``info.id`` a ``ses_`` id and messages of
@@ -190,6 +193,12 @@ _LEGACY_FOLDER = {"session": "", "message": "ses_", "part": "msg_"}
 _NAME = re.compile(r"^[^/\\\x00]{1,250}$")
 #: A sub-agent nests its own sub-agents' sessions at most this deep (a cycle of ids ends).
 _MAX_DEPTH = 8
+#: A session of the database that is a row of its own: with no lead, its own lead (a hostile
+#: id), or whose lead's row is not there (:meth:`_Database.roots`).
+_NO_LEAD = ('(parent_id IS NULL OR parent_id = id OR NOT EXISTS (SELECT 1 FROM main."session" '
+            'AS lead WHERE lead.id = "session".parent_id))')  # fmt: skip
+#: A sub-agent's session's title as OpenCode's ``task`` tool writes it (:func:`_task_of`).
+_SUBAGENT_TITLE = re.compile(r"^(.*) \(@([^()\s]+) subagent\)$", re.DOTALL)
 #: The parts only an assistant's message holds (its steps and what they did): a message whose
 #: file is missing is read as the assistant's when one of its parts is of these.
 _STEP_PARTS = frozenset({"step-start", "step-finish", "reasoning", "tool", "patch", "snapshot",
@@ -337,6 +346,13 @@ class Message:
 class Session:
     info: Mapping[str, Any]
     messages: list[Message]
+    #: The session's file, for one of ``storage/``: where its sub-agents' ``parentID`` leads.
+    file: Path | None = None
+
+
+#: A store's sub-agents of a session that no ``task`` call of it names: given the session and
+#: the ids already nested or named (its calls', its leads'), the others' sessions, read.
+Unclaimed = Callable[[Session, frozenset[str]], list[Session]]
 
 
 def _loaded(text: Any, what: str, warn: Callable[[str], None]) -> Any:
@@ -363,13 +379,18 @@ class _Database:
         self.source.warn(reason, record_type=record_type)
 
     def roots(self) -> list[tuple[str, str]]:
+        """The sessions that are rows of their own, oldest first: those with no lead, and the
+        sub-agents' whose lead's row is not there (deleted, or a database copied in part),
+        never left out unlisted (reading one says so: :meth:`session`)."""
         found = []
-        # An id too long to load is too long to sort by: then rowid breaks a tie of times.
+        # An id too long to load is too long to sort by: then rowid breaks a tie of times. The
+        # lead is looked up in the table itself (main.), not in the stand-in for it that
+        # databases.rows reads a range of rows by when SQLite refuses a long value.
         for row in databases.rows(self.db, "session", "id, title",
-                                  "WHERE parent_id IS NULL ORDER BY time_created, id",
+                                  f"WHERE {_NO_LEAD} ORDER BY time_created, id",
                                   key="id", bounded=_KEYS, times=_TIMES,
                                   warn=lambda reason: self.warn(reason, "session"),
-                                  unordered="WHERE parent_id IS NULL ORDER BY time_created, rowid",
+                                  unordered=f"WHERE {_NO_LEAD} ORDER BY time_created, rowid",
                                   ):  # fmt: skip
             if isinstance(row, databases.OversizedRow):
                 found.append((databases.listed(row), "session"))  # its title clipped when read
@@ -388,6 +409,9 @@ class _Database:
                 self.warn(reason, "session")
             info = self._info(row)
             self.source.mapped("session")
+            parent = info.get("parentID")
+            if isinstance(parent, str) and parent and not self._exists(parent):
+                self.source.warn(_leadless(session_id, parent, "this database"))
             messages: dict[str, Message] = {}
             for message in databases.rows(
                 self.db, "message", "id, data", "WHERE session_id = ? ORDER BY time_created, id",
@@ -425,6 +449,36 @@ class _Database:
             return Session(info, list(messages.values()))
         finally:
             self.db.row_factory = None
+
+    def _exists(self, session_id: str) -> bool:
+        """Whether the database holds a session of the id ``session_id`` (a row whose long
+        values cannot be read holds it too)."""
+        found = databases.rows(self.db, "session", "id", "WHERE id = ? LIMIT 1", (session_id,),
+                               key="id", bounded=_KEYS)  # fmt: skip
+        return next(found, None) is not None
+
+    def unclaimed(self, lead: Session, named: frozenset[str]) -> list[Session]:
+        """The sessions whose ``parent_id`` is ``lead``'s and whose id is not ``named``, read,
+        oldest first (:data:`Unclaimed`)."""
+        lead_id = lead.info.get("id")
+        if not isinstance(lead_id, str):
+            return []
+        ids: list[str] = []
+        for row in databases.rows(self.db, "session", "id",
+                                  "WHERE parent_id = ? ORDER BY time_created, id", (lead_id,),
+                                  key="id", bounded=_KEYS, times=_TIMES,
+                                  warn=lambda reason: self.warn(reason, "session"),
+                                  unordered="WHERE parent_id = ? ORDER BY time_created, rowid",
+                                  ):  # fmt: skip
+            if isinstance(row, databases.OversizedRow):
+                if row.key is None:  # no id to read it by: said, not passed over
+                    self.source.warn(f"a sub-agent's session of {lead_id}: {row.reason}")
+                    continue
+                ids.append(str(row.key))  # its long values clipped when it is read
+                continue
+            ids.append(str(row[0]))
+        read = [self.session(i) for i in ids if i not in named]
+        return [session for session in read if session is not None]
 
     @staticmethod
     def _info(row: sqlite3.Row) -> dict[str, Any]:
@@ -579,6 +633,9 @@ class _Storage:
             return None
         key = path.stem
         self.source.mapped("session")
+        parent = info.get("parentID")
+        if isinstance(parent, str) and parent and self._lead(parent) is None:
+            self.source.warn(_leadless(key, parent, f"{self.root}"))
         messages: list[tuple[Any, str, Path, dict[str, Any]]] = []
         for file in self.filed("message", key, info, path):
             data = self.document(file, "message")
@@ -601,7 +658,43 @@ class _Storage:
                     message.parts.append({**found, "id": part.stem})
             read.append(message)
         self._loose(key, info.get("id"), taken, read)
-        return Session({**info, "id": key}, read)
+        return Session({**info, "id": key}, read, file=path)
+
+    def _lead(self, parent: str) -> Path | None:
+        """The readable file of the lead a ``parentID`` names (:meth:`referenced`), as
+        :meth:`top` finds it; None when there is none."""
+        lead = self.referenced(parent)
+        return lead if lead is not None and opencode_filing.document(lead) else None
+
+    def unclaimed(self, lead: Session, named: frozenset[str]) -> list[Session]:
+        """The sessions whose ``parentID`` leads to ``lead``'s file (:meth:`referenced`, as
+        :meth:`top` follows it: the sub-agents no row of their own shows) and that no id of
+        ``named`` names (by its file's name or the id it holds), read, oldest first
+        (:data:`Unclaimed`)."""
+        path = lead.file
+        if path is None:
+            return []
+        held = opencode_filing.document(path).get("id")
+        ids = {path.stem} | ({held} if isinstance(held, str) and held else set())
+        children = opencode_filing.sub_agents(self.root)
+        found: list[tuple[Any, str, Session]] = []
+        for parent in sorted(ids):
+            for file in children.get(parent, ()):
+                document = opencode_filing.document(file)
+                own = document.get("id")
+                if (
+                    file == path
+                    or document.get("parentID") != parent  # changed since it was learned
+                    or file.stem in named
+                    or (isinstance(own, str) and own in named)
+                    or self.referenced(parent) != path
+                ):
+                    continue
+                session = self._read(file)
+                if session is not None:
+                    created = as_int(_mapping(session.info.get("time")).get("created")) or 0
+                    found.append((created, file.stem, session))
+        return [session for _, _, session in sorted(found, key=lambda f: f[:2])]
 
     def _loose(self, key: str, held: Any, taken: set[str], read: list[Message]) -> None:
         """The parts that name this session (by its name, or the id its file holds) and lie in
@@ -669,7 +762,8 @@ def _read_storage(root: Path, source: Source, sample: Any, session_id: str | Non
                              f"not {sample}")  # fmt: skip
         sample = session_id
     store = _Storage(root, source)
-    return SessionReader(source, store.child).read(_chosen(store, root, sample))
+    reader = SessionReader(source, store.child, unclaimed=store.unclaimed)
+    return reader.read(_chosen(store, root, sample))
 
 
 def _owner(path: Path, kind: str, document: Mapping[str, Any]) -> str | None:
@@ -692,6 +786,25 @@ def _owner(path: Path, kind: str, document: Mapping[str, Any]) -> str | None:
     for file in sibling_files(messages, f"*/{escape(path.parent.name)}.json"):
         return file.parent.name
     return held if isinstance(held, str) else None
+
+
+def _leadless(session_id: str, parent: str, where: str) -> str:
+    """What a warning says of a sub-agent's session whose lead is not where it is read: it is a
+    row of its own (:meth:`_Database.roots`, :meth:`_Storage.top`), its lead's calls unseen."""
+    shown = parent if len(parent) <= 80 else f"{parent[:80]}…"
+    return (f"session {session_id} is a sub-agent's: its lead, session {shown} (its parentID), "
+            f"is not in {where}: shown as a session of its own")  # fmt: skip
+
+
+def _task_of(title: str | None) -> tuple[str | None, str | None]:
+    """The task and the agent of a sub-agent's session by its title, which OpenCode's ``task``
+    tool writes as ``<description> (@<agent> subagent)`` (``src/tool/task.ts``: 1.1.65's
+    sessions in ``fixtures/opencode/v1.1``, and the 1.18.33 binary's ``title:
+    m.description+` (@${b.name} subagent)```); a title of another shape is the task."""
+    found = _SUBAGENT_TITLE.match(title or "")
+    if found is None:
+        return title, None
+    return found[1], found[2]
 
 
 def _unread(kind: str, session_id: str | None) -> str:
@@ -749,7 +862,8 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
     with contextlib.closing(db):
         try:
             store = _Database(db, source)
-            transcript = SessionReader(source, store.session).read(_chosen(store, path, sample))
+            reader = SessionReader(source, store.session, unclaimed=store.unclaimed)
+            transcript = reader.read(_chosen(store, path, sample))
             if _is_kilo(db, path):
                 transcript.metadata["agent"] = KILO_AGENT
         except sqlite3.Error as exc:
@@ -876,8 +990,14 @@ class SessionReader:
         depth: int = 0,
         seen: frozenset[str] = frozenset(),
         accounts: bool = True,
+        unclaimed: Unclaimed | None = None,
     ) -> None:
         self.source = source
+        #: The store's sub-agents no call of a session names (:data:`Unclaimed`); None for an
+        #: export or a stream, which hold none.
+        self.unclaimed = unclaimed
+        #: The sub-agents' ids this session's ``task`` calls name, found or not.
+        self.claimed: set[str] = set()
         #: Whether the parts are the source's records (False: the records are events that
         #: carry them, accounted for by their reader, ``opencode-json``).
         self.accounts = accounts
@@ -917,11 +1037,49 @@ class SessionReader:
                 self._assistant(message)
             else:
                 self.warn(f"message {message.info.get('id')}: unknown role {role!r}", "message")
+        self._unclaimed(session)
         for call in self.open:  # still pending or running: the process was stopped (L-3)
             if call.status in ("pending", "executing"):
                 self.transcript.update(call, status="unknown")
         self._metadata(info)
         return self.transcript
+
+    def _unclaimed(self, session: Session) -> None:
+        """The sub-agents whose ``parentID`` names this session and that none of its ``task``
+        calls names (its call's part lost, a version recording the link otherwise), each under
+        a call of its own whose outcome is unknown, and said in a warning naming it, as Claude
+        Code's reader shows an agent file no call claims. They are no row of their own (their
+        lead is here), so left out they would be dropped unsaid. Each is placed where its
+        session's start places it among the lead's entries (in the turn that ran it, not the
+        last), at the end when it has none."""
+        if self.unclaimed is None or self.depth >= _MAX_DEPTH:
+            return
+        lead = session.info.get("id")
+        for sub in self.unclaimed(session, frozenset(self.claimed | self.seen)):
+            sub_id = str(sub.info.get("id"))
+            self.source.warn(f"sub-agent session {sub_id} names session {lead} as its lead "
+                             "(parentID), but no task call of it names the sub-agent: shown "
+                             "where its start places it", self.line)  # fmt: skip
+            task, agent = _task_of(as_text(sub.info.get("title")))
+            subagent = SubAgent(name=as_text(sub.info.get("agent")) or agent, task=task,
+                                agent_id=sub_id)  # fmt: skip
+            self._nest(subagent, sub)
+            assert subagent.transcript is not None
+            started = subagent.transcript.metadata.get("started_at")
+            self.add(ToolCall(
+                call_id=f"task:{sub_id}", name="task",
+                args={"description": task} if task else {}, description=task,
+                status="unknown", started_at=started, timestamp=started, subagent=subagent,
+                meta={"synthetic": "unclaimed sub-agent session"},
+            ))  # fmt: skip
+            entries = self.transcript.entries
+            if isinstance(started, str):
+                # Every time of this reader is iso_time's, one fixed-width form in UTC: they
+                # order as text. No view observes a transcript being read: moved in place.
+                at = next((i for i, e in enumerate(entries[:-1])
+                           if isinstance(e.timestamp, str) and e.timestamp > started),
+                          len(entries) - 1)  # fmt: skip
+                entries.insert(at, entries.pop())
 
     def _metadata(self, info: Mapping[str, Any]) -> None:
         meta = self.transcript.metadata
@@ -1193,6 +1351,8 @@ class SessionReader:
         )
         session = None
         deep = self.depth >= _MAX_DEPTH
+        if child_id is not None:
+            self.claimed.add(child_id)
         if (
             self.child is not None
             and child_id is not None
@@ -1203,15 +1363,19 @@ class SessionReader:
         if session is None:
             sub.steps_missing = True
             return sub
-        nested = SessionReader(
-            self.source, self.child, line=self.line, depth=self.depth + 1, seen=self.seen
-        )
+        self._nest(sub, session)
+        return sub
+
+    def _nest(self, sub: SubAgent, session: Session) -> None:
+        """``session`` read as ``sub``'s, a level deeper: its own sub-agents nested in it."""
+        nested = SessionReader(self.source, self.child, line=self.line, depth=self.depth + 1,
+                               seen=self.seen, unclaimed=self.unclaimed)  # fmt: skip
         sub.transcript = nested.read(session)
         sub.tool_count = sum(isinstance(e, ToolCall) for e in sub.transcript.entries)
-        return sub
 
 
 def sessions(path: Path) -> Iterator[tuple[str, str]]:
-    """The top-level sessions (id, title) of the database at ``path``, oldest first."""
+    """The sessions (id, title) of the database at ``path`` that are rows of their own (with no
+    lead there: :meth:`_Database.roots`), oldest first."""
     with contextlib.closing(databases.connect(path)) as db:
         yield from _Database(db, Source(str(path), iter(()))).roots()

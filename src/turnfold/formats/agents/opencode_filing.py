@@ -16,7 +16,12 @@ of file no name leads to:
   (``messageID``, ``sessionID``): it is read with that session, where its message's id places
   it (:func:`loose_parts`); 1.2 copies none of them into its database.
 
-Both are learned by opening files that no session's own names lead to. A scan asks for them at
+A third is learned the same way: the sub-agents' sessions of a lead (:func:`sub_agents`). A lead's
+``task`` call names its sub-agent (``metadata.sessionId``), but one whose call's part file is gone,
+or that a version recorded otherwise, is named by no call: only its own ``parentID`` leads to it,
+and only opening every session's file finds it.
+
+All are learned by opening files that no session's own names lead to. A scan asks for them at
 every file of a folder of thousands of sessions, so each is kept per ``storage/`` folder while
 the files and folders it was learned from are unchanged (their modification times and sizes).
 """
@@ -45,6 +50,24 @@ def holders(root: Path) -> Mapping[str, Path]:
     files = _files(root / "session", nested=True)
     stamps = tuple((str(path), _stamp(path)) for path in files)
     found: dict[str, Path] = _learned("holders", root, stamps, lambda: _held(files))
+    return found
+
+
+def sub_agents(root: Path) -> Mapping[str, tuple[Path, ...]]:
+    """The session files of ``root`` (a ``storage/`` folder) that name a lead (``parentID``),
+    by that id, each id's in order of path. A file that cannot be read is under none (loading
+    it says why).
+
+    Kept while the folders of ``session/`` are unchanged (a session's file added, deleted or
+    renamed changes its folder's time), not each file: OpenCode writes a session's
+    ``parentID`` when it creates the session and no update changes it, and stamping every
+    file would cost a scan of N sessions N looks at each of N files. The reader checks each
+    file found still names the lead."""
+    folder = root / "session"
+    stamps = (_stamp(folder), tuple((path.name, _stamp(path)) for path in _folders(folder)))
+    found: dict[str, tuple[Path, ...]] = _learned(
+        "sub_agents", root, stamps, lambda: _parents(_files(folder, nested=True))
+    )
     return found
 
 
@@ -83,7 +106,7 @@ def _learned(
     with _lock:
         _kept.pop(key, None)
         _kept[key] = (stamps, value)
-        while len(_kept) > 2 * KEPT_FOLDERS:  # two things learned of each folder
+        while len(_kept) > 3 * KEPT_FOLDERS:  # three things learned of each folder
             del _kept[next(iter(_kept))]
     return value
 
@@ -100,6 +123,15 @@ def _held(files: list[Path]) -> dict[str, Path]:
         if isinstance(held, str) and held != path.stem:
             found.setdefault(held, path)
     return found
+
+
+def _parents(files: list[Path]) -> dict[str, tuple[Path, ...]]:
+    found: dict[str, list[Path]] = {}
+    for path in files:
+        parent = document(path).get("parentID")
+        if isinstance(parent, str) and parent:
+            found.setdefault(parent, []).append(path)
+    return {parent: tuple(paths) for parent, paths in found.items()}
 
 
 def _loose(
