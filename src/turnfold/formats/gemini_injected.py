@@ -42,8 +42,9 @@ CONTINUATION_TEXT = "System: Please continue."
 
 _STEERING = re.compile(r"User steering update:\n<user_input>\n(.*?)\n</user_input>\n", re.DOTALL)
 #: A text part the CLI put into a user's content: one ``<system-reminder>`` or ``<qwen:…>``
-#: block (group 2 or 3 its inside), as Qwen Code's chat reader tells its injected context.
-_CONTEXT_BLOCK = re.compile(
+#: block (group 2 or 3 its inside): the one rule for Qwen Code's injected context, its chat
+#: reader's (:mod:`turnfold.formats.qwen`) and a contents list's.
+CONTEXT_BLOCK = re.compile(
     r"^\s*(?:<qwen:([\w-]+)>(.*)</qwen:\1>|<system-reminder>(.*)</system-reminder>)\s*$",
     re.DOTALL,
 )
@@ -113,7 +114,7 @@ def split_user_parts(
     """
     split = UserParts()
     texts = [p.get("text") if isinstance(p, Mapping) else None for p in parts]
-    blocks = [_CONTEXT_BLOCK.match(t) if isinstance(t, str) else None for t in texts]
+    blocks = [CONTEXT_BLOCK.match(t) if isinstance(t, str) else None for t in texts]
     split.cli = any(
         isinstance(t, str) and (is_briefing(t) or (b is not None and is_briefing(_inside(b))))
         for t, b in zip(texts, blocks, strict=True)

@@ -76,7 +76,6 @@ records have ``message.content`` instead of ``message.parts``) raises ``Transcri
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -87,6 +86,7 @@ from turnfold.formats.common import NameSet, checked_timestamp, stringify, warne
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.gemini_injected import CONTEXT_BLOCK
 from turnfold.formats.gemini_parts import (
     FINAL_STATUSES,
     Assembler,
@@ -206,10 +206,6 @@ _MAPPED_SYSTEM = NameSet(
 _RESPONSE = (AssistantText, Thinking, ToolCall)
 #: Record types that belong to the conversation even when they show nothing.
 _CONVERSATION = NameSet({"user", "assistant", "tool_result"})
-#: Context Qwen Code adds to a prompt's parts (hook output, reminders): the user did not type it.
-_INJECTED = re.compile(
-    r"^\s*(?:<qwen:([\w-]+)>.*</qwen:\1>|<system-reminder>.*</system-reminder>)\s*$", re.DOTALL
-)
 #: Sub-agent files of a session: ``<project>/subagents/<sessionId>/agent-<agentId>.jsonl``.
 _SUBAGENT_LINE_BASE = 1_000_000_000
 
@@ -682,7 +678,8 @@ def _user_items(
     line: int,
 ) -> list[Entry | PendingResult]:
     display = payload.get("displayText")
-    typed = [p for p in parts if not _INJECTED.match(_text(p.get("text")) or "")]
+    # Context Qwen Code adds to a prompt's parts (hook output, reminders): not typed by the user.
+    typed = [p for p in parts if not CONTEXT_BLOCK.match(_text(p.get("text")) or "")]
     text = display if isinstance(display, str) and display else joined_text(typed, sep="\n")
     items: list[Entry | PendingResult] = []
     if any("functionResponse" in p for p in parts):
