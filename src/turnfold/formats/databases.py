@@ -3,7 +3,9 @@ Crush, MLflow; Agno, LangGraph, the Agents SDK, ADK, in files of any name): open
 only, and telling one from its header and tables without reading it.
 
 A database is opened read only (``mode=ro``): a session its agent is writing is read as it
-stands, and nothing of it is ever changed.
+stands, and nothing of it is ever changed. A database in write-ahead-log mode that no agent has
+open (no ``-wal`` file beside it) is opened ``immutable``: SQLite would otherwise leave ``-wal``
+and ``-shm`` files of its own beside the user's database (:func:`connect`).
 
 Detection asks every SQLite-backed reader whether a file is its store; each tells by the
 tables (:func:`tables`, :func:`columns`, or :func:`layout` with :func:`table_columns`). Within
@@ -77,12 +79,38 @@ def connect(path: Path) -> sqlite3.Connection:
     """The database at ``path``, opened read only, refusing to read any value longer than
     :func:`~turnfold.formats.source.record_limit` (an error, which :func:`rows` turns into a
     skipped row)."""
-    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?{_how_to_open(path)}", uri=True)
     # SQLite checks a value's length before it allocates it: a message of 600 MB read whole
     # held 1.75 GB of the kernel (X-1). Python 3.10 cannot set the limit (:data:`LIMITED`).
     if LIMITED and sys.version_info >= (3, 11):
         db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, record_limit())
     return db
+
+
+def _how_to_open(path: Path) -> str:
+    """The URI parameters :func:`connect` opens ``path`` with.
+
+    Even read only, SQLite opens a write-ahead-log database's ``-wal`` and ``-shm`` files, and
+    creates them when they are missing; a read-only connection cannot remove them on closing, as
+    the last writer does. So reading a closed OpenCode or Copilot database would leave two files
+    beside it. With no ``-wal`` file (nor a rollback ``-journal``) no connection has it open and
+    every committed row is in the file itself: it is opened ``immutable``, which creates nothing.
+    A writer that opens it meanwhile writes to a new log, which the reading never sees; only a
+    checkpoint during the reading (one per thousand pages of log, by default) could change the
+    file under it, and the reading may then fail with SQLite's error. With a ``-wal`` file,
+    the agent may be writing, and the log holds rows the file does not yet: read only it is.
+    """
+    try:
+        with path.open("rb") as stream:
+            header = stream.read(20)
+    except OSError:
+        return "mode=ro"
+    # Bytes 18 and 19 are the read and write versions: 2 in write-ahead-log mode.
+    in_wal_mode = header.startswith(HEADER) and header[18:20] == b"\x02\x02"
+    beside = [path.with_name(path.name + suffix) for suffix in ("-wal", "-journal")]
+    if in_wal_mode and not any(other.exists() for other in beside):
+        return "mode=ro&immutable=1"
+    return "mode=ro"
 
 
 def is_database(path: Path) -> bool:
