@@ -245,11 +245,24 @@ def test_C1_a_sub_agent_whose_lead_is_gone_is_a_row_of_its_own(tmp_path: Path) -
     assert opencode.legacy_session_file(session_file(storage, SUB)) == session_file(storage, SUB)
 
 
-def test_C1_sub_agents_whose_leads_go_round_are_each_a_row(tmp_path: Path) -> None:
-    """Hostile ids: a lead whose parentID names its own sub-agent. Neither is the other's top:
-    each is a row, never both dropped."""
+def test_C1_a_sub_agent_naming_itself_as_lead_is_a_row_of_its_own_shown_once(
+    tmp_path: Path,
+) -> None:
+    """Hostile ids: a sub-agent whose parentID names itself names no lead (as the database's
+    listing reads ``parent_id = id``): a row of its own, never dropped, and not nested under
+    the lead's call too, which says where it is. Leads going round a circle of several are
+    test_opencode_leads.py's."""
     storage = copy_storage(tmp_path)
-    lead = session_file(storage, LEAD)
-    lead.write_text(json.dumps({**json.loads(lead.read_text()), "parentID": SUB}))
+    sub = session_file(storage, SUB)
+    sub.write_text(json.dumps({**json.loads(sub.read_text()), "parentID": SUB}))
     corpus, _ = _scan(storage.parent)
-    assert sorted(corpus.keys) == sorted([str(lead), str(session_file(storage, SUB))])
+    assert sorted(corpus.keys) == sorted([str(session_file(storage, LEAD)), str(sub)])
+    lead = turnfold.load(session_file(storage, LEAD))
+    [task] = [c for c in lead.tool_calls() if c.name == "task"]
+    assert task.subagent is not None
+    assert task.subagent.steps_missing
+    assert [w.reason for w in lead.warnings] == [
+        f"session {SUB}, the sub-agent a task call names, is a session of its own (its parentID "
+        "leads to no session here): shown there, not under the call"
+    ]
+    assert [c.name for c in turnfold.load(sub).tool_calls()] == ["bash"]

@@ -189,6 +189,9 @@ def test_C1_a_database_s_sub_agent_whose_lead_row_is_gone_is_a_row_of_its_own(
 ) -> None:
     path = _database(tmp_path)
     with sqlite3.connect(path) as db:
+        # As OpenCode deletes a row (db.ts: foreign keys on): its messages and parts with it.
+        # With them left, they are a session of their own (test_opencode_leads.py).
+        db.execute("PRAGMA foreign_keys = ON")
         db.execute("DELETE FROM session WHERE id = ?", (DB_LEAD,))
     db.close()
     assert list(opencode.sessions(path)) == [(DB_SUB, "scripted sub-agent (@general subagent)")]
@@ -210,7 +213,8 @@ def test_X1_a_sub_agent_whose_parent_id_is_too_long_is_listed_with_the_rest(
 ) -> None:
     """A hostile ``parent_id`` names no lead that is there: the sub-agent is a row of its own,
     the listing of every other session as it was (one over the record limit read without
-    loading it: the rows SQLite refuses are read apart)."""
+    loading it: the rows SQLite refuses are read apart). Shown there, it is shown once: the
+    lead's call that ran it says where, its steps not nested under it too."""
     path = _database(tmp_path)
     with sqlite3.connect(path) as db:
         db.execute("UPDATE session SET parent_id = printf('%.*c', ?, 'x') WHERE id = ?",
@@ -220,7 +224,17 @@ def test_X1_a_sub_agent_whose_parent_id_is_too_long_is_listed_with_the_rest(
     listed = [session for session, _ in opencode.sessions(path)]
     assert listed == [DB_LEAD, DB_SUB]
     lead = turnfold.load(path, sample=DB_LEAD)
-    assert _calls(lead) == _calls(turnfold.load(DATABASE))  # its call still nests the sub-agent
+    assert _calls(lead) == _calls(turnfold.load(DATABASE))
+    task = lead.tool_calls()[8].subagent
+    assert task is not None
+    assert (task.agent_id, task.steps_missing) == (DB_SUB, True)
+    assert [w.reason for w in lead.warnings] == [
+        f"session {DB_SUB}, the sub-agent a task call names, is a session of its own (its "
+        "parent_id is too long to read): shown there, not under the call"
+    ]
+    corpus, _ = _scan(path.parent)
+    assert corpus.keys == [f"{path}#{DB_LEAD}", f"{path}#{DB_SUB}"]
+    assert [(r["tool_calls"], r["warnings"]) for r in corpus.rows] == [(10, 1), (1, 1)]
     sub = turnfold.load(path, sample=DB_SUB)
     assert _calls(sub) == [("bash", "success")]
     [warning] = sub.warnings

@@ -12,7 +12,12 @@ Inputs:
   ``message`` and their parts rows of ``part``, each row's ``data`` a JSON document of the
   message's or the part's fields (``MessageV2.Info``/``MessageV2.Part`` of
   ``src/session/message-v2.ts``) but the ids, which are columns. ``sample=`` names the session
-  (its ``ses_…`` id); a database of one session (sub-agents' aside) needs none;
+  (its ``ses_…`` id); a database of one session (sub-agents' aside) needs none. OpenCode
+  deletes a session's messages and parts with its row (``session.sql.ts``: ``ON DELETE
+  CASCADE``, its foreign keys on); rows left of a session with no row (deleted with them off,
+  as the ``sqlite3`` shell does; a database copied in part) are a session of their own, titled
+  by its id, and parts whose message has no row are read as the storage's parts whose
+  message's file is missing are, each said;
 - what ``opencode export <session>`` prints: ``{"info": <session>, "messages": [{"info":
   <message>, "parts": [<part>…]}]}``, the same documents with their ids;
 - the files OpenCode wrote before 1.2 (``src/storage/storage.ts`` of 1.1), under
@@ -65,7 +70,15 @@ Each message's parts, in order (``part.id`` ascends in time):
   shows the sub-agent's answer, its steps missing. A sub-agent of the session that no call
   names (its call's part lost, a version recording the link otherwise) is shown under a call
   of its own where its start places it, with a warning naming it; one whose lead is not there
-  (a row or a file deleted) is a session of its own, with a warning.
+  (a row or a file deleted, a ``parent_id`` too long to read) is a session of its own, with a
+  warning. Sessions naming each other as lead round a circle (none of them a top-level
+  session) are shown from the oldest of them, a session of its own, the others under it, with
+  a warning naming the circle. A session of its own is shown there once: a ``task`` call that
+  names it says so, its steps not nested under the call too.
+
+No file of ``storage/`` is read past :func:`~turnfold.formats.source.record_limit`: a larger
+one is warned of, and one that was not opened to learn where files belong is said by the load
+that needed it (:mod:`~turnfold.formats.agents.opencode_filing`).
 
 Detection: the database by its SQLite header and its ``session``/``message``/``part`` tables
 (:func:`detect_path`); the export by its envelope, ``info.id`` a ``ses_`` id and messages of
@@ -82,7 +95,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from glob import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from turnfold import codec
 from turnfold.formats import databases
@@ -103,7 +116,7 @@ from turnfold.formats.common import (
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError, unselected
-from turnfold.formats.source import Source, read_file, sibling_files
+from turnfold.formats.source import Source, read_file, record_limit, sibling_files
 from turnfold.formats.wording import notice, stop
 from turnfold.model import (
     AbortMarker,
@@ -122,6 +135,8 @@ from turnfold.model import (
     UserMessage,
 )
 from turnfold.usage import attach_usage, counts_of, usage_carrier
+
+T = TypeVar("T")
 
 NAME = "opencode"
 #: A database holds many sessions: ``sample=`` names one by its id.
@@ -379,9 +394,11 @@ class _Database:
         self.source.warn(reason, record_type=record_type)
 
     def roots(self) -> list[tuple[str, str]]:
-        """The sessions that are rows of their own, oldest first: those with no lead, and the
-        sub-agents' whose lead's row is not there (deleted, or a database copied in part),
-        never left out unlisted (reading one says so: :meth:`session`)."""
+        """The sessions that are rows of their own: those with no lead, and the sub-agents'
+        whose lead's row is not there (deleted, or a database copied in part), oldest first;
+        then one of each circle of leads, its oldest (:meth:`_circles`); then the sessions
+        with no row that messages or parts name (:meth:`_unrecorded`), titled by their ids.
+        None is left out unlisted (reading one says why it is a row: :meth:`session`)."""
         found = []
         # An id too long to load is too long to sort by: then rowid breaks a tie of times. The
         # lead is looked up in the table itself (main.), not in the stand-in for it that
@@ -396,15 +413,113 @@ class _Database:
                 found.append((databases.listed(row), "session"))  # its title clipped when read
                 continue
             found.append((str(row[0]), str(row[1])))
+        found += [(circle[0], self._title(circle[0])) for circle in self._circles()]
+        found += [(session, session) for session in self._unrecorded()]
         return found
 
+    def _title(self, session_id: str) -> str:
+        """The title of the session row ``session_id`` (a long one clipped, as reading it does)."""
+        row, _ = databases.row(self.db, "session", "title", "WHERE id = ?", (session_id,),
+                               key="id", bounded=_KEYS)  # fmt: skip
+        return str(row[0]) if row is not None else session_id
+
+    def _circles(self) -> list[list[str]]:
+        """Each circle of leads: sessions whose ``parent_id`` leads from one to the next and
+        back, so that none is a row of :data:`_NO_LEAD` and no lead's row holds them; each
+        from its oldest (:meth:`_oldest`), which the listing shows, the others nested in it;
+        the circles in the order of their oldest. OpenCode never writes one (a sub-agent's
+        session is created by its lead's call), a changed or hostile database may. The leads
+        are read whole, as ids: a database holds a few thousand sessions."""
+        leads: dict[str, Any] = {}
+        for row in databases.rows(self.db, "session", "id, parent_id", key="id", bounded=_KEYS):
+            # A row whose id or parent_id is too long to read names no lead: a row of its own.
+            if not isinstance(row, databases.OversizedRow):
+                leads[str(row[0])] = row[1]
+        circles: list[list[str]] = []
+        walked: dict[str, bool] = {}  # True while on the walk under way
+        for start in leads:
+            path: list[str] = []
+            node: str | None = start
+            while node is not None and node not in walked:
+                walked[node] = True
+                path.append(node)
+                lead = leads[node]
+                node = lead if isinstance(lead, str) and lead in leads and lead != node else None
+            if node is not None and walked[node]:  # the walk came round to itself
+                circles.append(self._oldest(path[path.index(node) :]))
+            walked.update(dict.fromkeys(path, False))
+        return sorted(circles, key=lambda circle: self._age(circle[0]))
+
+    def circle(self, session_id: str) -> list[str] | None:
+        """The circle of leads the session ``session_id`` is in (:meth:`_circles`), from its
+        oldest; None when its leads end (at a session with no lead there)."""
+        chain, at = [session_id], {session_id: 0}
+        while True:
+            lead = self._lead(chain[-1])
+            if lead is None:
+                return None
+            if lead in at:
+                return self._oldest(chain[at[lead] :]) if at[lead] == 0 else None
+            at[lead] = len(chain)
+            chain.append(lead)
+
+    def _lead(self, session_id: str) -> str | None:
+        """The lead of ``session_id`` (its ``parent_id``) where a row of it is there and it
+        is another session; else None."""
+        row = next(databases.rows(self.db, "session", "parent_id", "WHERE id = ? LIMIT 1",
+                                  (session_id,), key="id", bounded=_KEYS), None)  # fmt: skip
+        if row is None or isinstance(row, databases.OversizedRow):
+            return None
+        lead = row[0]
+        if isinstance(lead, str) and lead and lead != session_id and self._exists(lead):
+            return lead
+        return None
+
+    def _oldest(self, circle: list[str]) -> list[str]:
+        """``circle`` turned to start at its oldest session, as the listing orders them."""
+        first = min(range(len(circle)), key=lambda i: self._age(circle[i]))
+        return circle[first:] + circle[:first]
+
+    def _age(self, session_id: str) -> tuple[Any, ...]:
+        """Where the session falls in the listing's order (``time_created``, then id; SQLite
+        sorts no value before numbers, numbers before text)."""
+        row = next(databases.rows(self.db, "session", "time_created", "WHERE id = ? LIMIT 1",
+                                  (session_id,), key="id", bounded=_KEYS), None)  # fmt: skip
+        created = None if row is None or isinstance(row, databases.OversizedRow) else row[0]
+        if isinstance(created, (int, float)) and not isinstance(created, bool):
+            return (1, created, "", session_id)
+        return (0, 0, "", session_id) if created is None else (2, 0, str(created), session_id)
+
+    def _unrecorded(self) -> list[str]:
+        """The sessions that message or part rows name (``session_id``) with no row of their
+        own in ``session``: those whose row was deleted with the database's foreign keys off
+        (OpenCode deletes a session's messages with it, ``ON DELETE CASCADE``), or of a
+        database copied in part. The messages' first, each by its first row's time; found by
+        the tables' ``session_id`` indexes, a look at each id, never at a row's data."""
+        found: dict[str, None] = {}
+        for table in ("message", "part"):
+            lacking = (f'WHERE NOT EXISTS (SELECT 1 FROM main."session" AS own '
+                       f"WHERE own.id = {databases.quoted(table)}.session_id)")  # fmt: skip
+            for row in databases.rows(self.db, table, "session_id",
+                                      f"{lacking} GROUP BY session_id "
+                                      "ORDER BY MIN(time_created), session_id",
+                                      key="session_id", bounded=_KEYS,
+                                      unordered=f"{lacking} ORDER BY rowid"):  # fmt: skip
+                if isinstance(row, databases.OversizedRow):  # its load says why, alone
+                    found.setdefault(databases.listed(row))
+                    continue
+                found.setdefault(str(row[0]))
+        return list(found)
+
     def session(self, session_id: str) -> Session | None:
+        """The session ``session_id``; one with no row whose messages or parts are there read
+        from them alone (:meth:`_unrecorded`), said; None when nothing names it."""
         self.db.row_factory = sqlite3.Row
         try:
             row, clipped = databases.row(self.db, "session", "*", "WHERE id = ?", (session_id,),
                                          key="id", bounded=_KEYS)  # fmt: skip
             if row is None:
-                return None
+                return self._unrecorded_session(session_id)
             for reason in clipped:
                 self.warn(reason, "session")
             info = self._info(row)
@@ -412,43 +527,118 @@ class _Database:
             parent = info.get("parentID")
             if isinstance(parent, str) and parent and not self._exists(parent):
                 self.source.warn(_leadless(session_id, parent, "this database"))
-            messages: dict[str, Message] = {}
-            for message in databases.rows(
-                self.db, "message", "id, data", "WHERE session_id = ? ORDER BY time_created, id",
-                (session_id,), key="id", bounded=_KEYS, times=_TIMES,
-                warn=lambda reason: self.warn(reason, "message"),
-            ):  # fmt: skip
-                if isinstance(message, databases.OversizedRow):
-                    self.warn(message.reason, "message")
-                    continue
-                data = _loaded(
-                    message["data"], f"message {message['id']}",
-                    lambda reason: self.warn(reason, "message"),
-                )  # fmt: skip
-                if data is not None:
-                    messages[message["id"]] = Message({**data, "id": message["id"]})
-            for part in databases.rows(
-                self.db, "part", "id, message_id, data", "WHERE session_id = ? ORDER BY id",
-                (session_id,), key="id", bounded=_KEYS, times=_TIMES,
-                warn=lambda reason: self.warn(reason, "part"),
-            ):  # fmt: skip
-                if isinstance(part, databases.OversizedRow):
-                    self.warn(part.reason, "part")
-                    continue
-                data = _loaded(
-                    part["data"], f"part {part['id']}", lambda reason: self.warn(reason, "part")
-                )
-                if data is None:
-                    continue
-                owner = messages.get(part["message_id"])
-                if owner is None:
-                    self.warn(f"part {part['id']}: its message {part['message_id']} is missing",
-                              f"part/{data.get('type')}")  # fmt: skip
-                    continue
-                owner.parts.append({**data, "id": part["id"]})
-            return Session(info, list(messages.values()))
+            messages, _ = self._messages(session_id)
+            return Session(info, messages)
         finally:
             self.db.row_factory = None
+
+    def _unrecorded_session(self, session_id: str) -> Session | None:
+        """The session whose row is not there, read from the messages and parts that name it
+        (:meth:`_unrecorded`): a session of its own titled by its id, said."""
+        messages, (message_rows, part_rows) = self._messages(session_id)
+        if not message_rows and not part_rows:
+            return None
+        self.source.warn(f"session {session_id}: no row of it in the session table (deleted, or "
+                         f"the database copied in part), but {message_rows} message(s) and "
+                         f"{part_rows} part(s) name it: shown as a session of its own, titled "
+                         "by its id")  # fmt: skip
+        return Session({"id": session_id, "title": session_id}, messages)
+
+    def _messages(self, session_id: str) -> tuple[list[Message], tuple[int, int]]:
+        """The messages of the session ``session_id`` with their parts (with the row factory
+        of :class:`sqlite3.Row`), and how many message and part rows name it, read or not."""
+        counts = [0, 0]
+        messages: dict[str, Message] = {}
+        #: The parts whose message has no row (deleted with the foreign keys off), by its id.
+        loose: dict[str, list[dict[str, Any]]] = {}
+        for message in databases.rows(
+            self.db, "message", "id, data", "WHERE session_id = ? ORDER BY time_created, id",
+            (session_id,), key="id", bounded=_KEYS, times=_TIMES,
+            warn=lambda reason: self.warn(reason, "message"),
+        ):  # fmt: skip
+            counts[0] += 1
+            if isinstance(message, databases.OversizedRow):
+                self.warn(message.reason, "message")
+                continue
+            data = _loaded(
+                message["data"], f"message {message['id']}",
+                lambda reason: self.warn(reason, "message"),
+            )  # fmt: skip
+            if data is not None:
+                messages[message["id"]] = Message({**data, "id": message["id"]})
+        for part in databases.rows(
+            self.db, "part", "id, message_id, data", "WHERE session_id = ? ORDER BY id",
+            (session_id,), key="id", bounded=_KEYS, times=_TIMES,
+            warn=lambda reason: self.warn(reason, "part"),
+        ):  # fmt: skip
+            counts[1] += 1
+            if isinstance(part, databases.OversizedRow):
+                self.warn(part.reason, "part")
+                continue
+            data = _loaded(
+                part["data"], f"part {part['id']}", lambda reason: self.warn(reason, "part")
+            )
+            if data is None:
+                continue
+            owner = messages.get(part["message_id"])
+            if owner is None:
+                loose.setdefault(str(part["message_id"]), []).append({**data, "id": part["id"]})
+                continue
+            owner.parts.append({**data, "id": part["id"]})
+        read = list(messages.values())
+        if loose:
+            told = _place_loose(read, loose, session_id)
+            first = min(loose)
+            self.source.warn(f"{sum(len(p) for p in loose.values())} part(s) of session "
+                             f"{session_id} name a message with no row in the message table "
+                             f"(first: part {loose[first][0]['id']} of message {first}): read "
+                             f"where their ids place them, as {told} message(s), told by their "
+                             "parts")  # fmt: skip
+        return read, (counts[0], counts[1])
+
+    def child(self, session_id: str) -> Session | None:
+        """The session a ``task`` call names as its sub-agent's, to nest under the call; None,
+        said, when it is a row of its own in the listing (:meth:`roots`: :meth:`_apart`), which
+        shows it there once, never also under the call."""
+        why = self._apart(session_id)
+        if why is not None:
+            self.source.warn(_shown_apart(session_id, why))
+            return None
+        return self.session(session_id)
+
+    def _apart(self, session_id: str) -> str | None:
+        """Why the session ``session_id`` is a row of its own in the listing (:meth:`roots`),
+        as a warning says it; None for one that nests under its lead."""
+        row = next(databases.rows(self.db, "session", "parent_id", "WHERE id = ? LIMIT 1",
+                                  (session_id,), key="id", bounded=_KEYS), None)  # fmt: skip
+        if row is None:
+            named = databases.rows(self.db, "message", "id", "WHERE session_id = ? LIMIT 1",
+                                   (session_id,), key="id", bounded=_KEYS)  # fmt: skip
+            parts = databases.rows(self.db, "part", "id", "WHERE session_id = ? LIMIT 1",
+                                   (session_id,), key="id", bounded=_KEYS)  # fmt: skip
+            if next(named, None) is None and next(parts, None) is None:
+                return None  # nothing of it here: the call's steps are missing
+            return "it has no row in the session table"
+        if isinstance(row, databases.OversizedRow):
+            return "its parent_id is too long to read"
+        parent = row[0]
+        if not isinstance(parent, str) or not parent:
+            return "it names no lead (parent_id)"
+        if parent == session_id:
+            return "it names itself as its lead (parent_id)"
+        if not self._exists(parent):
+            return f"its lead, session {_clipped(parent)} (its parent_id), is not in this database"
+        circle = self.circle(session_id)
+        if circle is not None and circle[0] == session_id:
+            return "it is the oldest of a circle of sessions naming each other as lead"
+        return None
+
+    def circled(self, session: Session) -> str | None:
+        """What a warning says of the circle of leads ``session`` is in; None when it is in
+        none."""
+        session_id = session.info.get("id")
+        circle = self.circle(session_id) if isinstance(session_id, str) else None
+        return _circled(circle, "parent_id") if circle is not None else None
 
     def _exists(self, session_id: str) -> bool:
         """Whether the database holds a session of the id ``session_id`` (a row whose long
@@ -459,9 +649,10 @@ class _Database:
 
     def unclaimed(self, lead: Session, named: frozenset[str]) -> list[Session]:
         """The sessions whose ``parent_id`` is ``lead``'s and whose id is not ``named``, read,
-        oldest first (:data:`Unclaimed`)."""
+        oldest first (:data:`Unclaimed`). A lead with no row has none: those naming it are
+        rows of their own (:data:`_NO_LEAD`)."""
         lead_id = lead.info.get("id")
-        if not isinstance(lead_id, str):
+        if not isinstance(lead_id, str) or not self._exists(lead_id):
             return []
         ids: list[str] = []
         for row in databases.rows(self.db, "session", "id",
@@ -514,14 +705,25 @@ class _Storage:
     def __init__(self, root: Path, source: Source) -> None:
         self.root = root
         self.source = source
+        #: The files the filings asked while reading did not open for their size, with their
+        #: sizes: what they hold may belong here (:meth:`tell_over`).
+        self.over: dict[Path, int] = {}
+        #: The files too large to read that a warning of their own named already.
+        self.said_over: set[Path] = set()
 
     def warn(self, reason: str, record_type: str | None) -> None:
         self.source.warn(reason, record_type=record_type)
 
     def document(self, path: Path, record_type: str) -> dict[str, Any] | None:
-        """The JSON object of one file; None, with a warning naming the file, when it has none."""
+        """The JSON object of one file, read no further than the record limit
+        (:func:`~turnfold.formats.agents.opencode_filing.read_bounded`); None, with a warning
+        naming the file, when it has none or is larger."""
         try:
-            text = path.read_bytes()
+            text = opencode_filing.read_bounded(path)
+        except opencode_filing.TooLarge as exc:
+            self.warn(exc.reason, record_type)
+            self.said_over.add(path)
+            return None
         except OSError as exc:
             self.warn(f"{path}: not readable ({exc.strerror or exc})", record_type)
             return None
@@ -547,7 +749,32 @@ class _Storage:
         that name, as OpenCode finds it; else the file holding that id, named otherwise since
         the id was written."""
         found = self.session_file(session_id)
-        return found if found is not None else opencode_filing.holders(self.root).get(session_id)
+        if found is not None:
+            return found
+        filed = opencode_filing.holders(self.root)
+        held = filed.found.get(session_id)
+        if held is None:  # a file too large to open may hold it
+            self.over.update(filed.over)
+        return held
+
+    def _filed(self, filed: opencode_filing.Filed[T]) -> T:
+        """What a filing found, the files it did not open for their size noted (they may hold
+        what it looked for: :meth:`tell_over`)."""
+        self.over.update(filed.over)
+        return filed.found
+
+    def tell_over(self) -> None:
+        """Says the files the filings asked did not open for their size, once a load: a
+        sub-agent's session, a session named otherwise or parts of a missing message's they
+        may hold are not shown."""
+        over = {path: size for path, size in self.over.items() if path not in self.said_over}
+        if not over:
+            return
+        first = min(over)
+        self.warn(f"{len(over)} file(s) of {self.root} over the limit of {record_limit():,} "
+                  f"bytes (TURNFOLD_MAX_RECORD_BYTES) not opened to learn which session they "
+                  f"belong to (first: {first}, {over[first]:,} bytes): what they hold is "
+                  "not shown here", None)  # fmt: skip
 
     def top(self, path: Path, info: Mapping[str, Any]) -> Path:
         """The session's file whose row holds the session of ``path`` (``info`` its document):
@@ -555,24 +782,56 @@ class _Storage:
         (:meth:`referenced`), so a sub-agent is never a row of its own beside its lead's,
         whatever the lead's title or file name. The file itself where it names no lead, where
         its lead's file is not there or cannot be read (it is a session of its own then, never
-        dropped), and where the leads go round in a circle (none is the top)."""
+        dropped), and where its leads go deeper than a sub-agent nests. Where they go round in
+        a circle (none is the top), the circle's oldest (:meth:`_walk`): its row holds them
+        all, as the database's listing shows one of a circle."""
+        top, _ = self._walk(path, info)
+        return top
+
+    def _walk(self, path: Path, info: Mapping[str, Any]) -> tuple[Path, list[Path] | None]:
+        """:meth:`top`, and the circle of leads the walk up from ``path`` came round (from its
+        oldest: :meth:`_oldest`), None when it came round none."""
         seen = [path]
+        documents: dict[Path, Mapping[str, Any]] = {path: info}
         current, document = path, info
         while len(seen) <= _MAX_DEPTH:
             parent = document.get("parentID")
             if not isinstance(parent, str) or not parent:
-                return current
+                return current, None
             lead = self.referenced(parent)
-            if lead is None:
-                return current
+            if lead is None or lead == current:  # naming itself, it names no lead (_NO_LEAD)
+                return current, None
             if lead in seen:
-                return path
+                circle = self._oldest(seen[seen.index(lead) :], documents)
+                return circle[0], circle
             lead_info = opencode_filing.document(lead)
             if not lead_info:
-                return current
+                return current, None
             seen.append(lead)
+            documents[lead] = lead_info
             current, document = lead, lead_info
-        return path
+        return path, None
+
+    @staticmethod
+    def _oldest(circle: list[Path], documents: Mapping[Path, Mapping[str, Any]]) -> list[Path]:
+        """``circle`` turned to start at its oldest session (``time.created``, then the file's
+        name), as :meth:`roots` orders them."""
+
+        def age(path: Path) -> tuple[int, str]:
+            return as_int(_mapping(documents[path].get("time")).get("created")) or 0, path.stem
+
+        first = min(range(len(circle)), key=lambda i: age(circle[i]))
+        return circle[first:] + circle[:first]
+
+    def circled(self, session: Session) -> str | None:
+        """What a warning says of the circle of leads ``session`` is in; None when it is in
+        none."""
+        if session.file is None:
+            return None
+        _, circle = self._walk(session.file, session.info)
+        if circle is None or session.file not in circle:
+            return None
+        return _circled([path.stem for path in circle], "parentID")
 
     def roots(self) -> list[tuple[str, str]]:
         """The sessions that are rows of their own (:meth:`top`), oldest first."""
@@ -588,7 +847,7 @@ class _Storage:
     def holding(self, held: str) -> str | None:
         """Where the id ``held`` is a session's file's name it is not (a ``sample=`` taken from
         inside a file named otherwise): said, with the name it is read by."""
-        path = opencode_filing.holders(self.root).get(held)
+        path = opencode_filing.holders(self.root).found.get(held)
         if path is None:
             return None
         return (f"{path} holds that id, but OpenCode keys a session by its file's name: "
@@ -623,9 +882,22 @@ class _Storage:
         return self._read(path) if path is not None else None
 
     def child(self, session_id: str) -> Session | None:
-        """The session a ``task`` call names by its id (:meth:`referenced`)."""
+        """The session a ``task`` call names by its id (:meth:`referenced`), to nest under the
+        call; None, said, when it is a row of its own (its file its own :meth:`top`: it names
+        no lead here, or is the oldest of a circle), which shows it there once, never also
+        under the call."""
         path = self.referenced(session_id)
-        return self._read(path) if path is not None else None
+        if path is None:
+            return None
+        info = opencode_filing.document(path)
+        if info:
+            top, circle = self._walk(path, info)
+            if top == path:
+                why = ("it is the oldest of a circle of sessions naming each other as lead"
+                       if circle else "its parentID leads to no session here")  # fmt: skip
+                self.source.warn(_shown_apart(session_id, why))
+                return None
+        return self._read(path)
 
     def _read(self, path: Path) -> Session | None:
         info = self.document(path, "session")
@@ -676,7 +948,7 @@ class _Storage:
             return []
         held = opencode_filing.document(path).get("id")
         ids = {path.stem} | ({held} if isinstance(held, str) and held else set())
-        children = opencode_filing.sub_agents(self.root)
+        children = self._filed(opencode_filing.sub_agents(self.root))
         found: list[tuple[Any, str, Session]] = []
         for parent in sorted(ids):
             for file in children.get(parent, ()):
@@ -703,7 +975,7 @@ class _Storage:
         assistant's where a part is of a step, else as the user's; said in one warning (the
         count, the first file), never left out unsaid. Most are a reverted message's, whose
         file OpenCode deleted: the warning says they may be steps undone."""
-        filing = opencode_filing.loose_parts(self.root)
+        filing = self._filed(opencode_filing.loose_parts(self.root))
         found = list(filing.get(key, ()))
         if isinstance(held, str) and held != key:
             found += filing.get(held, ())
@@ -713,26 +985,38 @@ class _Storage:
         by_message: dict[str, list[Path]] = {}
         for part in sorted(found):
             by_message.setdefault(part.parent.name, []).append(part)
-        roles: dict[str, int] = {}
-        for message_id, files in by_message.items():
-            parts = [
+        loose = {
+            message_id: [
                 {**document, "id": file.stem}
                 for file in sorted(files, key=lambda f: f.stem)
                 if (document := self.document(file, "part")) is not None
             ]
-            kinds = {part.get("type") for part in parts}
-            role = "assistant" if kinds & _STEP_PARTS else "user"
-            roles[role] = roles.get(role, 0) + 1
-            info = {"id": message_id, "sessionID": key, "role": role}
-            at = max((i + 1 for i, m in enumerate(read) if str(m.info["id"]) < message_id),
-                     default=0)  # fmt: skip
-            read.insert(at, Message(info, parts, recorded=False))
-        told = " and ".join(f"{count} {role}" for role, count in sorted(roles.items()))
+            for message_id, files in by_message.items()
+        }
+        told = _place_loose(read, loose, key)
         self.warn(f"{len(found)} part file(s) of session {key} lie in storage/part/ with no file "
                   f"of their message (first: {sorted(found)[0]}): read where their ids place "
                   f"them, as {told} message(s), told by their parts; OpenCode deletes a "
                   "reverted message's file and leaves its parts, so they may be steps undone",
                   None)  # fmt: skip
+
+
+def _place_loose(read: list[Message], loose: Mapping[str, list[Any]], session_id: str) -> str:
+    """Puts in ``read`` a message of each id of ``loose`` (the parts of a message whose own
+    record is missing, by its id) where its id places it among the others (OpenCode's ids
+    ascend in time), as the assistant's where a part is of a step, else as the user's; what
+    they were read as (``1 assistant and 2 user``), for the warning that says them."""
+    roles: dict[str, int] = {}
+    for message_id in sorted(loose):
+        parts = loose[message_id]
+        kinds = {part.get("type") for part in parts if isinstance(part, Mapping)}
+        role = "assistant" if kinds & _STEP_PARTS else "user"
+        roles[role] = roles.get(role, 0) + 1
+        info = {"id": message_id, "sessionID": session_id, "role": role}
+        at = max((i + 1 for i, m in enumerate(read) if str(m.info["id"]) < message_id),
+                 default=0)  # fmt: skip
+        read.insert(at, Message(info, parts, recorded=False))
+    return " and ".join(f"{count} {role}" for role, count in sorted(roles.items()))
 
 
 def _chosen(store: _Database | _Storage, where: Path, sample: Any) -> Session:
@@ -750,6 +1034,9 @@ def _chosen(store: _Database | _Storage, where: Path, sample: Any) -> Session:
             said = store.holding(str(sample))
         ids = [i for i, _ in store.roots()]
         raise unselected(where, ids, sample, "OpenCode session", "<session id>", because=said)
+    circled = store.circled(session)
+    if circled is not None:
+        store.source.warn(circled)
     return session
 
 
@@ -763,7 +1050,9 @@ def _read_storage(root: Path, source: Source, sample: Any, session_id: str | Non
         sample = session_id
     store = _Storage(root, source)
     reader = SessionReader(source, store.child, unclaimed=store.unclaimed)
-    return reader.read(_chosen(store, root, sample))
+    transcript = reader.read(_chosen(store, root, sample))
+    store.tell_over()
+    return transcript
 
 
 def _owner(path: Path, kind: str, document: Mapping[str, Any]) -> str | None:
@@ -791,9 +1080,29 @@ def _owner(path: Path, kind: str, document: Mapping[str, Any]) -> str | None:
 def _leadless(session_id: str, parent: str, where: str) -> str:
     """What a warning says of a sub-agent's session whose lead is not where it is read: it is a
     row of its own (:meth:`_Database.roots`, :meth:`_Storage.top`), its lead's calls unseen."""
-    shown = parent if len(parent) <= 80 else f"{parent[:80]}…"
-    return (f"session {session_id} is a sub-agent's: its lead, session {shown} (its parentID), "
-            f"is not in {where}: shown as a session of its own")  # fmt: skip
+    return (f"session {session_id} is a sub-agent's: its lead, session {_clipped(parent)} (its "
+            f"parentID), is not in {where}: shown as a session of its own")  # fmt: skip
+
+
+def _clipped(session_id: str) -> str:
+    """An id as a warning names it: a hostile one no longer than a line."""
+    return session_id if len(session_id) <= 80 else f"{session_id[:80]}…"
+
+
+def _shown_apart(session_id: str, why: str) -> str:
+    """What a warning says of a sub-agent's session a ``task`` call names that is a session of
+    its own (a row of the listing): shown there, once, not under the call too."""
+    return (f"session {_clipped(session_id)}, the sub-agent a task call names, is a session of "
+            f"its own ({why}): shown there, not under the call")  # fmt: skip
+
+
+def _circled(circle: list[str], field: str) -> str:
+    """What a warning says of a circle of sessions naming each other as lead (``field``), from
+    its oldest, which is shown as a session of its own, the others under it."""
+    ids = [_clipped(session_id) for session_id in circle]
+    return (f"sessions {' → '.join([*ids, ids[0]])} name each other as lead ({field}), round in "
+            f"a circle: none is a top-level session, so the oldest, {ids[0]}, is shown as one, "
+            "the others under it")  # fmt: skip
 
 
 def _task_of(title: str | None) -> tuple[str | None, str | None]:
@@ -862,7 +1171,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
     with contextlib.closing(db):
         try:
             store = _Database(db, source)
-            reader = SessionReader(source, store.session, unclaimed=store.unclaimed)
+            reader = SessionReader(source, store.child, unclaimed=store.unclaimed)
             transcript = reader.read(_chosen(store, path, sample))
             if _is_kilo(db, path):
                 transcript.metadata["agent"] = KILO_AGENT
@@ -1376,6 +1685,6 @@ class SessionReader:
 
 def sessions(path: Path) -> Iterator[tuple[str, str]]:
     """The sessions (id, title) of the database at ``path`` that are rows of their own (with no
-    lead there: :meth:`_Database.roots`), oldest first."""
+    lead there, the oldest of a circle of leads, or with no row: :meth:`_Database.roots`)."""
     with contextlib.closing(databases.connect(path)) as db:
         yield from _Database(db, Source(str(path), iter(()))).roots()

@@ -24,6 +24,10 @@ and only opening every session's file finds it.
 All are learned by opening files that no session's own names lead to. A scan asks for them at
 every file of a folder of thousands of sessions, so each is kept per ``storage/`` folder while
 the files and folders it was learned from are unchanged (their modification times and sizes).
+
+No file is read past :func:`~turnfold.formats.source.record_limit` (:func:`read_bounded`): a
+larger one, which no version of OpenCode writes, is not opened to learn where it belongs, and
+each filing names those it passed over (:attr:`Filed.over`), for the reader to say.
 """
 
 from __future__ import annotations
@@ -31,10 +35,14 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from turnfold import codec
+from turnfold.formats.source import record_limit
+
+T = TypeVar("T")
 
 #: The ``storage/`` folders whose filing is kept, the least recently learned forgotten first.
 KEPT_FOLDERS = 8
@@ -43,20 +51,60 @@ _kept: dict[tuple[str, Path], tuple[Any, Any]] = {}
 _lock = threading.Lock()
 
 
-def holders(root: Path) -> Mapping[str, Path]:
+class TooLarge(Exception):
+    """A file holding more than :func:`~turnfold.formats.source.record_limit` bytes, not read."""
+
+    def __init__(self, path: Path, size: int) -> None:
+        self.path = path
+        self.size = size
+        super().__init__(self.reason)
+
+    @property
+    def reason(self) -> str:
+        """What a warning of the file says (as a skipped record's does)."""
+        return (f"{self.path}: {self.size:,} bytes, over the limit of {record_limit():,} "
+                "(TURNFOLD_MAX_RECORD_BYTES); not read")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Filed(Generic[T]):
+    """What a filing learned of a ``storage/`` folder (``found``), and the files it did not
+    open for their size (``over``: each path with its size, by path), which may hold what it
+    looked for."""
+
+    found: T
+    over: tuple[tuple[Path, int], ...]
+
+
+def read_bounded(path: Path) -> bytes:
+    """The bytes of the file at ``path``, read no further than
+    :func:`~turnfold.formats.source.record_limit`: :class:`TooLarge` when it holds more (told
+    by its size before a byte is read, or by what it held when it grew since)."""
+    limit = record_limit()
+    with path.open("rb") as stream:
+        size = os.fstat(stream.fileno()).st_size
+        if size > limit:
+            raise TooLarge(path, size)
+        data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise TooLarge(path, len(data))
+    return data
+
+
+def holders(root: Path) -> Filed[Mapping[str, Path]]:
     """The session files of ``root`` (a ``storage/`` folder) that hold an id other than their
     name, by that id: where several hold one, the first by path. A file that cannot be read is
-    in none (loading it says why)."""
+    in none (loading it says why); one too large to read is in :attr:`Filed.over`."""
     files = _files(root / "session", nested=True)
     stamps = tuple((str(path), _stamp(path)) for path in files)
-    found: dict[str, Path] = _learned("holders", root, stamps, lambda: _held(files))
+    found: Filed[Mapping[str, Path]] = _learned("holders", root, stamps, lambda: _held(files))
     return found
 
 
-def sub_agents(root: Path) -> Mapping[str, tuple[Path, ...]]:
+def sub_agents(root: Path) -> Filed[Mapping[str, tuple[Path, ...]]]:
     """The session files of ``root`` (a ``storage/`` folder) that name a lead (``parentID``),
     by that id, each id's in order of path. A file that cannot be read is under none (loading
-    it says why).
+    it says why); one too large to read is in :attr:`Filed.over`.
 
     Kept while the folders of ``session/`` are unchanged (a session's file added, deleted or
     renamed changes its folder's time), not each file: OpenCode writes a session's
@@ -65,24 +113,24 @@ def sub_agents(root: Path) -> Mapping[str, tuple[Path, ...]]:
     file found still names the lead."""
     folder = root / "session"
     stamps = (_stamp(folder), tuple((path.name, _stamp(path)) for path in _folders(folder)))
-    found: dict[str, tuple[Path, ...]] = _learned(
+    found: Filed[Mapping[str, tuple[Path, ...]]] = _learned(
         "sub_agents", root, stamps, lambda: _parents(_files(folder, nested=True))
     )
     return found
 
 
-def loose_parts(root: Path) -> Mapping[str, tuple[Path, ...]]:
+def loose_parts(root: Path) -> Filed[Mapping[str, tuple[Path, ...]]]:
     """The part files of ``root`` (a ``storage/`` folder) in a folder named after no message's
     file (``part/<msg>/`` with no ``message/*/<msg>.json``), by the session each names
     (``sessionID``), in order of path. A part that names no session, or cannot be read, is
-    under none: no session can read it."""
+    under none: no session can read it (one too large to read is in :attr:`Filed.over`)."""
     messages = root / "message"
     parts = root / "part"
     # A message's file added or deleted changes its folder's time, a folder of parts added or
     # deleted the time of part/; a part added to a loose folder is checked below.
     stamps = (_stamp(messages), _stamp(parts),
               tuple((path.name, _stamp(path)) for path in _folders(messages)))  # fmt: skip
-    found: tuple[tuple[tuple[str, Any], ...], dict[str, tuple[Path, ...]]] = _learned(
+    found: tuple[tuple[tuple[str, Any], ...], Filed[Mapping[str, tuple[Path, ...]]]] = _learned(
         "loose", root, stamps, lambda: _loose(messages, parts), still=_unchanged(parts)
     )
     return found[1]
@@ -116,44 +164,66 @@ def _unchanged(parts: Path) -> Callable[[Any], bool]:
     return lambda value: all(_stamp(parts / name) == stamp for name, stamp in value[0])
 
 
-def _held(files: list[Path]) -> dict[str, Path]:
+def _held(files: list[Path]) -> Filed[Mapping[str, Path]]:
     found: dict[str, Path] = {}
+    over: list[tuple[Path, int]] = []
     for path in files:
-        held = document(path).get("id")
+        held = _opened(path, over).get("id")
         if isinstance(held, str) and held != path.stem:
             found.setdefault(held, path)
-    return found
+    return Filed(found, tuple(over))
 
 
-def _parents(files: list[Path]) -> dict[str, tuple[Path, ...]]:
+def _parents(files: list[Path]) -> Filed[Mapping[str, tuple[Path, ...]]]:
     found: dict[str, list[Path]] = {}
+    over: list[tuple[Path, int]] = []
     for path in files:
-        parent = document(path).get("parentID")
+        parent = _opened(path, over).get("parentID")
         if isinstance(parent, str) and parent:
             found.setdefault(parent, []).append(path)
-    return {parent: tuple(paths) for parent, paths in found.items()}
+    return Filed({parent: tuple(paths) for parent, paths in found.items()}, tuple(over))
 
 
 def _loose(
     messages: Path, parts: Path
-) -> tuple[tuple[tuple[str, Any], ...], dict[str, tuple[Path, ...]]]:
+) -> tuple[tuple[tuple[str, Any], ...], Filed[Mapping[str, tuple[Path, ...]]]]:
     named = {path.stem for folder in _folders(messages) for path in _files(folder, nested=False)}
     folders = [folder for folder in _folders(parts) if folder.name not in named]
     by_session: dict[str, list[Path]] = {}
+    over: list[tuple[Path, int]] = []
     for folder in folders:
         for path in _files(folder, nested=False):
-            session = document(path).get("sessionID")
+            session = _opened(path, over).get("sessionID")
             if isinstance(session, str) and session:
                 by_session.setdefault(session, []).append(path)
     stamps = tuple((folder.name, _stamp(folder)) for folder in folders)
-    return stamps, {session: tuple(paths) for session, paths in sorted(by_session.items())}
+    found = {session: tuple(paths) for session, paths in sorted(by_session.items())}
+    return stamps, Filed(found, tuple(over))
+
+
+def _opened(path: Path, over: list[tuple[Path, int]]) -> Mapping[str, Any]:
+    """:func:`document` of a file a filing opens, a file too large to read noted in ``over``."""
+    try:
+        return _document(path)
+    except TooLarge as exc:
+        over.append((path, exc.size))
+        return {}
 
 
 def document(path: Path) -> Mapping[str, Any]:
-    """The JSON object of a file opened to learn where a file belongs; empty when it has none
-    (reading that file itself says what is wrong with it)."""
+    """The JSON object of a file opened to learn where a file belongs; empty when it has none,
+    or is too large to read (:func:`read_bounded`): reading that file itself says what is
+    wrong with it."""
     try:
-        value = codec.loads(path.read_bytes())
+        return _document(path)
+    except TooLarge:
+        return {}
+
+
+def _document(path: Path) -> Mapping[str, Any]:
+    """:func:`document`, but :class:`TooLarge` for a file over the bound."""
+    try:
+        value = codec.loads(read_bounded(path))
     except (OSError, ValueError):
         return {}
     return value if isinstance(value, dict) else {}
