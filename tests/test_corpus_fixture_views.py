@@ -225,6 +225,10 @@ def _row_vs_view(row: Mapping[str, Any], transcript: turnfold.Transcript) -> lis
     cost = row["cost_usd"]
     same("cost", None if cost is None else format_usd(cost),
          text["cost"].removeprefix("≈ ").removeprefix("$") if "cost" in text else None)  # fmt: skip
+    # Why there is none (U-2): the row's reason is the header's, in the row's English.
+    no_cost = row["no_cost"]
+    same("no_cost", None if no_cost is None else translate("cost.none", LOCALE, reason=no_cost),
+         text.get("no_cost"))  # fmt: skip
     started = row["started"].strftime("%Y-%m-%d %H:%M:%S") if row["started"] else None
     title = parts["started"]["title"] if "started" in parts else None
     if (started is None) != (title is None) or (started and title and started not in title):
@@ -286,6 +290,8 @@ def _turn_rows_vs_view(
             usage = translate("session.tokens", LOCALE, tokens=compact_count(tokens))
             if row["cost_usd"] is not None:
                 usage += f" · ≈ ${format_usd(row['cost_usd'])}"
+            elif row["no_cost"] is not None:  # why not, as the header says it (U-2)
+                usage += f" · {translate('cost.none', LOCALE, reason=row['no_cost'])}"
         expected = {
             "status": (row["status"], turn["status"]),
             "duration": (took, header["duration"]),

@@ -80,7 +80,10 @@ def test_U3_a_sub_agent_of_such_a_source_does_not_record_them_per_turn_either() 
 
 def test_U3_a_source_that_records_tokens_per_response_keeps_its_turns_figures() -> None:
     view = build_view_model(turnfold.load(GEMINI), USAGE)
-    assert turn_headers(view) == ["Completed · 181ms · 1 tool · 30 tokens"]
+    # Its fake model has no price, and the header says so as the session's does (U-2).
+    assert turn_headers(view) == [
+        "Completed · 181ms · 1 tool · 30 tokens · no cost: no price for fake-model"
+    ]
 
 
 def test_U3_text_html_and_widget_all_say_it() -> None:
@@ -117,7 +120,8 @@ def test_U3_a_live_view_redraws_its_turns_when_a_session_total_shows_them_partia
     def shown() -> list[str | None]:
         return [n["header"].get("usage") for n in widget.view["nodes"] if n["kind"] == "turn"]
 
-    assert shown() == ["101 tokens", "201 tokens"]
+    unnamed = "no cost: model not recorded"  # the responses name no model (U-2)
+    assert shown() == [f"101 tokens · {unnamed}", f"201 tokens · {unnamed}"]
     transcript.metadata["usage"] = {"input_tokens": 300, "output_tokens": 40,
                                     "reasoning_tokens": 12}  # fmt: skip
     widget.flush()
@@ -153,7 +157,9 @@ def test_U3_a_live_sub_agents_turns_are_redrawn_too() -> None:
     def shown() -> list[str | None]:
         return [n["header"].get("usage") for n in iter_nodes(widget.view) if n["kind"] == "turn"]
 
-    assert shown() == ["152 tokens", "51 tokens"]  # the turn counts its sub-agent's (U-1)
+    unnamed = "no cost: model not recorded"  # the responses name no model (U-2)
+    # The turn counts its sub-agent's (U-1).
+    assert shown() == [f"152 tokens · {unnamed}", f"51 tokens · {unnamed}"]
     transcript.metadata["usage"] = {"input_tokens": 100, "output_tokens": 30,
                                     "reasoning_tokens": 4}  # fmt: skip
     widget.flush()

@@ -74,7 +74,8 @@ def test_U3_a_turn_with_no_tokens_or_no_price_says_what_it_knows() -> None:
         AssistantText(text="hi"),
     ])  # fmt: skip
     priced, silent = headers(transcript, show_turn_usage=True)
-    assert priced["usage"] == "10 tokens"  # a model the price table does not know: no cost
+    # A model the price table does not know: no cost, and why, as the session header says it.
+    assert priced["usage"] == "10 tokens · no cost: no price for mockllm/model"
     assert "usage" not in silent
 
 

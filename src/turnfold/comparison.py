@@ -737,6 +737,9 @@ class Totals:
     priced: int
     """How many items ``cost_usd`` sums: fewer than ``items`` when some have no cost (a model
     the price table does not know, an unreadable item), which a total must say (U-2)."""
+    no_cost: tuple[str, ...] = ()
+    """Why items whose tokens are known have no cost, each reason once in the corpus's order,
+    as their rows say it (``no_cost``, :attr:`turnfold.cost.NoCost.said`)."""
 
     @property
     def pass_rate(self) -> float | None:
@@ -902,6 +905,8 @@ def totals(rows: Sequence[Row]) -> Totals:
     passed = sum(1 for row in rows if row.get("outcome") == "pass")
     costs = [c for c in (_number(row.get("cost_usd")) for row in rows) if c is not None]
     times = [t for t in (_number(row.get("duration_s")) for row in rows) if t is not None]
+    # A row's reason only where it has no cost: a row of a hand-made table may hold both.
+    reasons = (row.get("no_cost") for row in rows if _number(row.get("cost_usd")) is None)
     return Totals(
         items=len(rows),
         judged=judged,
@@ -909,6 +914,7 @@ def totals(rows: Sequence[Row]) -> Totals:
         cost_usd=sum(costs) if costs else None,
         duration_s=sum(times) if times else None,
         priced=len(costs),
+        no_cost=tuple(dict.fromkeys(r for r in reasons if isinstance(r, str) and r)),
     )
 
 

@@ -20,7 +20,11 @@ each model's, where the reader records the total's split (``metadata["usage_by_m
 model → counts), else the session's one model; with several models and no split, no estimate.
 
 Where there is no cost, the decision says why (:class:`NoCost`: the first thing it could not
-price), and the session header says so where it shows tokens (U-3).
+price), and wherever tokens are shown with no cost, the same decision says why
+(:func:`no_cost_said`): the session's header and a turn's (U-3), a corpus row and a turn row
+(``no_cost``, C-2, C-3), a comparison of two corpora (B-3). Without genai-prices installed, no
+model has a price, and the reason says that and how to install it, not that the table knows no
+price for the model (it might).
 
 genai-prices is imported on the first estimate, not with turnfold: it takes about half a
 second, which a load never pays.
@@ -33,7 +37,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from decimal import Decimal
-from typing import Literal, cast
+from importlib.util import find_spec
+from typing import Literal, cast, get_args
 
 from turnfold.i18n import DEFAULT_LOCALE, translate
 from turnfold.model import AssistantText, Entry, SubAgent, ToolCall, Transcript
@@ -46,6 +51,7 @@ from turnfold.usage import (
     output_not_recorded,
     recorded_subagent_tokens,
     responses,
+    total_of,
     unattributed_subagent_tokens,
 )
 
@@ -88,27 +94,78 @@ class Cost:
 #: Why tokens get no cost (:class:`NoCost`), each said by ``cost.none.<reason>`` in a locale.
 Reason = Literal[
     "unknown_model", "unnamed_model", "unsplit_total", "output_not_recorded", "counts_refused",
-    "subagent_unpriced", "subagents_too_deep", "nothing_priced",
+    "subagent_unpriced", "subagents_too_deep", "nothing_priced", "no_price_source",
 ]  # fmt: skip
+#: How to install the price table (``no_price_source``): genai-prices is one of turnfold's own
+#: dependencies (pyproject.toml), not an extra, so an environment without it lacks that package
+#: alone, as a ``pip install --no-deps`` or a pruned image leaves it.
+PRICE_TABLE_INSTALL = "pip install genai-prices"
+#: What stands for the models in a reason's text, when :meth:`NoCost.read` finds its shape.
+_MODELS_AT = "\x00"
 
 
 @dataclass(frozen=True)
 class NoCost:
     """Why some tokens have no cost (U-2): the first thing the estimate could not price, which
-    a header that shows the tokens says (U-3) rather than leave the cost out unexplained."""
+    a header that shows the tokens says (U-3), and a corpus row holds (``no_cost``, C-2),
+    rather than leave the cost out unexplained."""
 
     reason: Reason
     models: tuple[str, ...] = ()
     """The model the price table does not know (``unknown_model``); the models among which a
     recorded total is not split (``unsplit_total``)."""
 
+    def reason_in(self, locale: str) -> str:
+        """The reason alone in a few words, in ``locale``: ``no price for gemini-3-pro``."""
+        return translate(f"cost.none.{self.reason}", locale, models=", ".join(self.models),
+                         install=PRICE_TABLE_INSTALL)  # fmt: skip
+
     def text_in(self, locale: str) -> str:
-        """The reason in a few words, for the header's line, in ``locale``."""
-        return translate(f"cost.none.{self.reason}", locale, models=", ".join(self.models))
+        """The reason as a header's line says it, in ``locale``: ``no cost: …``."""
+        return translate("cost.none", locale, reason=self.reason_in(locale))
 
     def title_in(self, locale: str) -> str:
         """The reason in full, for the header's tooltip, in ``locale``."""
-        return translate(f"cost.none.{self.reason}_title", locale, models=", ".join(self.models))
+        return translate(f"cost.none.{self.reason}_title", locale,
+                         models=", ".join(self.models), install=PRICE_TABLE_INSTALL)  # fmt: skip
+
+    @property
+    def said(self) -> str:
+        """The reason as a corpus row holds it (``no_cost``): in English, as a row's other
+        words are (its error, its outcome), so a table's reader filters and groups by one text
+        in every locale; :meth:`read` reads it back."""
+        return self.reason_in(DEFAULT_LOCALE)
+
+    @classmethod
+    def read(cls, said: str) -> NoCost | None:
+        """The reason a corpus row holds (:attr:`said`), read back, so that a line of rows in
+        another language (a comparison's totals) says it in its own; None for a text that is
+        no reason's (a row some other version of turnfold wrote).
+
+        >>> NoCost.read(NoCost("unknown_model", ("gemini-3-pro",)).said)
+        NoCost(reason='unknown_model', models=('gemini-3-pro',))
+        >>> NoCost.read("no such reason") is None
+        True
+        """
+        for reason in get_args(Reason):
+            shape = translate(f"cost.none.{reason}", DEFAULT_LOCALE, models=_MODELS_AT,
+                              install=PRICE_TABLE_INSTALL)  # fmt: skip
+            before, at, after = shape.partition(_MODELS_AT)
+            if not at and said == shape:
+                return cls(reason)
+            inside = said[len(before) : len(said) - len(after)]
+            if at and inside and said == f"{before}{inside}{after}":
+                # The models were joined by ", ": split by it, they join to the same text.
+                return cls(reason, tuple(inside.split(", ")))
+        return None
+
+
+def no_cost_said(tokens: Mapping[str, int], why: NoCost | None) -> NoCost | None:
+    """Why ``tokens`` have no cost, where it is said: ``why`` where they count input or output,
+    as a header shows them (U-3) and a corpus row counts them; else None, for no tokens are
+    shown and there is no missing cost to explain. One rule for the session's header, a turn's,
+    a corpus row and a turn row."""
+    return why if total_of(tokens) else None
 
 
 #: What spent a response's tokens, as far as the records tell: its model; None where no record
@@ -295,6 +352,8 @@ def estimate_or_why(
             return NoCost("output_not_recorded")
         price = price_of(model, provider, day)
         if price is None:
+            if not price_table_installed():  # no model has a price: the install is the reason
+                return NoCost("no_price_source")
             return NoCost("unknown_model", (model,))
         try:
             total += price(cast(Counts, values))
@@ -304,6 +363,16 @@ def estimate_or_why(
     if not priced_any:
         return NoCost("nothing_priced")
     return Cost(total, False, table_version(), day)
+
+
+def price_table_installed() -> bool:
+    """Whether genai-prices can be imported, looked up without importing it (a fifth of a
+    second, :mod:`turnfold.prices`): where it cannot, :func:`~turnfold.prices.price_of` finds
+    no price for any model, and saying the table knows no price for one would be wrong."""
+    try:
+        return find_spec("genai_prices") is not None
+    except (ImportError, ValueError):  # a module of that name without a spec: not the table
+        return False
 
 
 def _day(when: datetime | None) -> date | None:
@@ -320,6 +389,8 @@ class Spend:
     """Each response once, the sub-agents their calls delegated to included (U-1)."""
     cost: Cost | None
     """The estimate of those tokens (U-2), None when they cannot be priced."""
+    no_cost: NoCost | None = None
+    """Why ``cost`` is None, where the tokens count input or output (:func:`no_cost_said`)."""
 
 
 def spend_of(
@@ -338,7 +409,10 @@ def spend_of(
         add_into(tokens, counts)
     if not tokens:
         return Spend(tokens, None)
-    return Spend(tokens, estimate(found, provider=provider_of(transcript), when=when))
+    estimated = estimate_or_why(found, provider=provider_of(transcript), when=when)
+    if isinstance(estimated, Cost):
+        return Spend(tokens, estimated)
+    return Spend(tokens, None, no_cost_said(tokens, estimated))
 
 
 def session_cost(
@@ -519,6 +593,7 @@ def format_usd(usd: float) -> str:
 
 
 __all__ = [
+    "PRICE_TABLE_INSTALL",
     "PROVIDERS",
     "Cost",
     "NoCost",
@@ -531,6 +606,8 @@ __all__ = [
     "estimate",
     "estimate_or_why",
     "format_usd",
+    "no_cost_said",
+    "price_table_installed",
     "provider_of",
     "recorded_cost",
     "responses_apart",

@@ -245,7 +245,8 @@ class Corpus:
     def turns(self) -> pa.Table:
         """One row per turn (C-3): ``key, turn, status, started, duration_s, tool_calls``,
         tokens and ``cost_usd`` (null where the source records tokens for the session only,
-        :func:`~turnfold.usage.records_tokens_per_turn`)."""
+        :func:`~turnfold.usage.records_tokens_per_turn`), and ``no_cost``: why a turn whose
+        tokens are known has no cost, as its header says it."""
         if callable(self._turns):
             self._turns = self._turns()
         return self._turns

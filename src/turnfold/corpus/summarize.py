@@ -35,7 +35,7 @@ from turnfold.corpus.discover import (
     is_subagent_file,
     session_of,
 )
-from turnfold.cost import spend_of
+from turnfold.cost import no_cost_said, spend_of
 from turnfold.formats import (
     TranscriptFormatError,
     load,
@@ -82,22 +82,23 @@ from turnfold.usage import records_tokens_per_turn
 if TYPE_CHECKING:
     import pyarrow as pa
 
-#: The row of C-2, in its order.
+#: The row of C-2, in its order; ``no_cost`` beside the cost: why a row whose tokens are
+#: known has none (:class:`~turnfold.cost.NoCost`, as its session header says it).
 COLUMNS: tuple[str, ...] = (
     "key", "path", "sample", "format", "agent", "title", "model", "started", "ended",
     "duration_s", "turns", "tool_calls", "failed_tools", "errors", "subagents", "input_tokens",
-    "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd", "outcome", "score",
-    "warnings", "error",
+    "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd", "no_cost",
+    "outcome", "score", "warnings", "error",
 )  # fmt: skip
 #: One row per tool call (C-3).
 TOOL_CALL_COLUMNS: tuple[str, ...] = (
     "key", "turn", "call_id", "name", "category", "status", "started", "duration_ms",
     "description", "error",
 )  # fmt: skip
-#: One row per turn (C-3).
+#: One row per turn (C-3); ``no_cost`` as the session row's, of the turn's tokens.
 TURN_COLUMNS: tuple[str, ...] = (
     "key", "turn", "status", "started", "duration_s", "tool_calls", "input_tokens",
-    "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd",
+    "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd", "no_cost",
 )  # fmt: skip
 TOKEN_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 #: Columns holding UTC datetimes (the cache stores them as ISO text).
@@ -1198,6 +1199,7 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
     # models, tokens (each response once, sub-agents included) and cost, recorded or estimated.
     facts = session_facts(transcript, turns=turns)
     tokens = facts.tokens
+    no_cost = no_cost_said(tokens, facts.no_cost)  # the header's rule: tokens shown, no cost
     agent = as_text(meta.get("agent")) or _agent_id(facts.agent or AGENT_NAMES.get(str(format)))
     row = {
         "key": key, "path": item.path, "sample": item.sample, "format": format, "agent": agent,
@@ -1207,6 +1209,7 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
         "errors": errors, "subagents": _delegations(transcript),
         **{name: tokens.get(name) for name in TOKEN_COLUMNS},
         "cost_usd": facts.cost.usd if facts.cost is not None else None,
+        "no_cost": no_cost.said if no_cost is not None else None,
         "outcome": as_text(meta.get("outcome")),
         "score": _score(meta.get("score")), "warnings": warning_count(transcript.warnings),
         "error": None,
@@ -1242,6 +1245,7 @@ def _turn_tables(
         "tool_calls": header.tool_count,
         **{name: spent.tokens.get(name) if spent is not None else None for name in TOKEN_COLUMNS},
         "cost_usd": spent.cost.usd if spent is not None and spent.cost is not None else None,
+        "no_cost": spent.no_cost.said if spent is not None and spent.no_cost is not None else None,
     })  # fmt: skip
 
 

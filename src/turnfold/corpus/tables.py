@@ -38,7 +38,7 @@ def _types() -> dict[str, pa.DataType]:
         "turns": count, "tool_calls": count, "failed_tools": count, "errors": count,
         "subagents": count, "input_tokens": count, "output_tokens": count,
         "cache_read_tokens": count, "cache_write_tokens": count, "cost_usd": real,
-        "outcome": text, "score": real, "warnings": count, "error": text,
+        "no_cost": text, "outcome": text, "score": real, "warnings": count, "error": text,
         # tool calls and turns
         "turn": count, "call_id": text, "name": text, "category": text, "status": text,
         "duration_ms": real, "description": text,

@@ -32,7 +32,7 @@ from turnfold.comparison import (
     compare_transcripts,
     side_of,
 )
-from turnfold.cost import format_usd
+from turnfold.cost import NoCost, format_usd
 from turnfold.gcpause import collector_paused
 from turnfold.i18n import plural, translate
 from turnfold.model import Transcript
@@ -46,7 +46,7 @@ from turnfold.render.compare_nodes import (
     TableRow,
     TotalsLine,
 )
-from turnfold.render.content import MORE_CHARS
+from turnfold.render.content import MORE_CHARS, plain_text
 from turnfold.render.nodes import SessionNode, SessionPart, TopNode
 from turnfold.render.viewmodel import (
     SCHEMA_VERSION,
@@ -81,6 +81,8 @@ TOOLS_SHOWN = 4
 #: Samples of one corpus only that the summary names, per corpus; the rest it counts (a log of
 #: thousands against an empty one is still a summary of one line).
 ONLY_NAMED = 10
+#: Reasons a corpus's totals give for its items with no cost; the rest is "…".
+NO_COST_SHOWN = 3
 
 
 def side_prefix(side: str, pair: int | None = None, *, section: str = "pair") -> str:
@@ -250,7 +252,8 @@ def _no_turns(session: SessionNode | None, locale: str) -> SessionNode:
 
 
 #: The parts of a session header that follow its count of turns (see ``session_header``).
-_AFTER_TURNS = frozenset({"tools", "tokens", "tokens_so_far", "tokens_failed_attempts", "cost"})
+_AFTER_TURNS = frozenset({"tools", "tokens", "tokens_so_far", "tokens_failed_attempts", "cost",
+                          "no_cost"})  # fmt: skip
 
 
 def _first_key(nodes: list[TopNode] | None) -> str:
@@ -619,9 +622,27 @@ def _totals(side: str, name: str, totals: Totals, locale: str) -> TotalsLine:
             cost = translate("compare.cost_of_some", locale, cost=cost, count=totals.priced,
                              items=totals.items)  # fmt: skip
         parts.append(cost)
+    if totals.no_cost:
+        parts.append(_no_cost(totals.no_cost, locale))
     if totals.duration_s is not None:
         parts.append(_duration(totals.duration_s * 1000))
     return {"side": side, "name": name, "text": " · ".join(parts)}
+
+
+def _no_cost(reasons: Sequence[str], locale: str) -> str:
+    """U-2: why a corpus's items with tokens have no cost, as their session headers say it
+    (:class:`~turnfold.cost.NoCost`), in the reader's language: the reasons their rows hold,
+    read back (a text this version does not word, from a row another version wrote, as the
+    row holds it). A model's name is the transcript's (X-1): its controls made visible, as a
+    header's are."""
+    said = ""
+    for reason in reasons[:NO_COST_SHOWN]:
+        read = NoCost.read(reason)
+        one = read.reason_in(locale) if read is not None else reason
+        said = translate("list.clauses", locale, first=said, second=one) if said else one
+    if len(reasons) > NO_COST_SHOWN:
+        said = translate("list.clauses", locale, first=said, second="…")
+    return plain_text(translate("cost.none", locale, reason=said))
 
 
 def _table_summary(comparison: CorpusComparison, locale: str, names: Sequence[str]) -> str:

@@ -480,7 +480,8 @@ def turn_usage(
 ) -> str | None:
     """U-3: a turn's tokens and ≈ cost, for its header (``show_turn_usage``): the numbers the
     corpus's ``turns()`` table carries (:func:`turnfold.cost.spend_of` at the turn's start);
-    None when the turn records no tokens.
+    None when the turn records no tokens. Tokens with no cost say why, as the session's header
+    does (its ``no_cost`` part) and the turn's row (``no_cost``), from the same decision.
 
     ``per_turn=False``, for a source that records tokens for the session only
     (:func:`~turnfold.usage.records_tokens_per_turn`), says so, as a comparison's pair does:
@@ -499,7 +500,11 @@ def turn_usage(
     if not total:
         return None
     text = translate("session.tokens", locale, tokens=compact_count(total))
-    return text if spent.cost is None else f"{text} · ≈ ${format_usd(spent.cost.usd)}"
+    if spent.cost is not None:
+        return f"{text} · ≈ ${format_usd(spent.cost.usd)}"
+    if spent.no_cost is not None:  # U-2: a model no price table knows, output not recorded…
+        return f"{text} · {spent.no_cost.text_in(locale)}"
+    return text
 
 
 def session_header(
@@ -509,7 +514,7 @@ def session_header(
 
     ``facts`` are :func:`~turnfold.session.session_facts` when the caller keeps them already
     (a live widget keeps a :class:`~turnfold.session.SessionTally`)."""
-    from turnfold.cost import format_usd  # as the head's (see ViewPlan.head)
+    from turnfold.cost import format_usd, no_cost_said  # as the head's (see ViewPlan.head)
     from turnfold.session import session_facts, short_model
 
     if facts is None:
@@ -592,11 +597,11 @@ def session_header(
             part("cost", f"${cost}", translate("session.cost_recorded", locale, cost=cost))
         else:  # U-2: an estimate reads as one, its price table in the title
             part("cost", f"≈ ${cost}", facts.cost.source_in(locale))
-    elif total and facts.no_cost is not None:
+    elif (why := no_cost_said(facts.tokens, facts.no_cost)) is not None:
         # U-2: tokens shown with no cost say why, as turnfold.cost decided it (a model no price
         # table knows, a total of several models not split), not leave the reader to wonder;
         # a part of its own, as a "cost" part is always a price.
-        part("no_cost", facts.no_cost.text_in(locale), facts.no_cost.title_in(locale))
+        part("no_cost", why.text_in(locale), why.title_in(locale))
     if not parts:
         return None
     return {
