@@ -197,12 +197,29 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   ``session-env/<session>/`` (its own folders ``shell-snapshots``, ``session-env``,
 #:   ``file-history``); ``stats-cache.json``; the auto memory ``projects/<project>/memory/*.md``
 #:   (``MEMORY.md`` and the notes it indexes);
+#: - Claude Code, ``~/.claude``, as its bundle writes them: plan mode's plans
+#:   ``plans/<slug>.md`` and a sub-agent's ``plans/<slug>-agent-<id>.md`` (``Re(qh(),
+#:   `${o}.md`)``, the ``claude`` binary 2.1.332), each written through a
+#:   ``<name>.md.tmp.<…>`` its clean-up also looks for; pasted text ``paste-cache/<hash>.txt``
+#:   (16 hex digits of its SHA-256, ``.txt.tmp.<…>`` while written: ``paste-cache``,
+#:   2.1.332); pasted images ``image-cache/<session>/<id>.<png|jpeg…>`` (``w96``, ``cli.js``
+#:   2.1.56; 2.1.332 writes none there, only clears the folder, keeping them in the temp folder
+#:   below); the user's sub-agent definitions ``agents/**/*.md`` (``/agents`` writes
+#:   ``agents/<name>.md``; they are read at any depth, ``rg --files --glob *.md``), the whole
+#:   folder, which is Claude Code's: not the sub-agents' transcripts,
+#:   ``projects/<project>/<session>/subagents/agent-<id>.jsonl``, read as ever;
 #: - Codex CLI 0.171.0, ``~/.codex``: ``installation_id``; its databases ``state_5.sqlite``
 #:   (the threads' index), ``logs_2.sqlite``, ``goals_1.sqlite``, ``queue_1.sqlite``,
 #:   ``memories_1.sqlite``, ``memories_v2_1.sqlite`` and ``thread_history_1.sqlite`` (the
 #:   rollouts' items again), named so in the binary; ``tmp/`` (its helpers' links to itself,
 #:   ``tmp/arg0-linux/codex-arg0<random>/apply_patch``…); ``shell_snapshots/``;
 #:   ``log/codex-tui.log``, ``version.json`` and ``models_cache.json``;
+#: - Codex CLI 0.171.0, ``~/.codex``, as the binary writes them: ``cache/``, its caches'
+#:   folder (named so in the binary), of JSON documents named by a hash of their key
+#:   (``cache/codex_app_directory``, ``cache/codex_apps_tools``, ``cache/codex_apps_server_info``:
+#:   ``<sha1>.json``, openai/codex ``codex-rs/connectors/src/directory_cache.rs``,
+#:   ``connector_runtime/persistence.rs``; ``cache/remote_plugin_catalog/<fnv-1a>.json``), and
+#:   the pets' pictures ``cache/tui-pets/v1/assets/*.webp`` (``PET_PACK_DIR``): the whole folder;
 #: - Gemini CLI 0.61.0 and Qwen Code 0.24.4, ``~/.gemini`` and ``~/.qwen`` (``$QWEN_HOME``,
 #:   ``$QWEN_RUNTIME_DIR``): the prompt log ``tmp/<project>/logs.json`` (``Logger``'s
 #:   ``logs.json`` in ``getProjectTempDir()``); the shell mode's history
@@ -215,7 +232,13 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   (``getTrustedFoldersPath``); ``installation_id`` (``getInstallationIdPath``); the UI's
 #:   ``state.json`` (``PersistentState``); long tool outputs ``tmp/<project>/tool-outputs/
 #:   session-<id>/<tool>__<call>.txt`` (``TOOL_OUTPUTS_DIR``); ``tmp/bin/`` (``getGlobalBinDir``,
-#:   the ripgrep it fetches);
+#:   the ripgrep it fetches); as its bundle writes them, a session's plans
+#:   ``tmp/<project>/<session>/plans/`` (``getProjectTempPlansDir``: Markdown files of the names
+#:   the model gives, under it at any depth) and its task tracker's tasks
+#:   ``tmp/<project>/<session>/tracker/<6 hex digits>.json`` (``getProjectTempTrackerDir``,
+#:   ``TrackerService.saveTask``), each in ``tmp/<project>/`` itself when the storage has no
+#:   session; its ``tasks/`` (``getProjectTempTasksDir``) is named but written by nothing, so
+#:   no name of it is passed over;
 #: - Qwen Code 0.24.4, ``~/.qwen``: ``output-language.md`` (``LLM_OUTPUT_LANGUAGE_RULE_FILENAME``),
 #:   ``usage_record.jsonl``, ``tip_history.json``, ``extensions/extension-enablement.json``,
 #:   ``extension-store/state.json`` and its ``lock``; a long tool output kept whole,
@@ -237,6 +260,27 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #: - Kimi Code 2.1.0, ``~/.kimi-code`` (``$KIMI_CODE_HOME``): ``device_id``,
 #:   ``session_index.jsonl``, ``workspaces.json``, ``cache/`` (its query store),
 #:   ``file-history/<workspace>`` (the retention list of its backups) and ``logs/*.log``;
+#: - the older Kimi CLI 1.52.0 (``kimi-cli``, PyPI), ``~/.kimi`` (``$KIMI_SHARE_DIR``): its list
+#:   of work folders ``kimi.json`` and its log ``logs/kimi.log`` (rotated ``kimi.<time>.log``),
+#:   as a run wrote them (tests/fixtures/kimi/legacy/home-files); as its source writes them,
+#:   the shell's prompt history ``user-history/<md5 of the work folder>.jsonl`` (every prompt,
+#:   ``ui/shell/prompt.py``), plan mode's ``plans/<hero>.md`` (always ``~/.kimi/plans``,
+#:   ``tools/plan/heroes.py``), unsent telemetry ``telemetry/failed_<12 hex>.jsonl``, pasted
+#:   images ``prompt-cache/images/<id>.png``, ``device_id``, ``kimi_code_tips.json``,
+#:   ``latest_version.txt``, ``skipped_version.txt`` and ``bin/rg``; not ``imported_sessions/``,
+#:   whose files are sessions;
+#: - Kilo Code's CLI 7.7.9 (``@kilocode/cli``, a fork of OpenCode), its data folder ``kilo``: as
+#:   a run wrote them (tests/fixtures/opencode/kilo/home-files), ``telemetry-id``,
+#:   ``log/*.log``, ``tool-output/tool_<id>``, ``storage/migration`` and
+#:   ``storage/session_diff/<session>.json`` (the files' diffs, no message); as its binary
+#:   writes them, ``telemetry-profile.json``, the session export's ``session-export.db`` (one
+#:   table, ``session_export_sequence``: a counter per session) and
+#:   ``session-export-workspace.json``, ``retention/state.json``, ``snapshot/`` (as OpenCode's),
+#:   background commands' logs ``log/background-process/<scope>/<id>.log`` and plan mode's
+#:   ``plans/<time>-<slug>.md`` (a project with no git). Each by its exact name, as a folder of
+#:   any project may be called ``kilo``. They matter where the folder is walked whole: its
+#:   database elsewhere (``$KILO_DB``) or not made yet
+#:   (:func:`turnfold.formats.agents.opencode.walked_folders`);
 #: - in the system's temp folder (Node's ``os.tmpdir()``: ``$TMPDIR``, ``$TMP``, ``$TEMP`` or
 #:   ``/tmp``; ``/var/folders/…/T`` on macOS, ``%TEMP%`` on Windows), which has no fixed name to
 #:   anchor on: Gemini CLI 0.61.0's crash reports ``gemini-client-error-<context>-<time>.json``
@@ -245,7 +289,10 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   writes; Claude Code 2.1.332's background tasks' output
 #:   ``claude-<uid>/<project>/<session>/tasks/<task>.output`` (``$CLAUDE_CODE_TMPDIR`` or the
 #:   temp folder, then ``claude-${process.getuid()}``, the sanitized working folder, the
-#:   session's id, ``tasks/`` and ``${taskId}.output``, in its binary), by those last names.
+#:   session's id, ``tasks/`` and ``${taskId}.output``, in its binary), by those last names;
+#:   and its pasted images ``claude-<uid>/<project>/<session>/images/<n>.<ext>`` (``images``
+#:   under the same folder of the session: ``${e.id}.${ext}``, its clean-up's
+#:   ``/^(\d+)\.[a-z]+$/``), by those.
 AGENT_FILES = (
     Credentials(
         folders=frozenset({".copilot"}),
@@ -262,6 +309,8 @@ AGENT_FILES = (
             "history.jsonl", "debug/*.txt", "todos/*.json", "projects/*/*/tool-results/*",
             "plugins/store/*.json", "sessions/*.json", "file-history/**", "shell-snapshots/*",
             "session-env/**", "stats-cache.json", "projects/*/memory/*.md",
+            "plans/*.md", "plans/*.md.tmp.*", "paste-cache/*.txt", "paste-cache/*.txt.tmp.*",
+            "image-cache/*/*", "agents/**",
         }),
         variables=frozenset({"CLAUDE_CONFIG_DIR"}),
     ),
@@ -271,7 +320,7 @@ AGENT_FILES = (
             "history.jsonl", "installation_id", "state_5.sqlite", "logs_2.sqlite",
             "goals_1.sqlite", "queue_1.sqlite", "memories_1.sqlite", "memories_v2_1.sqlite",
             "thread_history_1.sqlite", "tmp/**", "shell_snapshots/*", "log/codex-tui.log",
-            "version.json", "models_cache.json",
+            "version.json", "models_cache.json", "cache/**",
         }),
         variables=frozenset({"CODEX_HOME"}),
     ),
@@ -280,7 +329,8 @@ AGENT_FILES = (
         files=frozenset({
             "tmp/*/logs.json", "tmp/*/shell_history", "tmp/*/checkpoints/*.json",
             "projects.json", "trustedFolders.json", "installation_id", "state.json",
-            "tmp/*/tool-outputs/**", "tmp/bin/*",
+            "tmp/*/tool-outputs/**", "tmp/bin/*", "tmp/*/*/plans/**", "tmp/*/plans/**",
+            "tmp/*/*/tracker/*.json", "tmp/*/tracker/*.json",
         }),
     ),
     Credentials(
@@ -320,9 +370,28 @@ AGENT_FILES = (
         }),
         variables=frozenset({"KIMI_CODE_HOME"}),
     ),
+    Credentials(
+        folders=frozenset({".kimi"}),
+        files=frozenset({
+            "kimi.json", "logs/*.log", "user-history/*.jsonl", "plans/*.md",
+            "telemetry/failed_*.jsonl", "prompt-cache/images/*", "device_id",
+            "kimi_code_tips.json", "latest_version.txt", "skipped_version.txt", "bin/*",
+        }),
+        variables=frozenset({"KIMI_SHARE_DIR"}),
+    ),
+    Credentials(
+        folders=frozenset({"kilo"}),
+        files=frozenset({
+            "telemetry-id", "telemetry-profile.json", "session-export.db",
+            "session-export-workspace.json", "retention/state.json", "log/*.log",
+            "log/background-process/*/*.log", "tool-output/tool_*", "snapshot/**",
+            "storage/migration", "storage/session_diff/*.json", "plans/*.md",
+        }),
+    ),
     Credentials(folders=frozenset(), files=frozenset(),
                 anywhere=frozenset({"gemini-client-error-*.json",
-                                    "claude-*/*/*/tasks/*.output"})),
+                                    "claude-*/*/*/tasks/*.output",
+                                    "claude-*/*/*/images/[0-9]*"})),
 )  # fmt: skip
 _HIDDEN_WALKED = AGENT_FOLDERS | {DATA_HOME[0]}
 
