@@ -12,6 +12,14 @@ live session's earlier bars keep their coordinates as it grows, and an update se
 turn that changed (Q-3). A bar lasts its call's :attr:`~turnfold.model.ToolCall.
 recorded_duration_ms`: the same duration a corpus's ``tool_calls()`` table carries (C-3).
 
+Where a reader found that the computer's clock changed while the session was recorded, it gave
+each stamp taken after a change the seconds that put it back on the clock the session started
+on (an entry's ``meta["clock_shift_s"]``, by stamp: ``timestamp``, ``started_at``,
+``ended_at``; :mod:`turnfold.formats.harnesses.inspect_clock`). The layout places every moment
+so: a 43-hour jump is no 43 hours of idle, and no bar is as long as one. Each change is drawn
+where it happened (after a call it happened during) as a break of :data:`GAP_SHOWN_S`,
+labelled as the clock's change, not as idle time (the sparkline's ``¦``).
+
 A session of more than :data:`DETAIL_CALLS` calls is drawn coarse: each turn one bar, of the
 category that took most of its tools' time. A reader zooms into a turn to see its calls
 (:meth:`Timeline.turn`, fetched by key like any closed content): a long session's timeline costs
@@ -30,6 +38,7 @@ its first view about one small record per turn (the figures are in ``benchmarks/
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -72,6 +81,9 @@ SPARK_CELLS = 48
 MIN_W = 0.001
 _LEVELS = "▁▂▃▄▅▆▇█"
 _IDLE = "·"
+_CLOCK = "¦"
+#: The stamps a reader may have shifted back onto the session's first clock.
+_STAMPS = ("timestamp", "started_at", "ended_at")
 
 
 def _seconds(stamp: str | None) -> float | None:
@@ -88,6 +100,26 @@ def _seconds(stamp: str | None) -> float | None:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     return moment.timestamp()
+
+
+def _shifts(entry: Entry) -> dict[str, float] | None:
+    """``meta["clock_shift_s"]`` of ``entry`` (see the module's doc), each shift a number, or
+    None when none of its stamps moved: the meta is the source's reader's, but read with care."""
+    said = entry.meta.get("clock_shift_s")
+    if not said or not isinstance(said, dict):
+        return None
+    shifts = {}
+    for name in _STAMPS:
+        shift = said.get(name)
+        if isinstance(shift, bool) or not isinstance(shift, (int, float)):
+            continue
+        try:
+            seconds = float(shift)
+        except OverflowError:  # an integer past a float's range: no moment
+            continue
+        if math.isfinite(seconds):
+            shifts[name] = seconds
+    return shifts or None
 
 
 class _Call(NamedTuple):
@@ -109,14 +141,26 @@ _ORDER = itemgetter(0, 4)  # by start, a call before its sub-agent's calls
 
 @dataclass
 class _Span:
-    """What one turn did in real time (seconds since the epoch): computed once per turn."""
+    """What one turn did in real time (seconds since the epoch, on the session's first clock):
+    computed once per turn."""
 
     first: float
     last: float
     calls: list[_Call]  # in order of start; sub-agents' calls included
     gaps: list[tuple[float, float]]  # idle stretches over GAP_S inside the turn
-    cut: list[float] = field(default_factory=list)  # seconds shortened up to each gap's end
-    ends: list[float] = field(default_factory=list)  # each gap's end
+    breaks: list[float] = field(default_factory=list)  # moments the clock changed at
+    #: The gaps and the breaks (a break a stretch of no time), in order: each drawn as
+    #: GAP_SHOWN_S of the axis.
+    stretches: list[tuple[float, float]] = field(default_factory=list)
+    cut: list[float] = field(default_factory=list)  # seconds shortened up to each stretch's end
+    ends: list[float] = field(default_factory=list)  # each stretch's end
+    #: Each stretch on the axis from the turn's start, with the idle seconds it stands for
+    #: (None for a break).
+    shown: list[tuple[float, float | None]] = field(default_factory=list)
+    #: The clock (shift) of its first and of its last moment: where a turn's first differs from
+    #: the last one's before it, the clock changed between them.
+    first_clock: float = 0.0
+    last_clock: float = 0.0
     tools: int = 0  # the turn's own calls, as its header counts them
     failed: int = 0
     duration_ms: float | None = None  # as its header shows it
@@ -124,13 +168,14 @@ class _Span:
     call: str | None = None  # the key of its first own call
 
     def axis(self, moment: float) -> float:
-        """Seconds on the axis from the turn's start to ``moment``."""
-        if not self.gaps:
+        """Seconds on the axis from the turn's start to ``moment`` (a moment the clock changed
+        at: after its break)."""
+        if not self.stretches:
             return moment - self.first
         index = bisect_right(self.ends, moment)
         shortened = self.cut[index - 1] if index else 0.0
-        if index < len(self.gaps) and moment > self.gaps[index][0]:  # inside a gap: squeezed
-            start, end = self.gaps[index]
+        if index < len(self.stretches) and moment > self.stretches[index][0]:  # inside a gap
+            start, end = self.stretches[index]
             inside = (moment - start) / (end - start)
             return start - self.first - shortened + inside * GAP_SHOWN_S
         return moment - self.first - shortened
@@ -144,16 +189,18 @@ def _span(segment: Segment, prefix: str, running: bool) -> _Span | None:
     """The real-time facts of one turn, or None when it records no moment."""
     entries: list[Entry] = ([segment.user] if segment.user else []) + segment.entries
     moments: list[float] = []
+    clocks: dict[float, float] = {}  # the shifted moments' shifts (most sessions: none)
     calls: list[_Call] = []
     tools = failed = 0
     for entry in entries:
-        moment = _seconds(entry.timestamp)
+        shifts = _shifts(entry)
+        moment = _moment(entry.timestamp, shifts, "timestamp", clocks)
         if moment is not None:
             moments.append(moment)
         if isinstance(entry, ToolCall):
             tools += 1
             failed += entry.status in FAILED_STATUSES
-            _place(entry, keys.entry(entry.id, prefix), 0, moments, calls, moment)
+            _place(entry, keys.entry(entry.id, prefix), 0, moments, calls, moment, clocks)
     if not moments:
         return None
     first, last = min(moments), max(moments)
@@ -166,13 +213,48 @@ def _span(segment: Segment, prefix: str, running: bool) -> _Span | None:
     own = [placed for placed in calls if not placed.depth]
     span = _Span(first, last, calls, gaps, tools=tools, failed=failed, category=_busiest(own),
                  call=own[0].key if own else None)  # fmt: skip
+    if clocks:
+        _breaks(span, moments, clocks)
+    # A gap and a break that end at one moment: the gap first, as the moment ends both.
+    span.stretches = sorted([*gaps, *((at, at) for at in span.breaks)], key=_BY_END)
     shortened = 0.0
-    for start, end in gaps:
+    for start, end in span.stretches:
+        span.shown.append((start - span.first - shortened, end - start if end > start else None))
         shortened += end - start - GAP_SHOWN_S
         span.cut.append(shortened)
         span.ends.append(end)
     span.duration_ms = recorded_duration_ms(segment)
     return span
+
+
+_BY_END = itemgetter(1, 0)
+
+
+def _moment(
+    stamp: str | None, shifts: dict[str, float] | None, name: str, clocks: dict[float, float]
+) -> float | None:
+    """``stamp`` (the entry's ``name``) in seconds on the session's first clock; a moment a
+    reader shifted there is kept in ``clocks`` with its shift."""
+    moment = _seconds(stamp)
+    if moment is None or shifts is None or name not in shifts:
+        return moment
+    moment += shifts[name]
+    clocks[moment] = shifts[name]
+    return moment
+
+
+def _breaks(span: _Span, moments: list[float], clocks: dict[float, float]) -> None:
+    """Where the clock changed inside the turn: each moment whose clock is not the one of the
+    moment before it (in time, on the session's first clock)."""
+    ordered = sorted(set(moments))
+    before = clocks.get(ordered[0], 0.0)
+    span.first_clock = before
+    for moment in ordered[1:]:
+        clock = clocks.get(moment, 0.0)
+        if clock != before:
+            span.breaks.append(moment)
+        before = clock
+    span.last_clock = before
 
 
 def _place(
@@ -182,13 +264,19 @@ def _place(
     moments: list[float],
     calls: list[_Call],
     stamped: float | None,
+    clocks: dict[float, float],
 ) -> None:
     """Put ``call`` (and its sub-agent's calls, keyed under it) on the time axis; ``stamped``
     is its ``timestamp``, read already (most sources start a call at its entry's moment)."""
-    same = call.started_at == call.timestamp
-    started = stamped if same else _seconds(call.started_at)
+    shifts = _shifts(call)
+    if shifts is None:
+        same = call.started_at == call.timestamp
+        started = stamped if same else _seconds(call.started_at)
+        ended = _seconds(call.ended_at)
+    else:
+        started = _moment(call.started_at, shifts, "started_at", clocks)
+        ended = _moment(call.ended_at, shifts, "ended_at", clocks)
     start = started if started is not None else stamped
-    ended = _seconds(call.ended_at)
     duration_ms = _duration_ms(call, started, ended)
     if start is None and ended is not None:
         start = ended - (duration_ms or 0) / 1000
@@ -204,11 +292,11 @@ def _place(
         return
     prefix = keys.child_prefix(key)
     for entry in child.entries:
-        moment = _seconds(entry.timestamp)
+        moment = _moment(entry.timestamp, _shifts(entry), "timestamp", clocks)
         if moment is not None:
             moments.append(moment)
         if isinstance(entry, ToolCall):
-            _place(entry, keys.entry(entry.id, prefix), depth + 1, moments, calls, moment)
+            _place(entry, keys.entry(entry.id, prefix), depth + 1, moments, calls, moment, clocks)
 
 
 def _duration_ms(call: ToolCall, started: float | None, ended: float | None) -> float | None:
@@ -240,18 +328,21 @@ def _idle(first: float, moments: list[float], calls: list[_Call]) -> list[tuple[
 @dataclass(frozen=True)
 class _Placed:
     """A turn on the axis: its facts, its number among all turns, where it starts, and the idle
-    gap before it (seconds, None when not over :data:`GAP_S`)."""
+    gap before it (seconds, None when not over :data:`GAP_S`), or the break before it where the
+    clock changed between it and the turn before (``changed``: then no gap)."""
 
     item: PlannedItem
     span: _Span
     number: int
     x: float
     gap: float | None
+    changed: bool = False
 
     def same(self, other: _Placed) -> bool:
         """Whether ``other`` draws the same (the same facts, at the same place)."""
         return (other.item is self.item and other.span is self.span and other.number == self.number
-                and other.x == self.x and other.gap == self.gap)  # fmt: skip
+                and other.x == self.x and other.gap == self.gap
+                and other.changed == self.changed)  # fmt: skip
 
 
 class Timeline:
@@ -333,6 +424,7 @@ class Timeline:
         placed: list[_Placed] = []
         number = 0
         end = last = 0.0  # where the turns placed so far end, on the axis and in real time
+        clock = 0.0  # the shift of the latest moment placed so far (see the module's doc)
         for item in items:
             segment, context = item.segment, item.context
             if segment is None or context is None:
@@ -346,14 +438,17 @@ class Timeline:
             spans[item.key] = (item, span)
             if span is None:
                 continue
-            x, gap = 0.0, None
-            if placed:
+            x, gap, changed = 0.0, None, False
+            if placed and span.first_clock != clock:  # the clock changed between the turns
+                x, changed = end + GAP_SHOWN_S, True
+            elif placed:
                 idle = span.first - last
                 gap = idle if idle > GAP_S else None
                 x = end + (GAP_SHOWN_S if gap else max(idle, 0.0))
-            placed.append(_Placed(item, span, number, x, gap))
+            placed.append(_Placed(item, span, number, x, gap, changed))
             end = x + span.length
-            last = max(last, span.last) if len(placed) > 1 else span.last
+            if len(placed) == 1 or span.last >= last:
+                last, clock = span.last, span.last_clock
         self._spans = spans
         return placed
 
@@ -388,10 +483,10 @@ def _draw(turn: _Placed, detail: bool, locale: str) -> TimelineTurn:
     """The record of one turn a renderer draws: its calls as bars (``detail``), else one bar."""
     span, x = turn.span, turn.x
     gaps: list[TimelineGap] = []
-    if turn.gap is not None:
+    if turn.gap is not None or turn.changed:
         gaps.append(_gap(x - GAP_SHOWN_S, turn.gap, locale))
-    for start, end in span.gaps:
-        gaps.append(_gap(x + span.axis(start), end - start, locale))
+    for at, idle in span.shown:
+        gaps.append(_gap(x + at, idle, locale))
     number = str(turn.number)
     label = translate("timeline.turn", locale, number=number)
     if span.duration_ms:
@@ -418,13 +513,15 @@ def _draw(turn: _Placed, detail: bool, locale: str) -> TimelineTurn:
     }
 
 
-def _gap(x: float, idle_s: float, locale: str) -> TimelineGap:
-    duration = format_duration(idle_s * 1000, hide_trailing_zeros=True)
-    return {
-        "x": _round(x),
-        "w": GAP_SHOWN_S,
-        "label": translate("timeline.idle", locale, duration=duration),
-    }
+def _gap(x: float, idle_s: float | None, locale: str) -> TimelineGap:
+    """A shortened stretch: ``idle_s`` seconds of idle time, or where the clock changed (None):
+    drawn alike, told apart by their labels."""
+    if idle_s is None:
+        label = translate("timeline.clock_changed", locale)
+    else:
+        duration = format_duration(idle_s * 1000, hide_trailing_zeros=True)
+        label = translate("timeline.idle", locale, duration=duration)
+    return {"x": _round(x), "w": GAP_SHOWN_S, "label": label}
 
 
 def _bars(span: _Span, x: float, locale: str) -> list[TimelineBar]:
@@ -432,7 +529,10 @@ def _bars(span: _Span, x: float, locale: str) -> list[TimelineBar]:
     bars: list[TimelineBar] = []
     lane_ends: list[float] = []
     for placed in span.calls:
-        start, end = x + span.axis(placed.start), x + span.axis(placed.end)
+        # As long as the call lasted: no idle gap lies inside a call, but where the clock
+        # changed while it ran, the break is drawn after it, not inside its length.
+        start = x + span.axis(placed.start)
+        end = start + placed.end - placed.start
         # A call of no recorded length still takes its bar's width: two at the same moment go
         # in two lanes, or one's bar would cover the other's and only one could be clicked.
         end = max(end, start + MIN_W)
@@ -485,12 +585,14 @@ def _busiest(calls: Iterable[_Call]) -> str | None:
 
 def _sparkline(placed: list[_Placed], start: float, end: float) -> str:
     """How busy the tools were along the axis, one character per cell: ``▁`` (none running,
-    the model's time) to ``█`` (tools the whole cell), ``·`` for a shortened idle gap."""
+    the model's time) to ``█`` (tools the whole cell), ``·`` for a shortened idle gap, ``¦``
+    where the clock changed."""
     width = (end - start) / SPARK_CELLS
     if width <= 0:
         return ""
     busy = [0.0] * SPARK_CELLS
     idle = [0.0] * SPARK_CELLS
+    changed = [0.0] * SPARK_CELLS
 
     def add(cells: list[float], begin: float, finish: float) -> None:
         first = max(int((begin - start) / width), 0)
@@ -502,23 +604,25 @@ def _sparkline(placed: list[_Placed], start: float, end: float) -> str:
 
     for turn in placed:
         span, x = turn.span, turn.x
-        if turn.gap is not None and x > start:
-            add(idle, x - GAP_SHOWN_S, x)
-        for gap_start, _ in span.gaps:
-            begin = x + span.axis(gap_start)
-            add(idle, begin, begin + GAP_SHOWN_S)
+        if (turn.gap is not None or turn.changed) and x > start:
+            add(changed if turn.changed else idle, x - GAP_SHOWN_S, x)
+        for at, idle_s in span.shown:
+            add(idle if idle_s is not None else changed, x + at, x + at + GAP_SHOWN_S)
         covered = float("-inf")
         for placed_call in span.calls:  # their union: parallel calls are not twice as busy
             if placed_call.depth:
                 continue
-            begin = max(x + span.axis(placed_call.start), covered)
-            finish = x + span.axis(placed_call.end)
+            began = x + span.axis(placed_call.start)
+            begin = max(began, covered)
+            finish = began + placed_call.end - placed_call.start  # as its bar (:func:`_bars`)
             if finish > begin:
                 add(busy, begin, finish)
                 covered = finish
     cells = []
-    for used, unused in zip(busy, idle, strict=True):
-        if unused > width / 2:
+    for used, unused, broken in zip(busy, idle, changed, strict=True):
+        if broken > width / 2:
+            cells.append(_CLOCK)
+        elif unused > width / 2:
             cells.append(_IDLE)
         else:
             level = min(int(used / width * len(_LEVELS)), len(_LEVELS) - 1)

@@ -145,6 +145,7 @@ from turnfold.formats.harnesses.inspect_bridged import (
     agent_of_system_prompt,
     read_user_message,
 )
+from turnfold.formats.harnesses.inspect_clock import STAMPS, clock_changes, restate
 from turnfold.formats.source import Source
 from turnfold.formats.wording import failure, notice, stop, worded
 from turnfold.formats.wrappers import sample as detection_sample
@@ -2604,8 +2605,12 @@ def _duration(context: _Context, record: Mapping[str, Any], transcript: Transcri
 
     The stamps of its events, ``started_at`` and ``completed_at`` are the wall clock's: where
     they run far from Inspect's timing (a clock set forward or back while it ran, events stamped
-    after the sample completed), a warning says so. The events before ``started_at`` are no
-    sign of it: the sandbox's setup and the attempts retried before run before the clock.
+    after the sample completed), or an event is stamped earlier than the one before it by
+    Inspect's own clock (a clock set back, :mod:`~turnfold.formats.harnesses.inspect_clock`), a
+    warning says so, and the stamps after each change found are put back on the clock the
+    sample started on for the timeline (:func:`~turnfold.formats.harnesses.inspect_clock.
+    restate`). The events before ``started_at`` are no sign of it: the sandbox's setup and the
+    attempts retried before run before the clock.
     """
     started, completed = utc(record.get("started_at")), utc(record.get("completed_at"))
     timed, by = _seconds(record.get("total_time")), "total_time"
@@ -2625,39 +2630,83 @@ def _duration(context: _Context, record: Mapping[str, Any], transcript: Transcri
     if latest is None:
         return
     span = (latest - started).total_seconds()
-    if abs(span - timed) > max(_CLOCK_SLACK_S, _CLOCK_SLACK_SHARE * timed):
+    slack = max(_CLOCK_SLACK_S, _CLOCK_SLACK_SHARE * timed)
+    far = abs(span - timed) > slack
+    found = clock_changes(_events_of(record), started, timed, slack, far)
+    if far:
         apart = format_duration(abs(span) * 1000)
         context.warn(
             f"the sample's clock times disagree with Inspect's timing of it: its start "
             f"(started_at) and its last moment (its events, completed_at) are {apart} apart, "
             f"but Inspect timed the sample at {format_duration(timed * 1000)} ({by}); the "
             "computer's clock changed while it ran, or events were stamped later. The "
-            "duration shown is Inspect's, and no turn's is read from the stamps"
+            "duration shown is Inspect's, and no turn's is read across the change"
+            + _changes_said(found.changes)
         )
-        _unmeasured_turns(transcript, timed)
+    elif found.changes:
+        context.warn(
+            "the computer's clock changed while the sample ran: an event is stamped earlier "
+            "than the one before it on Inspect's own clock of the sample (working_start; in "
+            "the order of the log where it records none)"
+            + _changes_said(found.changes)
+            + ". The duration shown is Inspect's, and no turn's is read across the change"
+        )
+    else:
+        return
+    restate(transcript, found.shifts)
+    _unmeasured_turns(transcript, timed)
+
+
+def _changes_said(changes: list[float]) -> str:
+    """The changes found, as the warning names them: ``; it was set 43h forward``."""
+    said = [
+        f"{format_duration(abs(change) * 1000, hide_trailing_zeros=True)} "
+        f"{'forward' if change > 0 else 'back'}"
+        for change in changes[:5]
+    ]
+    more = f" and {len(changes) - 5} more times" if len(changes) > 5 else ""
+    return f"; it was set {', then '.join(said)}{more}" if said else ""
 
 
 def _unmeasured_turns(transcript: Transcript, timed: float) -> None:
     """After a clock change (:func:`_duration` warned of it): no turn's duration is read from
-    the stamps, whose span may hold the jump (P-7: never a wrong duration). Inspect times the
+    stamps whose span may hold the change (P-7: never a wrong duration). Inspect times the
     sample alone, never a turn, so a sample of one turn takes the sample's timing as the turn's
     (``meta["turn_duration_ms"]`` of its last entry, the duration a source records for a
     turn: :func:`turnfold.process.recorded_duration_ms`); that holds the sample's setup and
     scoring too, a few moments that a 43-hour span does not measure better. Each turn of a
     sample of several is marked ``meta["clock_changed"]`` instead: its header shows no
-    duration, and says why (:func:`turnfold.process.clock_changed`)."""
+    duration, and says why (:func:`turnfold.process.clock_changed`); but for a turn whose
+    stamps were all taken on one clock (the change found, and between turns: none of them
+    shifted, or all by the same), which measure it as well as any turn's."""
     # The turns as the view splits them (imported here: the projection is no reader's concern
     # but for this one question, how many turns the sample shows).
     from turnfold.process import plan_projection
 
     turns = [item.segment for item in plan_projection(transcript) if item.segment is not None]
+    located = any("clock_shift_s" in entry.meta for entry in transcript.entries)
     for segment in turns:
+        entries = ([segment.user] if segment.user else []) + segment.entries
         if len(turns) == 1:
             last = segment.entries[-1]
             transcript.update(last, meta={**last.meta, "turn_duration_ms": timed * 1000})
             continue
-        for entry in ([segment.user] if segment.user else []) + segment.entries:
+        if located and len(_clocks(entries)) <= 1:
+            continue
+        for entry in entries:
             transcript.update(entry, meta={**entry.meta, "clock_changed": True})
+
+
+def _clocks(entries: list[Entry]) -> set[float]:
+    """The shifts of the stamps of ``entries`` (:func:`~turnfold.formats.harnesses.
+    inspect_clock.restate`; 0 for a stamp none moved): one, when one clock took them all."""
+    clocks: set[float] = set()
+    for entry in entries:
+        shifts = entry.meta.get("clock_shift_s") or {}
+        for name in STAMPS:
+            if getattr(entry, name, None):
+                clocks.add(shifts.get(name, 0.0))
+    return clocks
 
 
 def _seconds(value: Any) -> float | None:
