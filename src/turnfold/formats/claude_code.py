@@ -26,7 +26,9 @@ One JSON record per line; ``message.content`` holds Anthropic blocks, converted 
   The line's ``toolUseResult`` shapes the result: ``structuredPatch`` → ``kind="diff"`` (a unified
   diff), TodoWrite → ``todo``, ExitPlanMode → ``plan`` (the plan text), Task/Agent → ``subagent``
   (its ``content``: the sub-agent's report, less the words Claude Code wraps it in for the
-  model); ``durationMs`` / ``totalDurationMs`` → ``duration_ms``.
+  model); ``durationMs`` / ``totalDurationMs`` → ``duration_ms``. A result whose line comes
+  before its call's (Claude Code 2.1.1xx writes the two in either order) waits for the call;
+  one no call of the file takes is warned of.
 - ``assistant`` → its blocks in order. One API response is written as several lines sharing
   ``message.id``: their calls form one batch (``batch_id = message.id``), tool_use blocks are
   deduplicated by id, and the response's ``usage`` is taken from its *last* line and put on its
@@ -484,6 +486,17 @@ class _Thread:
 
 
 @dataclass(slots=True)
+class _EarlyResult:
+    """A ``tool_result`` block read before its call's line: what :meth:`_Reader.settle` needs."""
+
+    block: dict[str, Any]
+    record: dict[str, Any]
+    extra: Any
+    stamp: str | None
+    line: int
+
+
+@dataclass(slots=True)
 class _Response:
     """One API response merged over its lines: its last text and the usage of its last line."""
 
@@ -614,6 +627,8 @@ class _Reader:
         self.sidechains: list[_Thread] = []
         self.thread_of: dict[str, _Thread] = {}  # every uuid seen → its thread
         self.calls: dict[str, ToolCall] = {}
+        #: Results read before the line of their call, by call id (:meth:`settle`).
+        self.early_results: dict[str, list[_EarlyResult]] = {}
         self.responses: dict[str, _Response] = {}
         self.spawns: list[_Spawn] = []
         self.spawn_of: dict[str, _Spawn] = {}  # call id → spawn
@@ -1032,6 +1047,14 @@ class _Reader:
         """Pair a ``tool_result`` with its call and record the outcome."""
         call_id = _str(block.get("tool_use_id")) or _str(record.get("sourceToolUseID"))
         call = self.calls.get(call_id) if call_id else None
+        if call is None and call_id:
+            # Claude Code 2.1.1xx can write a result's line before the line of its call (the
+            # result's parentUuid points ahead, to the call's line): it waits for its call, and
+            # is warned of at the end only if none comes.
+            self.early_results.setdefault(call_id, []).append(
+                _EarlyResult(block, record, extra, stamp, line)
+            )
+            return
         if call is None:
             self.source.warn(f"tool result for an unknown tool_use_id {call_id!r}; skipped", line)
             return
@@ -1151,6 +1174,8 @@ class _Reader:
         thread.open_calls.append(call)
         if call.name in _AGENT_TOOL_NAMES:  # a str: the NameSet's own test is not needed
             self.add_spawn(call, line)
+        for early in self.early_results.pop(call.call_id, []):
+            self.settle(early.block, early.record, early.extra, early.stamp, early.line)
         return call
 
     def add_spawn(self, call: ToolCall, line: int) -> None:
@@ -1302,6 +1327,14 @@ class _Reader:
     # --- assembling the transcript ------------------------------------------------------------
 
     def assemble_transcript(self) -> Transcript:
+        for call_id, early in self.early_results.items():
+            for result in early:
+                self.source.warn(
+                    f"tool result for an unknown tool_use_id {call_id!r}; skipped",
+                    result.line,
+                    record=result.record,
+                )
+        self.early_results = {}
         for message_id, response in self.responses.items():
             carrier = response.text or response.first
             usage = blocks.usage_of(response.usage) if response.usage is not None else None

@@ -21,6 +21,9 @@ beyond the API (:class:`CodexBuilder`):
   context in. ``<user_shell_command>`` (a command the user ran with ``!``) becomes a
   ``user_initiated`` ``shell`` :class:`ToolCall` (spec F-14). An IDE prompt keeps only the text
   after ``## My request for Codex:`` (the editor context goes to ``meta["ide_context"]``).
+  The warnings Codex gave the model mid-turn as user-role messages (``Warning: apply_patch was
+  requested via …``, the open-process limit, a request re-routed: :func:`model_warning`) are
+  such context too, as Codex itself counts them: no prompt, and no new turn.
 - **Assistant text and reasoning** come from the ``response_item``; ``agent_message`` and
   ``agent_reasoning`` events that repeat them are dropped (an event with no item copy is kept).
 - **Plan mode.** The model writes its plan inside the reply, in a ``<proposed_plan>`` block;
@@ -35,7 +38,8 @@ beyond the API (:class:`CodexBuilder`):
   ``success`` when 0 and ``error`` otherwise; otherwise ``exec_command_end.exit_code``,
   ``patch_apply_end.success``, ``mcp_tool_call_end`` (``Ok`` / ``Err`` / ``isError``),
   ``dynamic_tool_call_response.success`` and the ``McpToolCall`` / ``DynamicToolCall`` items of
-  ``item_completed`` (their ``status``) decide; an output of ``aborted`` is ``cancelled``; a
+  ``item_completed`` (their ``status``) decide; an output of ``aborted`` (``aborted by user``,
+  ``aborted by user after 7.6s``: :func:`was_aborted`) is ``cancelled``; a
   plain-text output whose first line states a failure (non-zero exit code, rejected,
   verification failed, timed out, ``execution error:``, older Codex's ``error:`` / ``tool call
   error:``: :func:`states_failure`, the one place of that rule) is
@@ -499,6 +503,24 @@ _STATED_FAILURE = re.compile(
 _FAILURE_SCAN = 400
 #: Codex's stand-in outputs for a call cut off by an interrupt (Codex 0.171 writes the second).
 _ABORTED = frozenset({"aborted", "aborted by user", "command aborted by user"})
+#: The stand-in of a call that is not a shell command (``exec_command`` of 0.100, MCP, patch,
+#: agent tools…): codex-rs/core/src/tools/parallel.rs ``abort_message``,
+#: ``format!("aborted by user after {secs:.1}s")``.
+_ABORTED_AFTER = re.compile(r"aborted by user after (\d+(?:\.\d+)?)s")
+#: What Codex's ``Session::record_model_warning`` wrote as a user-role ``Warning: …`` message
+#: (rollouts made with Codex CLI 0.72.0 to 0.100.0 have them; Codex's source says newer builds
+#: write them no more). Codex tells them from prompts by these texts itself: the
+#: ``Legacy…Warning`` fragments of
+#: codex-rs/core/src/context/contextual_user_message.rs (apply_patch run through a shell tool,
+#: too many unified exec processes open, a request re-routed to another model).
+_WARNING_STARTS = (
+    "Warning: The maximum number of unified exec processes you can keep open is",
+    "Warning: Your account was flagged for potentially high-risk cyber activity",
+)
+_PATCH_WARNING = (
+    "Warning: apply_patch was requested via ",
+    "Use the apply_patch tool instead of exec_command.",
+)
 #: What a code-mode script printed of the commands it ran: ``exit_code: 1`` (issue 21.2).
 _PRINTED_EXIT = re.compile(
     r"""(?:["']?exit_?code["']?\s*[:=]\s*|^Exit code: |^Process exited with code )(-?\d+)""",
@@ -623,15 +645,33 @@ def states_failure(text: str) -> bool:
 def was_aborted(text: str) -> bool:
     """Whether an output (its header taken off) is what Codex writes for a call an interrupt
     cut off: ``aborted`` (older), ``aborted by user`` (unified exec, after a ``Wall time``
-    line), or the partial output ending in ``command aborted by user`` (shell, unified exec).
+    line), the partial output ending in ``command aborted by user`` (shell, unified exec), or
+    ``aborted by user after 7.6s`` (any other tool).
 
     >>> was_aborted("aborted by user"), was_aborted("partial\\ncommand aborted by user")
     (True, True)
+    >>> was_aborted("aborted by user after 7.6s")  # a tool that is not a shell command
+    True
     >>> was_aborted("the job was aborted by user request")
     False
     """
     body = text.strip()
-    return body in _ABORTED or body.endswith("\ncommand aborted by user")
+    return (
+        body in _ABORTED
+        or body.endswith("\ncommand aborted by user")
+        or aborted_after_ms(body) is not None
+    )
+
+
+def aborted_after_ms(text: str) -> float | None:
+    """How long a call ran before an interrupt cut it off, as its ``aborted by user after
+    7.6s`` output says (the only time such a call records).
+
+    >>> aborted_after_ms("aborted by user after 7.6s"), aborted_after_ms("aborted by user")
+    (7600.0, None)
+    """
+    after = _ABORTED_AFTER.fullmatch(text.strip())
+    return float(after.group(1)) * 1000 if after is not None else None
 
 
 def printed_status(text: str) -> ToolStatus | None:
@@ -714,7 +754,7 @@ def mcp_name(namespace: str, name: str) -> str:
 def is_injected_context(text: str) -> bool:
     """Whether a user-role message is context Codex injected rather than something typed."""
     stripped = text.strip()
-    if stripped.startswith(_AGENTS_MD):
+    if stripped.startswith(_AGENTS_MD) or model_warning(stripped):
         return True
     if not stripped.startswith("<"):
         return False
@@ -728,6 +768,22 @@ def is_injected_context(text: str) -> bool:
     # Newer fragments follow the same <snake_case>…</snake_case> shape; a typed prompt that is
     # one such element and nothing else is the (accepted) false positive.
     return "_" in name and stripped.endswith(f"</{name}>")
+
+
+def model_warning(text: str) -> bool:
+    """Whether a user-role message is a warning Codex gave the model, not the user's words.
+
+    >>> model_warning("Warning: apply_patch was requested via shell. Use the apply_patch tool"
+    ...               " instead of exec_command.")
+    True
+    >>> model_warning("Warning: the tests are flaky, look at them first")
+    False
+    """
+    stripped = text.strip()
+    start, end = _PATCH_WARNING
+    if stripped.startswith(start) and stripped.endswith(end):
+        return True
+    return stripped.startswith(_WARNING_STARTS)
 
 
 def user_shell_command(text: str) -> tuple[str, str] | None:
@@ -1829,6 +1885,9 @@ class CodexBuilder(ResponsesBuilder):
             if facts.duration_ms is not None:
                 changes["duration_ms"] = facts.duration_ms
         status = _derived_status(call, text, facts, success)
+        ran = aborted_after_ms(text) if status == "cancelled" and text else None
+        if ran is not None and "duration_ms" not in changes:
+            changes["duration_ms"] = ran
         if running is not None and status != "cancelled":
             # The call answered while its process went on: neither a success nor a failure
             # yet. The process's end settles the call that started it (:meth:`_late_end`,

@@ -341,11 +341,18 @@ class Source:
         self.note(record_type, "ignored")
 
     def warn(
-        self, reason: str, line: int | None = None, *, record_type: str | None = None
+        self,
+        reason: str,
+        line: int | None = None,
+        *,
+        record_type: str | None = None,
+        record: Any = None,
     ) -> LoadWarning:
         """Record a problem with this source and return the warning.
 
-        A warning naming a ``record_type`` accounts for a record of it as warned about. A
+        ``record`` is the record of ``line`` when the warning comes after it was read (its id
+        names it, as the current record's does). A warning naming a ``record_type`` accounts
+        for a record of it as warned about. A
         warning on the line of the current record, before the loader said what it did with it,
         leaves it pending warned: what the loader then notes of it counts it instead (a time
         that is no time, found while converting a record that is then mapped: counted once,
@@ -357,8 +364,10 @@ class Source:
         at = self._at(line)
         warning: LoadWarning | None = counted_unlisted(self.warnings)
         if warning is None:
-            record = _record_id(at[1]) if at is not None else None
-            warning = LoadWarning(reason=reason, line=line, source=self.name, record=record)
+            named = at[1] if at is not None else record
+            warning = LoadWarning(
+                reason=reason, line=line, source=self.name, record=_record_id(named)
+            )
             keep_warning(self.warnings, warning)
         self._warned(at, record_type)
         return warning
@@ -1429,12 +1438,26 @@ def sibling_files(folder: Path, pattern: str) -> list[Path]:
 
 def json_object_file(path: Path) -> dict[str, Any]:
     """The JSON object in a sibling file (a sub-agent's ``.meta.json``); empty when there is
-    none: no such regular file, unreadable, or not an object (it only adds a link or a name)."""
+    none: no such regular file, unreadable, or not an object (it only adds a link or a name).
+    It is read no further than :func:`record_limit`, as a document is: one larger (a hostile
+    or broken file) is not read, and a warning names it."""
     if not path.is_file():
         return {}
+    limit = record_limit()
     try:
-        value = codec.loads(path.read_bytes())
-    except (OSError, ValueError):
+        with path.open("rb") as stream:
+            data = stream.read(limit + 1)
+    except OSError:
+        return {}
+    if len(data) > limit:
+        from turnfold.userwarn import warn_at_caller  # only for a file too large: rare
+
+        warn_at_caller(f"{path}: over the limit of {limit:,} bytes ({RECORD_LIMIT_ENV}); not "
+                       "read, so what it adds to its session (a name, a link) is missing")  # fmt: skip
+        return {}
+    try:
+        value = codec.loads(data)
+    except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
 
@@ -1464,12 +1487,18 @@ def open_source(source: Any) -> tuple[Source, IO[bytes] | None]:
                 "or scan the folder for all of them"
             )
         stream = path.open("rb")
-        info = os.fstat(stream.fileno())
-        if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
+        try:
+            info = os.fstat(stream.fileno())
+            if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
+                # /dev/zero or /dev/urandom would be read for ever (a pipe ends; a device need
+                # not)
+                raise ValueError(f"{path} is a device, not a file: load() reads session files")
+            return from_binary_stream(stream, str(path), path=path, size=info.st_size), stream
+        except BaseException:
+            # Refused before it is handed over (a document over the record limit, a tar
+            # archive): the caller never gets the stream to close.
             stream.close()
-            # /dev/zero or /dev/urandom would be read for ever (a pipe ends; a device need not)
-            raise ValueError(f"{path} is a device, not a file: load() reads session files")
-        return from_binary_stream(stream, str(path), path=path, size=info.st_size), stream
+            raise
     if hasattr(source, "read"):
         name = str(getattr(source, "name", "<stream>"))
         named = Path(name) if isinstance(getattr(source, "name", None), str) else None
