@@ -88,9 +88,10 @@ def test_H4_langgraph_python_calls_are_named_and_settled_by_their_tool_message()
     assert call.status == "success"
     assert call.result is not None
     assert call.result.text is not None
-    # The tool returned a JSON list of one search result, which the trace reader shows as that
-    # result (a list a tool returns is its content's parts).
-    assert [json.loads(call.result.text)] == json.loads(answer["content"])
+    # The tool returned a JSON list of one search result: shown whole, as the tool returned
+    # it (a list of anything but content parts is the tool's value, not parts to join).
+    assert json.loads(call.result.text) == json.loads(answer["content"])
+    assert call.result.text.startswith("[")
     [*_, last] = _named(export, "ChatOpenAI")
     assert _texts(t, AssistantText) == [json.loads(last["output"])["content"]]
     assert t.warnings == []

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from turnfold.formats.common import MAPPINGS
@@ -104,9 +104,10 @@ def is_gemini_part(part: Any) -> bool:
     )
 
 
-def gemini_messages(messages: list[Any]) -> list[Any]:
+def gemini_messages(messages: list[Any], ids: CallIds | None = None) -> list[Any]:
     """A list of messages with its Gemini ``Content`` objects as GenAI messages
-    (:func:`gemini_content`); a streamed response's chunks one content (:func:`merged_chunks`).
+    (:func:`gemini_content`, ``ids`` its calls' ids); a streamed response's chunks one content
+    (:func:`merged_chunks`).
 
     Gemini CLI keeps no thoughts in the history it sends (a model content comes again in the
     next call's input without them): a response's thoughts are a message of their own before
@@ -123,7 +124,7 @@ def gemini_messages(messages: list[Any]) -> list[Any]:
         if not isinstance(parts, list) or not any(map(is_gemini_part, parts)):
             out.append(message)
             continue
-        role, typed = gemini_content(str(message.get("role")), parts)
+        role, typed = gemini_content(str(message.get("role")), parts, ids)
         thoughts = [p for p in typed if isinstance(p, MAPPINGS) and p.get("type") == "reasoning"]
         rest = [p for p in typed if not (isinstance(p, MAPPINGS) and p.get("type") == "reasoning")]
         if thoughts and rest:
@@ -133,7 +134,9 @@ def gemini_messages(messages: list[Any]) -> list[Any]:
     return out
 
 
-def gemini_content(role: str, parts: list[Any]) -> tuple[str, list[Any]]:
+def gemini_content(
+    role: str, parts: list[Any], ids: CallIds | None = None
+) -> tuple[str, list[Any]]:
     """A Gemini ``Content``'s role and parts as a GenAI message's: ``model`` is ``assistant``;
     text, thought text, ``functionCall``, ``functionResponse`` (its text and whether it reports
     an error, :func:`~turnfold.formats.gemini_parts.response_text`), ``inlineData`` and
@@ -144,7 +147,8 @@ def gemini_content(role: str, parts: list[Any]) -> tuple[str, list[Any]]:
     nothing; a part of another kind (``executableCode``…) one of its field's name, shown by
     that name with a warning. Parts that are not Gemini's are left as they are.
 
-    A call's id is the one Gemini CLI gives it (:func:`call_id`).
+    A call's id is the one Gemini CLI gives it (:func:`call_id`), unless ``ids`` says how the
+    contents' writer named them (Google ADK's: as the model gave them, :mod:`.adk_spans`).
 
     >>> gemini_content("model", [{"text": "Let me "}, {"text": "look.", "thoughtSignature": "s"},
     ...                          {"functionCall": {"id": "c1", "name": "ls", "args": {}}}])
@@ -153,7 +157,7 @@ def gemini_content(role: str, parts: list[Any]) -> tuple[str, list[Any]]:
     """
     typed: list[Any] = []
     for part in parts:
-        one = _typed(rest_part(part)) if is_gemini_part(part) else part
+        one = _typed(rest_part(part), ids or call_id) if is_gemini_part(part) else part
         if one is None:
             continue
         last = typed[-1] if typed else None
@@ -168,6 +172,10 @@ def gemini_content(role: str, parts: list[Any]) -> tuple[str, list[Any]]:
         else:
             typed.append(one)
     return ("assistant" if role == "model" else role), typed
+
+
+#: How a writer of Gemini contents names a call, from its tool's name and the model's id.
+CallIds = Callable[[Any, Any], Any]
 
 
 def call_id(name: Any, given: Any) -> Any:
@@ -185,7 +193,7 @@ def call_id(name: Any, given: Any) -> Any:
     return given if given.startswith(prefix) else prefix + given
 
 
-def _typed(part: Mapping[str, Any]) -> dict[str, Any] | None:
+def _typed(part: Mapping[str, Any], ids: CallIds) -> dict[str, Any] | None:
     text = part.get("text")
     if isinstance(text, str):
         if not text:
@@ -197,13 +205,16 @@ def _typed(part: Mapping[str, Any]) -> dict[str, Any] | None:
     if isinstance(call, MAPPINGS):
         arguments = call.get("args")
         name = call.get("name")
-        return {"type": "tool_call", "id": call_id(name, call.get("id")), "name": name,
+        return {"type": "tool_call", "id": ids(name, call.get("id")), "name": name,
                 "arguments": arguments if arguments is not None else {}}  # fmt: skip
     response = part.get("functionResponse")
     if isinstance(response, MAPPINGS):
         said, failed = response_text(response.get("response"))
+        # Its tool's name kept beside the schema's fields: a response without an id (ADK's
+        # history) is known by it (.otlp._Rebuild._given_ids).
         answer = {"type": "tool_call_response", "response": said or "",
-                  "id": call_id(response.get("name"), response.get("id"))}  # fmt: skip
+                  "id": ids(response.get("name"), response.get("id")),
+                  "name": response.get("name")}  # fmt: skip
         return {**answer, "status": "error"} if failed else answer
     image = inline_image(part.get("inlineData"))
     if image is not None:

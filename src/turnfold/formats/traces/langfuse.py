@@ -4,7 +4,11 @@ Input: a trace as Langfuse's public API gives it (``GET /api/public/traces/{id}`
 fields and its ``observations``), the ``{"trace", "observations"}`` pair its web app's tRPC
 routes give (``traces.byIdWithObservationsAndScores`` and ``observations.byId``, what
 ``worker/src/__tests__/chatml/framework-traces/download_traces.js`` saves), a list of either, a
-page ``{"data": [...]}`` of traces, or a page of observations (``GET /api/public/observations``).
+page ``{"data": [...]}`` of traces, or a page of observations (``GET /api/public/observations``,
+or Langfuse v4's ``GET /api/public/v2/observations``: its metadata flattened to dotted keys,
+made an object again by :func:`_metadata`, its trace's session and user on each observation;
+it gives input, output and metadata only when asked for, ``fields=…,io,metadata``: without
+input and output the load is an error saying what to export, without metadata a warning).
 A page of the trace list (``GET /api/public/traces``) names each trace's observations by id
 only: it holds no conversation, and its load is an error saying what to export instead (a
 trace of it beside whole ones, a warning).
@@ -57,6 +61,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source
 from turnfold.formats.traces import otlp
+from turnfold.formats.traces.adk_spans import restore_adk_span
 from turnfold.formats.traces.langfuse_io import EVENTS, events_list, put_first, restore
 from turnfold.formats.traces.otlp import (
     chosen_conversation,
@@ -191,6 +196,48 @@ def detect(source: Source) -> Evidence:
 def _mapping(value: Any) -> dict[str, Any]:
     decoded = json_value(value)
     return dict(decoded) if isinstance(decoded, MAPPINGS) else {}
+
+
+#: The groups of an observation's metadata as Langfuse keeps an OTel span's
+#: (``OtelIngestionProcessor.ts``): its ``attributes``, ``scope`` and ``resourceAttributes``.
+_GROUPS = ("attributes", "scope", "resourceAttributes")
+
+
+def _metadata(raw: Any) -> dict[str, Any]:
+    """An observation's metadata as the v1 API gives it. The v2 observations API (``GET
+    /api/public/v2/observations``, Langfuse v4's events table) gives it flattened
+    (``flattenJsonToPathArrays`` in packages/shared/src/server/otel/utils.ts: an object's keys
+    joined by dots, ``{"attributes.gen_ai.tool.name": "add", "scope.name": …, "inputs.q":
+    …}``), every value read back as JSON where it is JSON (``parseMetadataCHRecordToDomain``):
+    made objects again, a span's attributes and resource attributes (whose own keys are
+    dotted) by their first dot, the span's attribute values text as in v1 (:func:`_attributes`
+    reads them), any other object (the LangChain handler's ``inputs``) by every dot."""
+    metadata = _mapping(raw)
+    flattened = not any(group in metadata for group in _GROUPS) and any(
+        "." in key and key.split(".", 1)[0] in _GROUPS for key in metadata
+    )
+    if not flattened:
+        return metadata  # the v1 API's, or the metadata of no span
+    nested: dict[str, Any] = {}
+    for key, value in metadata.items():
+        group, _, rest = key.partition(".")
+        if group == "attributes" and not isinstance(value, str):
+            value = codec.dumps(value, default=str)
+        _put(nested, [group, rest] if group in _GROUPS and rest else key.split("."), key, value)
+    return nested
+
+
+def _put(into: dict[str, Any], path: list[str], key: str, value: Any) -> None:
+    """``value`` at ``path`` in ``into``; at its flat ``key`` where a step of the path is a
+    value already (a key that is also another's prefix), rather than lose either."""
+    place = into
+    for step in path[:-1]:
+        inner = place.setdefault(step, {})
+        if not isinstance(inner, dict):
+            into[key] = value
+            return
+        place = inner
+    place[path[-1]] = value
 
 
 def _attributes(raw: Any) -> dict[str, Any]:
@@ -359,6 +406,11 @@ class _Read:
         self.spans: list[Span] = []
         self.traces: dict[str, Mapping[str, Any]] = {}
         self.kinds: dict[tuple[str, str], str] = {}
+        #: How many observations were given, and how many with their input or output and with
+        #: their metadata (the v2 API's field groups ``io`` and ``metadata``, left out unless
+        #: asked for); the first trace and line given.
+        self.observed = self.with_io = self.with_metadata = 0
+        self.first: tuple[Any, int] | None = None
 
 
 def _observation_span(
@@ -374,7 +426,7 @@ def _observation_span(
     trace_id = raw.get("traceId") or trace.get("id")
     if not isinstance(own, str) or not own or not isinstance(trace_id, str) or not trace_id:
         return None, "span"
-    metadata = _mapping(raw.get("metadata"))
+    metadata = _metadata(raw.get("metadata"))
     scope_info = metadata.get("scope")
     scope = scope_info.get("name") if isinstance(scope_info, MAPPINGS) else None
     kind = str(raw.get("type") or "SPAN")
@@ -430,9 +482,11 @@ def _observation_span(
             warn(f"observation {own} ({name or kind}): {reason}")
 
         restore(attributes, scope or "", inp, out, said)
+        restore_adk_span(attributes)  # Google ADK's own spans (.adk_spans)
     events = events_list(attributes.pop(EVENTS, None)) or []
-    if isinstance(raw.get("model"), str) and raw["model"]:
-        attributes.setdefault("gen_ai.request.model", raw["model"])
+    model = raw.get("model") or raw.get("providedModelName")  # the v2 API's name for it
+    if isinstance(model, str) and model:
+        attributes.setdefault("gen_ai.request.model", model)
     session = trace.get("sessionId")
     if isinstance(session, str) and session:
         attributes["session.id"] = session  # the OTLP reader's conversation (conversation_of)
@@ -494,7 +548,8 @@ def _iso_time(value: Any) -> str | None:
 
 def _traces_of(record: Any) -> Iterator[tuple[Mapping[str, Any], list[Any]]]:
     """Each trace of a record and its observations; a page of observations is grouped by
-    their ``traceId`` (no trace fields)."""
+    their ``traceId``, the trace's session and user those its observations name (the v2 API
+    gives each observation its trace's ``sessionId`` and ``userId``; v1 none)."""
     loose: dict[str, list[Any]] = {}
     for item in _records_of(record):
         observations = _observations_of(item)
@@ -504,7 +559,13 @@ def _traces_of(record: Any) -> Iterator[tuple[Mapping[str, Any], list[Any]]]:
         elif _is_observation(item):
             loose.setdefault(str(item.get("traceId")), []).append(item)
     for trace_id, observations in loose.items():
-        yield {"id": trace_id}, observations
+        trace = {"id": trace_id}
+        for key in ("sessionId", "userId"):
+            named = next((o[key] for o in observations if isinstance(o.get(key), str) and o[key]),
+                         None)  # fmt: skip
+            if named is not None:
+                trace[key] = named
+        yield trace, observations
 
 
 def _read(source: Source) -> _Read:
@@ -535,7 +596,12 @@ def _read(source: Source) -> _Read:
                             f"are no observation objects (the trace list names them by id): "
                             f"{_EXPORT_INSTEAD.format(trace_id)}", line)  # fmt: skip
             types = {o["id"]: o["type"] for o in listed if isinstance(o.get("id"), str)}
+            if listed and read.first is None:
+                read.first = (trace_id, line)
             for raw in listed:
+                read.observed += 1
+                read.with_io += "input" in raw or "output" in raw
+                read.with_metadata += "metadata" in raw
                 span, kind = _observation_span(raw, trace, line, types, source, warn)
                 if span is None:
                     if kind == "span":
@@ -554,6 +620,17 @@ def _read(source: Source) -> _Read:
                     read.spans.append(span)
                 else:
                     left_out[key] = span.parent_id
+    if read.observed and read.first is not None and not read.with_io:
+        # No observation has its input or output (the v2 API's default field groups): nothing
+        # of the conversation is in it, not an empty one: what to export.
+        trace_id, line = read.first
+        reason = f"Langfuse observations without their input and output: {_WITH_FIELDS}"
+        raise TranscriptFormatError(source.name, [NAME], line, reason.format(trace_id))
+    if read.observed and read.first is not None and not read.with_metadata:
+        trace_id, line = read.first
+        source.warn(f"Langfuse observations without their metadata, so without their spans' "
+                    f"attributes: read by their type, name, input and output only; "
+                    f"{_WITH_FIELDS.format(trace_id)}", line)  # fmt: skip
     if unlisted is not None and not read.kinds:
         # Nothing of a conversation is in it: not an empty transcript, but what to export.
         trace_id, line = unlisted
@@ -563,6 +640,14 @@ def _read(source: Source) -> _Read:
     return read
 
 
+#: What to export for observations the v2 API gave without the field groups the reader needs
+#: (``fields``: by default only ``core`` and ``basic``; web/src/features/public-api/types/
+#: observations.ts, ``GetObservationsV2Query``).
+_WITH_FIELDS = (
+    "export them with their input, output and metadata (GET /api/public/v2/observations?"
+    "traceId={0}&fields=core,basic,io,metadata,model,usage), or each trace whole "
+    "(GET /api/public/traces/{0})"
+)
 #: What to export for a trace the trace list gives without its observations.
 _EXPORT_INSTEAD = (
     "export each trace whole (GET /api/public/traces/{0}, as the Langfuse SDKs' "

@@ -42,7 +42,14 @@ from turnfold import codec
 from turnfold.formats.common import MAPPINGS, NameSet, as_list
 from turnfold.formats.gemini_parts import as_parts
 from turnfold.formats.traces.messages import koog_messages
-from turnfold.formats.traces.spans import Warn, json_value
+from turnfold.formats.traces.spans import (
+    ADK_LLM_REQUEST,
+    ADK_LLM_RESPONSE,
+    ADK_TOOL_ARGUMENTS,
+    ADK_TOOL_RESPONSE,
+    Warn,
+    json_value,
+)
 
 #: Where pydantic-ai's older instrumentation writes its GenAI events, and where Langfuse read
 #: them as the observation's input and output.
@@ -64,6 +71,8 @@ _PROMPTS = "llm.prompts"
 #: The instrumentation scopes whose spans are read as their tracers write them.
 _KOOG = "ai.koog"
 _LANGSMITH = "langsmith"
+#: Google ADK's own tracer.
+_ADK = "gcp.vertex.agent"
 #: The inputs LangSmith's Claude Agent SDK integration gives its run of a conversation.
 _CLAUDE_CONVERSATION = frozenset({"prompt", "system"})
 #: Anthropic content blocks no Chat Completions message holds: a message with one is read as
@@ -115,6 +124,9 @@ def restore(a: dict[str, Any], scope: str, inp: Any, out: Any, warn: Warn) -> No
         _ai_sdk(a, inp, out)
         return
     op = a.get("gen_ai.operation.name")
+    if scope == _ADK and (op == "execute_tool" or not op):
+        _adk(a, op, inp, out)
+        return
     if scope == _LANGSMITH:
         _langsmith(a, op, inp, out, warn)
         return
@@ -125,7 +137,7 @@ def restore(a: dict[str, Any], scope: str, inp: Any, out: Any, warn: Warn) -> No
             a[EVENTS] = text_value([{"event.name": n, **e} for n, e in listed])
             return
     tool = op == "execute_tool" or "gen_ai.tool.name" in a
-    if tool and "tool_arguments" not in a and "gcp.vertex.agent.tool_call_args" not in a:
+    if tool and "tool_arguments" not in a and ADK_TOOL_ARGUMENTS not in a:
         put_first(a, ("gen_ai.tool.call.arguments", "input.value"), inp)
         put_first(a, ("gen_ai.tool.call.result", "output.value", "tool_response"), out)
         return
@@ -138,6 +150,22 @@ def restore(a: dict[str, Any], scope: str, inp: Any, out: Any, warn: Warn) -> No
         return
     if isinstance(op, str) and op:
         _genai(a, inp, out, koog=scope == _KOOG)
+
+
+def _adk(a: dict[str, Any], op: Any, inp: Any, out: Any) -> None:
+    """A tool span or a ``call_llm`` span (which names no operation) of Google ADK's own
+    tracer: Langfuse read the call's request and response, the tool's arguments and result,
+    as the input and output (``extractInputAndOutput``: ``llm_request``, else, where it is
+    ``"{}"`` as on a tool span, ``tool_call_args``; the same for the output). Put back under
+    ADK's keys, they read as in the spans themselves (:mod:`.adk_spans`,
+    :func:`.messages.tool_response`); a tool's of ADK's schema 2 (``gen_ai.tool.call.*``,
+    the same JSON) alike. ADK's other spans (schema 2's ``generate_content``) are GenAI's."""
+    if op == "execute_tool":
+        put_first(a, (ADK_TOOL_ARGUMENTS,), inp)
+        put_first(a, (ADK_TOOL_RESPONSE,), out)
+    else:
+        put_first(a, (ADK_LLM_REQUEST,), inp)
+        put_first(a, (ADK_LLM_RESPONSE,), out)
 
 
 def _ai_sdk(a: dict[str, Any], inp: Any, out: Any) -> None:

@@ -6,10 +6,11 @@ The conventions: the GenAI semantic conventions (``gen_ai.input.messages`` /
 ``gen_ai.output.messages`` of parts, on the span or its details event, and the older
 flattened ``gen_ai.prompt.N.*`` and per-message events), OpenInference's flattened
 ``llm.*_messages.N.*``, pydantic-ai's own part types and older tool attributes, the Vercel AI
-SDK's ``ai.*`` attributes, OpenLLMetry's LangChain ``ToolMessage`` result and Strands' Bedrock
-Converse content. Every form is read into one shape, Chat messages with a few private keys
-(``_PART``, ``_IMAGES``, ``_UNSHOWN``, ``_FAILED``) for what that shape has no place for, which
-the reader's builder (:mod:`~turnfold.formats.traces.otlp`) feeds.
+SDK's ``ai.*`` attributes, OpenLLMetry's and OpenInference's LangChain ``ToolMessage`` result
+and OpenInference's LangChain run values (:mod:`.langchain_messages`), Google ADK's tool
+attributes and Strands' Bedrock Converse content. Every form is read into one shape, Chat
+messages with a few private keys (:mod:`.chat_keys`) for what that shape has no place for,
+which the reader's builder (:mod:`~turnfold.formats.traces.otlp`) feeds.
 
 Apart from the reader because these are field maps of one span each, pure and testable alone;
 the reader decides which span's messages are new and where they go in the transcript.
@@ -43,6 +44,7 @@ from turnfold.formats.frameworks.strands import (
 )
 from turnfold.formats.frameworks.strands import attachment_line as converse_attachment
 from turnfold.formats.openai_responses import output_content, plain_copy
+from turnfold.formats.traces.chat_keys import _FAILED, _IMAGES, _PART, _UNSHOWN
 from turnfold.formats.traces.gemini_cli_spans import (
     BRIEFING,
     agent_call_name,
@@ -50,8 +52,19 @@ from turnfold.formats.traces.gemini_cli_spans import (
     cut_length,
     gemini_messages,
 )
+from turnfold.formats.traces.langchain_messages import (
+    run_input_messages,
+    run_output_messages,
+    tool_message,
+)
 from turnfold.formats.traces.smolagents_spans import _smolagents_arguments, is_smolagents
-from turnfold.formats.traces.spans import Span, json_value
+from turnfold.formats.traces.spans import (
+    ADK_EVENT_ID,
+    ADK_TOOL_ARGUMENTS,
+    ADK_TOOL_RESPONSE,
+    Span,
+    json_value,
+)
 from turnfold.model import ImageData, ToolResult, ToolStatus, Usage
 
 #: The older per-message span events and the role each stands for.
@@ -143,16 +156,6 @@ def _listed(node: Any) -> Any:
     return {k: _listed(v) for k, v in node.items()}
 
 
-#: Private keys of the Chat messages :func:`_from_parts` makes, read by :class:`.otlp._Builder`.
-#: ``_PART``: a message that is one part with no place in a Chat message (a server tool's call
-#: or response, a compaction), made an entry of its own in the order of the parts.
-_PART = "turnfold.part"
-#: ``_IMAGES``: the inline images of a user's prompt or a tool's response (the entries that
-#: show images: model.UserMessage, model.ToolResult), as ``[media type, base64 data]`` pairs.
-_IMAGES = "turnfold.images"
-#: ``_UNSHOWN``: why parts of the message are named rather than shown, warned when the message
-#: is fed (a model span's input repeats the history, converted again for every span).
-_UNSHOWN = "turnfold.unshown"
 #: Parts of the GenAI message schemas (gen-ai-input-messages.json, gen-ai-output-messages.json)
 #: that are entries of their own: ``ServerToolCallPart``, ``ServerToolCallResponsePart``,
 #: ``CompactionPart``; and Gemini CLI's briefing (:data:`.gemini_cli_spans.BRIEFING`).
@@ -160,9 +163,6 @@ _ENTRY_PARTS = NameSet({"server_tool_call", "server_tool_call_response", "compac
 #: Parts that carry data by value (``BlobPart``), by URI (``UriPart``) or by a provider's file
 #: id (``FilePart``).
 _MEDIA_PARTS = NameSet({"blob", "uri", "file"})
-#: ``_FAILED``: a tool message whose result states it failed (a Converse ``toolResult`` of
-#: ``status: "error"``), read by :class:`.otlp._Builder` when no tool span settles its call.
-_FAILED = "turnfold.failed"
 
 
 # --- Strands' Bedrock Converse content --------------------------------------------------------
@@ -363,6 +363,8 @@ def _response_message(part: Mapping[str, Any]) -> dict[str, Any]:
     result content (Strands') is read as such, its ``status`` kept (:func:`converse_parts`)."""
     response = part.get("response", part.get("result"))
     message: dict[str, Any] = {"role": "tool", "tool_call_id": part.get("id")}
+    if isinstance(part.get("name"), str):  # not the schema's: a Gemini response's (_typed)
+        message["name"] = part["name"]
     if is_converse(response):
         text, shown = converse_result(response)
         message["content"] = text or ""
@@ -540,7 +542,10 @@ def _openinference(message: Mapping[str, Any]) -> dict[str, Any]:
         ]  # fmt: skip
     if inner.get("tool_call_id") is not None:
         chat["tool_call_id"] = inner["tool_call_id"]
-    if isinstance(inner.get("name"), str):
+    if isinstance(inner.get("name"), str) and chat["role"] != "assistant":
+        # An assistant message's name is shown nowhere, and LangChain's create_agent gives
+        # its reply the agent's name only once the model call returned: the response has
+        # none, the next call's history repeats it with the name. Left out, they are one.
         chat["name"] = inner["name"]
     return chat
 
@@ -770,6 +775,12 @@ def model_messages(
         inputs = _indexed(a, "llm.input_messages", history.indexed if history else None)
     if outputs is None:
         outputs = _indexed(a, "llm.output_messages", None)
+    if inputs is None and "input.value" in a:
+        # OpenInference's LangChain span without its flattened messages (hidden by its
+        # TraceConfig): the run's inputs it would have flattened them from.
+        inputs = run_input_messages(a["input.value"])
+    if outputs is None and "output.value" in a:
+        outputs = run_output_messages(a["output.value"])
     if inputs is None:
         inputs = completion_prompts(a)
         if inputs is not None and outputs is None:
@@ -920,10 +931,6 @@ def span_usage(a: Mapping[str, Any]) -> Usage | None:
 #: result (pydantic_ai/_instrumentation.py: ``tool_arguments_attr``, ``tool_result_attr``).
 _PYDANTIC_AI_ARGUMENTS = "tool_arguments"
 _PYDANTIC_AI_RESULT = "tool_response"
-#: Where Google ADK's own tracer puts a tool span's arguments (google/adk/telemetry/tracing.py,
-#: ``trace_tool_call``); OpenInference's instrumentor writes ``input.value`` only for
-#: arguments that are not empty.
-_ADK_ARGUMENTS = "gcp.vertex.agent.tool_call_args"
 
 
 def tool_arguments(span: Span) -> Any:
@@ -942,8 +949,8 @@ def tool_arguments(span: Span) -> Any:
         return parse_arguments(a[_PYDANTIC_AI_ARGUMENTS])
     if "ai.toolCall.args" in a:
         return parse_arguments(a["ai.toolCall.args"])
-    if _ADK_ARGUMENTS in a:
-        return parse_arguments(a[_ADK_ARGUMENTS])
+    if ADK_TOOL_ARGUMENTS in a and not _adk_uncaptured(a):
+        return parse_arguments(a[ADK_TOOL_ARGUMENTS])
     if _TRACELOOP_INPUT in a:
         return _langchain_tool_start(traceloop_arguments(a[_TRACELOOP_INPUT]))
     if "input.value" in a:
@@ -974,29 +981,53 @@ def _langchain_tool_start(value: Any) -> Any:
 
 
 def langchain_tool_message(span: Span) -> Mapping[str, Any] | None:
-    """The fields of the ``ToolMessage`` OpenLLMetry's LangChain instrumentation writes as a
-    tool span's result (``gen_ai.tool.call.result``, before it ``traceloop.entity.output``):
-    ``{"output": <the message as langchain's dumpd serializes it>}``
-    (``{"lc": 1, "type": "constructor", "id": [..., "ToolMessage"], "kwargs": {content,
-    tool_call_id, status…}}``), else None."""
-    raw = span.attributes.get("gen_ai.tool.call.result", span.attributes.get(_TRACELOOP_OUTPUT))
-    if not isinstance(raw, str) or '"ToolMessage"' not in raw:
+    """The fields of the LangChain ``ToolMessage`` a tool span records as its result, else
+    None: OpenLLMetry's LangChain instrumentation writes ``{"output": <the message as
+    langchain's dumpd serializes it>}`` (``gen_ai.tool.call.result``, before it
+    ``traceloop.entity.output``; ``{"lc": 1, "type": "constructor", "id": [...,
+    "ToolMessage"], "kwargs": {content, tool_call_id, status…}}``), OpenInference's the
+    message itself as ``output.value`` (``message_to_dict``'s ``{"type": "tool", "data":
+    {…}}``, :func:`.langchain_messages.tool_message`)."""
+    a = span.attributes
+    raw = a.get("gen_ai.tool.call.result", a.get(_TRACELOOP_OUTPUT))
+    if isinstance(raw, str) and '"ToolMessage"' in raw:
+        value = json_value(raw)
+        output = value.get("output") if isinstance(value, MAPPINGS) else None
+        if isinstance(output, MAPPINGS) and output.get("lc") == 1:
+            kind, fields = output.get("id"), output.get("kwargs")
+            if isinstance(kind, list) and kind[-1:] == ["ToolMessage"]:
+                return fields if isinstance(fields, MAPPINGS) else None
         return None
-    value = json_value(raw)
-    output = value.get("output") if isinstance(value, MAPPINGS) else None
-    if not isinstance(output, MAPPINGS) or output.get("lc") != 1:
-        return None
-    kind, fields = output.get("id"), output.get("kwargs")
-    if isinstance(kind, list) and kind[-1:] == ["ToolMessage"] and isinstance(fields, MAPPINGS):
-        return fields
+    raw = a.get("output.value") if raw is None else None
+    # Most outputs are no message: only one naming a call id is decoded.
+    if isinstance(raw, str) and '"tool_call_id"' in raw:
+        return tool_message(raw)
     return None
 
 
-def tool_response(span: Span) -> tuple[str | None, list[ImageData]]:
-    """A tool span's result: ``gen_ai.tool.call.result``, OpenInference's ``output.value``,
-    pydantic-ai's older ``tool_response``, the AI SDK's ``ai.toolCall.result`` or OpenLLMetry's
-    ``traceloop.entity.output`` (the return value as JSON), else the ``tool_call_response`` of
-    its output
+#: Google ADK's own tracer (google/adk/telemetry/tracing.py, ``trace_tool_call``, in its 1.x
+#: releases and its schema 1 since) writes a tool span's arguments and result
+#: (:data:`.spans.ADK_TOOL_ARGUMENTS`, :data:`.spans.ADK_TOOL_RESPONSE`: the function
+#: response's ``response``, which wraps a value that is no dict as ``{"result": value}``), both
+#: ``"{}"`` where content capture is off (``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false``), and
+#: this result where the tool sent no response. (OpenInference's ADK instrumentor writes
+#: ``input.value`` only for arguments that are not empty.)
+_ADK_UNSPECIFIED = {"result": "<not specified>"}
+
+
+def _adk_uncaptured(a: Mapping[str, Any]) -> bool:
+    """Whether Google ADK's tool span was written with content capture off: its arguments
+    and its result both ``"{}"`` (a tool of no arguments that returned ``{}`` reads so too)."""
+    return a.get(ADK_TOOL_ARGUMENTS) == "{}" and a.get(ADK_TOOL_RESPONSE) == "{}"
+
+
+def tool_response(span: Span) -> tuple[str | None, list[ImageData], bool]:
+    """A tool span's result and whether it says the tool failed: ``gen_ai.tool.call.result``,
+    OpenInference's ``output.value``, pydantic-ai's older ``tool_response``, the AI SDK's
+    ``ai.toolCall.result``, OpenLLMetry's ``traceloop.entity.output`` or Google ADK's
+    ``gcp.vertex.agent.tool_response`` (the return value as JSON, read by
+    :func:`returned_content`; ADK's as the ADK reader reads a function response,
+    :func:`adk_response`), else the ``tool_call_response`` of its output
     messages (Strands' latest mode, which writes ``gen_ai.tool.call.result`` only for a
     success) or Strands' older ``gen_ai.choice`` event, whose ``message`` is the result's
     content (``end_tool_call_span``). Strands' results are Converse tool result content
@@ -1005,11 +1036,20 @@ def tool_response(span: Span) -> tuple[str | None, list[ImageData]]:
     raw = a.get("gen_ai.tool.call.result", a.get("output.value", a.get(_PYDANTIC_AI_RESULT)))
     raw = a.get("ai.toolCall.result") if raw is None else raw
     raw = a.get(_TRACELOOP_OUTPUT) if raw is None else raw
+    adk = ADK_EVENT_ID in a  # ADK's own tool span: its result is a function response's
+    if raw is None and ADK_TOOL_RESPONSE in a and not _adk_uncaptured(a):
+        raw, adk = a[ADK_TOOL_RESPONSE], True
     if raw is not None:
         value = json_value(raw)
+        failed = False
         if _is_function_response(value, a):
-            value = value["response"]
-        return converse_result(value) if is_converse(value) else output_content(value)
+            adk, value = True, value["response"]
+        if adk:
+            if value == _ADK_UNSPECIFIED:
+                return None, [], False
+            value, failed = adk_response(value)
+        text, images = converse_result(value) if is_converse(value) else returned_content(value)
+        return text, images, failed
     value = a.get("gen_ai.output.messages")
     messages = _genai_list(value) if value is not None else None
     for name, attributes in span.events if messages is None else ():
@@ -1020,13 +1060,70 @@ def tool_response(span: Span) -> tuple[str | None, list[ImageData]]:
         elif name == "gen_ai.choice" and "message" in attributes:
             body = json_value(attributes["message"])
             if is_converse(body):
-                return converse_result(body)
-            return output_content(_plain(attributes["message"], body))
+                return (*converse_result(body), False)
+            return (*output_content(_plain(attributes["message"], body)), False)
     for message in messages or ():
         if message.get("role") == "tool" and "tool_call_id" in message:
             images = [ImageData(media_type=m, data=d) for m, d in message.get(_IMAGES, ())]
-            return message.get("content"), images
-    return None, []
+            return message.get("content"), images, bool(message.get(_FAILED))
+    return None, [], False
+
+
+#: The content parts a tool's result may be made of, as the readers show them
+#: (:func:`~turnfold.formats.openai_responses.output_content`): text (MCP's, the Responses
+#: API's, LangChain's blocks), an image, a code interpreter's logs.
+_IMAGE_PARTS = frozenset({"input_image", "image_url", "computer_screenshot", "image"})
+
+
+def _is_content(value: Any) -> bool:
+    return (
+        type(value) is list
+        and bool(value)
+        and all(
+            isinstance(part, MAPPINGS)
+            and (
+                isinstance(part.get("text"), str)
+                or part.get("type") in _IMAGE_PARTS
+                or isinstance(part.get("logs"), str)
+            )
+            for part in value
+        )
+    )
+
+
+def returned_content(value: Any) -> tuple[str | None, list[ImageData]]:
+    """A tool's result as a tracer wrote it (its JSON decoded) as text and inline images: a
+    list of content parts (an MCP tool's ``[{"type": "text", "text": …}]``, images) or one
+    such part as its texts and images; any other list, like any object or number, is the
+    value the tool returned, shown whole as JSON, as the tool returned it (never its items
+    joined as if they were parts, a number among them dropped).
+
+    >>> returned_content([{"type": "text", "text": "a.txt"}])
+    ('a.txt', [])
+    >>> returned_content([1, 2])
+    ('[\\n  1,\\n  2\\n]', [])
+    """
+    if type(value) is list and not _is_content(value):
+        return stringify(value), []
+    return output_content(value)
+
+
+def adk_response(response: Any) -> tuple[Any, bool]:
+    """A Google ADK function response as the value its tool returned and whether the tool
+    failed, as the ADK reader reads one (:mod:`~turnfold.formats.frameworks.adk`): ``{"error":
+    message}`` is ADK's failure (``on_tool_error_callback``, an unknown tool), ``{"result":
+    value}`` the wrapper of a value that is no dict.
+
+    >>> adk_response({"result": [1, 2]}), adk_response({"error": "boom"})
+    (([1, 2], False), ('boom', True))
+    """
+    if isinstance(response, MAPPINGS):
+        error = response.get("error")
+        if error not in (None, "", {}):
+            return error, True
+        if response.keys() == {"result"}:
+            return response["result"], False
+    return response, False
 
 
 def _is_function_response(value: Any, a: Mapping[str, Any]) -> bool:

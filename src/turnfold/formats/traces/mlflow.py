@@ -32,7 +32,7 @@ a generation's calls found by its message's id in the graph's state; a message M
 converted to a Chat Completions one, its thinking and model lost, read as the whole message
 of the state it was made from, :class:`_Replies`; a LangChain message's content, provider
 blocks or langchain-core 1.x's standard ones, read by the rule the LangChain readers share,
-:mod:`~turnfold.formats.langchain_blocks`: :func:`_langchain_reply`),
+:mod:`~turnfold.formats.langchain_blocks`: :func:`.langchain_messages.langchain_reply`),
 a function's one string argument and its return value as prompt and reply),
 ``mlflow.chat.tokenUsage`` its ``gen_ai.usage.*``, ``mlflow.llm.model`` its model (else a
 LangChain response's ``response_metadata`` model, as the LangChain reader reads it), a tool
@@ -61,7 +61,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -82,7 +82,14 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, unselected
 from turnfold.formats.source import Source, open_source
-from turnfold.formats.traces.messages import _FAILED, _IMAGES, _PART, _UNSHOWN
+from turnfold.formats.traces.chat_keys import _FAILED, _IMAGES
+from turnfold.formats.traces.langchain_messages import (
+    image_pairs,
+    is_message_tuple,
+    langchain_message,
+    langchain_reply,
+    strip_none,
+)
 from turnfold.formats.traces.otlp import (
     chosen_conversation,
     conversation_transcript,
@@ -104,7 +111,7 @@ from turnfold.formats.traces.spans import (
     span_time,
     status_of,
 )
-from turnfold.model import ImageData, Thinking, ToolCall, Transcript
+from turnfold.model import ToolCall, Transcript
 
 NAME = "mlflow"
 #: ``load(path, sample=<conversation id>)`` picks one conversation (formats/__init__).
@@ -243,126 +250,29 @@ def _nanos(value: Any) -> int:
         return 0
 
 
-def _strip_none(value: Any) -> Any:
-    """A value with its ``None`` fields left out: a response's message as the SDK dumps it
-    (``"refusal": null``…) and the same message sent back in the next request
-    (``model_dump(exclude_none=True)``) are then one message, seen once."""
-    if isinstance(value, MAPPINGS):
-        return {k: _strip_none(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_strip_none(v) for v in value]
-    return value
-
-
 def _message(value: Any) -> dict[str, Any] | None:
     """A Chat Completions message, or a LangChain message as MLflow writes it (``type``
-    ``human`` / ``ai`` / ``system`` / ``tool``), in Chat shape."""
-    if _is_message_tuple(value):  # LangChain's ("user", "text") as a graph's input
+    ``human`` / ``ai`` / ``system`` / ``tool``), in Chat shape
+    (:func:`.langchain_messages.langchain_message`)."""
+    if is_message_tuple(value):  # LangChain's ("user", "text") as a graph's input
         return {"role": _LANGCHAIN_ROLES.get(value[0], value[0]), "content": value[1]}
     if not isinstance(value, MAPPINGS):
         return None
-    fields: dict[str, Any] = dict(_strip_none(value))
+    fields: dict[str, Any] = dict(strip_none(value))
     if isinstance(fields.get("role"), str):
         return fields
     role = _LANGCHAIN_ROLES.get(str(fields.get("type")))
     if role is None:
         return None
-    content = fields.get("content", "")
-    chat: dict[str, Any] = {"role": role, "content": content}
-    calls = [c for c in as_list(fields.get("tool_calls")) if isinstance(c, MAPPINGS)]
-    if calls:
-        chat["tool_calls"] = [_chat_call(c) for c in calls]
-    if role == "tool" and fields.get("tool_call_id") is not None:
-        chat["tool_call_id"] = fields["tool_call_id"]
-    if isinstance(content, list) and role != "assistant":
-        # LangChain's content blocks, read by its readers' rule (formats/langchain_blocks).
-        if role == "tool":
-            text, images = langchain_blocks.tool_content(content)
-        else:
-            text, images, _ = langchain_blocks.prompt(content)
-        chat["content"] = text or ""
-        if images:
-            chat[_IMAGES] = _image_pairs(images)
-    return chat
-
-
-def _chat_call(call: Mapping[str, Any]) -> dict[str, Any]:
-    """A LangChain ``tool_calls`` item (``{name, args, id}``) as a Chat Completions call."""
-    args = call.get("args", {})
-    arguments = args if isinstance(args, str) else codec.dumps(args)  # a garbled call's text
-    function = {"name": call.get("name"), "arguments": arguments}
-    return {"id": call.get("id"), "type": "function", "function": function}
-
-
-def _image_pairs(images: Sequence[ImageData]) -> list[list[str]]:
-    return [[image.media_type, image.data] for image in images]
-
-
-def _langchain_reply(fields: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """A LangChain AI message as Chat messages, its content read by the LangChain readers' rule
-    (:func:`~turnfold.formats.langchain_blocks.ai_content`: reasoning and thinking in any form,
-    the text, refusals, images, calls of ``tool_calls`` or of call blocks, each once), in
-    order: its thinking, its provider's own tool calls and their results each a message of its
-    own (``_PART``, as the OTLP reader's server tool parts), then its text and calls; a garbled
-    call (``invalid_tool_calls``) is followed by a failed result saying why it never ran."""
-    read = langchain_blocks.ai_content(fields)
-    out: list[dict[str, Any]] = []
-    reasoning: list[str] = []
-
-    def flush() -> None:
-        if reasoning:
-            out.append({"role": "assistant", "reasoning_content": "\n\n".join(reasoning)})
-            reasoning.clear()
-
-    for item in read.leading:
-        if isinstance(item, Thinking) and item.text:
-            reasoning.append(item.text)
-            continue
-        flush()
-        if isinstance(item, Thinking):  # no text: redacted, or encrypted (its signature)
-            kept = ({"redactedContent": item.data or ""} if item.form == "redacted"
-                    else {"reasoningText": {"signature": item.data or ""}})  # fmt: skip
-            out.append({"role": "assistant", _PART: {"type": "reasoningContent", "content": kept}})
-        else:
-            call = langchain_blocks.server_call(item)
-            part = {"type": "server_tool_call", "id": call["id"], "name": call["name"],
-                    "server_tool_call": call["args"]}  # fmt: skip
-            out.append({"role": "assistant", _PART: part})
-    for block in read.results:
-        call_id, status, result = langchain_blocks.server_outcome(block)
-        # The payload server_tool_outcome reads: the result's text, its failure said.
-        response: dict[str, Any] = {"type": block.get("type"), "output": result.text or ""}
-        if status == "error":
-            response["is_error"] = True
-        part = {"type": "server_tool_call_response", "id": call_id or None,
-                "server_tool_call_response": response}  # fmt: skip
-        out.append({"role": "assistant", _PART: part})
-    chat: dict[str, Any] = {"role": "assistant", "content": read.text}
-    if reasoning:
-        chat["reasoning_content"] = "\n\n".join(reasoning)
-    calls = [c for c in (*read.calls, *read.invalid) if isinstance(c, MAPPINGS)]
-    if calls:
-        chat["tool_calls"] = [_chat_call(c) for c in calls]
-    if read.refusals:
-        chat["refusal"] = "\n\n".join(read.refusals)
-    if read.images:
-        chat[_IMAGES] = _image_pairs(read.images)
-    if read.unshown:
-        chat[_UNSHOWN] = read.unshown
-    out.append(chat)
-    for bad in read.invalid:
-        error = bad.get("error") if isinstance(bad, MAPPINGS) else None
-        why = error if isinstance(error, str) and error else "invalid tool call (not run)"
-        out.append({"role": "tool", "tool_call_id": bad.get("id") if isinstance(bad, MAPPINGS)
-                    else None, "content": why, _FAILED: True})  # fmt: skip
-    return out
+    return langchain_message(role, fields)
 
 
 def _chats(value: Any) -> list[dict[str, Any]]:
     """The Chat messages of one message of any form :func:`_message` reads; a LangChain AI
-    message's by :func:`_langchain_reply`, an Anthropic one's by :func:`_anthropic`."""
+    message's by :func:`.langchain_messages.langchain_reply`, an Anthropic one's by
+    :func:`_anthropic`."""
     if isinstance(value, MAPPINGS) and value.get("type") == "ai" and "role" not in value:
-        return _langchain_reply(_strip_none(value))
+        return langchain_reply(strip_none(value))
     message = _message(value)
     return [] if message is None else _anthropic(message)
 
@@ -370,7 +280,7 @@ def _chats(value: Any) -> list[dict[str, Any]]:
 def _reasoning_of(chat: dict[str, Any]) -> None:
     """An Anthropic assistant message's ``thinking`` blocks as the Chat reader's
     ``reasoning_content``; the other blocks stay (a LangChain message's are read by
-    :func:`_langchain_reply`)."""
+    :func:`.langchain_messages.langchain_reply`)."""
     content = chat["content"]
     texts: list[str] = []
     kept = []
@@ -422,7 +332,7 @@ def _anthropic(message: dict[str, Any]) -> list[dict[str, Any]]:
             result = {"role": "tool", "tool_call_id": block.get("tool_use_id"),
                       "content": text or ""}  # fmt: skip
             if images:
-                result[_IMAGES] = _image_pairs(images)
+                result[_IMAGES] = image_pairs(images)
             if block.get("is_error") is True:  # settles a call no tool span settled as failed
                 result[_FAILED] = True
             out.append(result)
@@ -439,17 +349,6 @@ def _anthropic(message: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 _LANGCHAIN_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
-#: The roles of a message tuple (langchain_core ``_create_message_from_message_type``).
-_TUPLE_ROLES = {"human", "user", "ai", "assistant", "system", "developer", "tool"}
-
-
-def _is_message_tuple(value: Any) -> bool:
-    return (
-        isinstance(value, (list, tuple))
-        and len(value) == 2
-        and value[0] in _TUPLE_ROLES
-        and isinstance(value[1], (str, list))
-    )
 
 
 def _response_items(items: list[Any]) -> list[dict[str, Any]]:
@@ -498,7 +397,7 @@ def _messages(
     the message's text as JSON, never dropped."""
     # A batch (a list of lists of messages), not one ("user", "text") message: its first.
     if isinstance(value, list) and value and isinstance(value[0], list):
-        value = value if _is_message_tuple(value[0]) else value[0]
+        value = value if is_message_tuple(value[0]) else value[0]
     if isinstance(value, list):
         found = _each(value)
         if found:
@@ -763,7 +662,7 @@ def _reply_key(content: Any, calls: list[Any]) -> tuple[str, ...] | None:
         ids = [c.get("id") if isinstance(c, MAPPINGS) else None for c in calls]
         named = [i for i in ids if isinstance(i, str) and i]
         return ("calls", *named) if len(named) == len(ids) else None
-    return ("content", codec.dumps(_strip_none("" if content is None else content)))
+    return ("content", codec.dumps(strip_none("" if content is None else content)))
 
 
 def _langchain_output(outputs: Any, replies: _Replies) -> Mapping[str, Any] | None:

@@ -57,7 +57,12 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` and the older per-message events
   (``gen_ai.system.message``, ``gen_ai.user.message``, ``gen_ai.assistant.message``,
   ``gen_ai.tool.message``, ``gen_ai.choice``), a completion call's ``llm.prompts`` and reply
-  (:func:`.messages.completion_prompts`). Each model call's input repeats the history, so
+  (:func:`.messages.completion_prompts`); where OpenInference's LangChain instrumentor kept
+  no flattened messages (its ``TraceConfig`` hides them), the LangChain run's inputs and
+  outputs it writes as ``input.value`` / ``output.value``, LangChain's serialized messages
+  (:mod:`.langchain_messages`); Google ADK's own ``call_llm`` span, its whole request and
+  response (``gcp.vertex.agent.llm_request`` / ``llm_response``, :mod:`.adk_spans`). Each
+  model call's input repeats the history, so
   only the messages not seen before are added (the history as a prefix, else by content);
   messages then map as Chat Completions messages do (:mod:`~turnfold.formats.openai_chat`),
   the parts of a GenAI message in their order (:func:`.messages._from_parts`, the part types of the
@@ -91,10 +96,15 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   ``tool_call.id``, ``tool.id``; without one, the first unsettled call of its name, or of
   that call's response the one with the span's arguments: a response's calls may run in
   parallel; a Gemini call, which has none, takes that of Google ADK's tool span under its model
-  span: :meth:`_Rebuild._given_ids`) with its
-  result (``gen_ai.tool.call.result``, ``output.value``, pydantic-ai's older ``tool_response``;
-  OpenLLMetry's LangChain result is a serialized ``ToolMessage``, read as its content, status
-  and call id: :func:`.messages.langchain_tool_message`;
+  span, or after it where ADK's own tracer runs the tools beside it:
+  :meth:`_Rebuild._given_ids`) with its
+  result (``gen_ai.tool.call.result``, ``output.value``, pydantic-ai's older ``tool_response``,
+  Google ADK's ``gcp.vertex.agent.tool_response``, its ``{"result": x}`` the value ``x`` and
+  its ``{"error": e}`` a failure, as the ADK reader reads them; a value that is a list of
+  anything but content parts is shown whole as JSON, as the tool returned it:
+  :func:`.messages.returned_content`; OpenLLMetry's and OpenInference's LangChain result is
+  a serialized ``ToolMessage``, read as its content, status and call id:
+  :func:`.messages.langchain_tool_message`;
   else its output messages' or Strands' ``gen_ai.choice`` event's: :func:`.messages.tool_response`;
   the AI SDK's ``ai.toolCall.result``; OpenLLMetry's ``traceloop.entity.output``, the
   function's return value; a tool message of a later model span gives it when the span has
@@ -204,12 +214,10 @@ from turnfold.formats.gemini_parts import corrected_status
 from turnfold.formats.openai_chat import OpenAIChatBuilder
 from turnfold.formats.openai_responses import describe_call, output_content
 from turnfold.formats.source import Source, keep_warning
+from turnfold.formats.traces.adk_spans import restore_adk_span
+from turnfold.formats.traces.chat_keys import _FAILED, _IMAGES, _PART, _UNSHOWN
 from turnfold.formats.traces.gemini_cli_spans import BRIEFING, cut_reasons, tool_call_outcome
 from turnfold.formats.traces.messages import (
-    _FAILED,
-    _IMAGES,
-    _PART,
-    _UNSHOWN,
     _History,
     agent_name,
     agent_span_name,
@@ -1114,13 +1122,21 @@ class _Rebuild:
         (``gen_ai.tool.call.id``). A response's calls (``asked``) take the ids of the tool
         spans under its span, in order by name; a later span's history, its calls and the
         tool messages answering them (by name, no call id either), the ids given so far, in
-        order by name, as the history repeats them. Other id-less calls are left as they
-        are (warned of by the builder)."""
+        order by name, as the history repeats them. ADK's own tracer runs a response's tools
+        after its ``call_llm`` span ended, beside it: where no tool span is under the model
+        span, those after it up to the next model span give the ids
+        (:meth:`_following_tools`). Other id-less calls are left as they are (warned of by
+        the builder)."""
         if not asked and not builder.given_ids:
             return messages
         runs: dict[str, list[str]] = {}
         if asked:
-            for tool in sorted(self._walk(span)[1:], key=lambda s: s.start):
+            tools = sorted(self._walk(span)[1:], key=lambda s: s.start)
+            if not any(t.op in _TOOL_OPS for t in tools) and any(
+                not c.get("id") for m in messages for c in as_list(m.get("tool_calls"))
+            ):
+                tools = self._following_tools(span)
+            for tool in tools:
                 own = _str(tool.attributes, "gen_ai.tool.call.id", "tool.id")
                 name = _str(tool.attributes, "gen_ai.tool.name", "tool.name")
                 if tool.op in _TOOL_OPS and own and name and own not in builder.calls():
@@ -1154,6 +1170,22 @@ class _Rebuild:
                 message = {**message, "tool_call_id": own} if own else message
             out.append(message)
         return out
+
+    def _following_tools(self, span: Span) -> list[Span]:
+        """The tool spans beside ``span`` (under its parent) that start after it, up to the
+        next model span: the runs of its response's calls, where its tracer ran them outside
+        its span."""
+        parent = self.by_id.get((span.trace_id, span.parent_id or ""))
+        siblings = parent.children if parent is not None else self.roots
+        tools: list[Span] = []
+        for sibling in sorted(siblings, key=lambda s: s.start):
+            if sibling is span or sibling.start < span.start:
+                continue
+            if sibling.op in MODEL_OPS:
+                break
+            if sibling.op in _TOOL_OPS:
+                tools.append(sibling)
+        return tools
 
     def _counted_above(self, span: Span) -> bool:
         """Whether a model span above ``span`` in its agent's tree recorded usage (one that
@@ -1252,10 +1284,11 @@ class _Rebuild:
             return
         if message is not None:
             text, images = output_content(message.get("content"))
+            failed = message.get("status") == "error"
         else:
-            text, images = tool_response(span)
+            text, images, failed = tool_response(span)
         status: ToolStatus
-        if span.failed or _exception_text(span) or (message or {}).get("status") == "error":
+        if span.failed or _exception_text(span) or failed:
             status = "error"
             text = text or span.status_message or _exception_text(span)
         else:
@@ -1607,6 +1640,7 @@ def _read_spans(source: Source) -> list[Span]:
             if span is None:
                 source.warn("span without a traceId or spanId skipped", line, record_type="span")
                 continue
+            restore_adk_span(span.attributes)  # Google ADK's own spans (.adk_spans)
             key = (span.trace_id, span.span_id)
             if key in at or key in left_out:
                 source.ignored("span/(repeated)")

@@ -174,6 +174,16 @@ class Span:
 #: for the one event merging their responses (google/adk/telemetry/tracing.py,
 #: ``trace_merged_tool_calls``): each call has a span of its own.
 _ADK_MERGED = "(merged tools)"
+#: Where Google ADK's own tracer puts a model call's request and response (its ``call_llm``
+#: span, which names no operation: :func:`operation`; read by :mod:`.adk_spans`).
+ADK_LLM_REQUEST = "gcp.vertex.agent.llm_request"
+ADK_LLM_RESPONSE = "gcp.vertex.agent.llm_response"
+#: Where it puts a tool span's arguments and result (``trace_tool_call``: :mod:`.messages`).
+ADK_TOOL_ARGUMENTS = "gcp.vertex.agent.tool_call_args"
+ADK_TOOL_RESPONSE = "gcp.vertex.agent.tool_response"
+#: What every span of its own tracer that stands for an event carries (its model and tool
+#: spans, in each of its telemetry schemas).
+ADK_EVENT_ID = "gcp.vertex.agent.event_id"
 #: What Koog 0.3 writes on a tool span, which names no operation (:func:`operation`).
 _KOOG_TOOL = frozenset({"gen_ai.tool.name", "gen_ai.tool.call.id"})
 
@@ -227,7 +237,9 @@ _AI_SDK_OPERATIONS = {
 
 def operation(name: str, attributes: Mapping[str, Any]) -> str:
     """A span's record type: its GenAI operation, its OpenInference kind, OpenLLMetry's older
-    ``llm.request.type`` or its decorators' ``traceloop.span.kind``, else ``(other)``."""
+    ``llm.request.type`` or its decorators' ``traceloop.span.kind``, the Vercel AI SDK's
+    ``ai.operationId``, Google ADK's ``call_llm`` and Koog 0.3's tool span by their
+    attributes, else ``(other)``."""
     op = attributes.get("gen_ai.operation.name")
     if isinstance(op, str) and op:
         if op == "execute_tool" and attributes.get("gen_ai.tool.name") == _ADK_MERGED:
@@ -245,6 +257,10 @@ def operation(name: str, attributes: Mapping[str, Any]) -> str:
     step = attributes.get("ai.operationId")
     if isinstance(step, str) and step in _AI_SDK_OPERATIONS:
         return _AI_SDK_OPERATIONS[step]
+    if ADK_LLM_REQUEST in attributes:
+        # Google ADK's call_llm span (its tracer's 1.x releases and schema 1 since): a model
+        # call, as its tool spans (which write the same key, "{}") name theirs.
+        return "generate_content"
     if attributes.keys() >= _KOOG_TOOL:
         # Koog 0.3's tool span (``tool.<name>``, scope ``ai.koog``) names its tool and its
         # call and no operation: a tool's run, as Langfuse types it (ObservationTypeMapper).
