@@ -508,7 +508,7 @@ class _Run:
                 self._counted(stored.kind)
             return
         sign = -1 if retract else 1
-        errors = rows.column(len(COLUMNS) - 1)  # ``error`` is the last column (C-2)
+        errors = rows.column(COLUMNS.index("error"))
         self.errors += sign * (len(errors) - errors.null_count)
         self.tallied += sign * rows.num_rows
 

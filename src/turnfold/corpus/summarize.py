@@ -82,20 +82,21 @@ from turnfold.usage import records_tokens_per_turn
 if TYPE_CHECKING:
     import pyarrow as pa
 
-#: The row of C-2, in its order; ``no_cost`` beside the cost: why a row whose tokens are
-#: known has none (:class:`~turnfold.cost.NoCost`, as its session header says it).
+#: The row of C-2, in its order, then ``no_cost``: why a row whose tokens are known has no
+#: cost (:class:`~turnfold.cost.NoCost`, as its session header says it). It follows the
+#: spec's columns rather than sitting beside ``cost_usd``, so each of those keeps its place.
 COLUMNS: tuple[str, ...] = (
     "key", "path", "sample", "format", "agent", "title", "model", "started", "ended",
     "duration_s", "turns", "tool_calls", "failed_tools", "errors", "subagents", "input_tokens",
-    "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd", "no_cost",
-    "outcome", "score", "warnings", "error",
+    "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd", "outcome", "score",
+    "warnings", "error", "no_cost",
 )  # fmt: skip
 #: One row per tool call (C-3).
 TOOL_CALL_COLUMNS: tuple[str, ...] = (
     "key", "turn", "call_id", "name", "category", "status", "started", "duration_ms",
     "description", "error",
 )  # fmt: skip
-#: One row per turn (C-3); ``no_cost`` as the session row's, of the turn's tokens.
+#: One row per turn (C-3), then ``no_cost`` as the session row's, of the turn's tokens.
 TURN_COLUMNS: tuple[str, ...] = (
     "key", "turn", "status", "started", "duration_s", "tool_calls", "input_tokens",
     "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd", "no_cost",
@@ -1209,10 +1210,9 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
         "errors": errors, "subagents": _delegations(transcript),
         **{name: tokens.get(name) for name in TOKEN_COLUMNS},
         "cost_usd": facts.cost.usd if facts.cost is not None else None,
-        "no_cost": no_cost.said if no_cost is not None else None,
         "outcome": as_text(meta.get("outcome")),
         "score": _score(meta.get("score")), "warnings": warning_count(transcript.warnings),
-        "error": None,
+        "error": None, "no_cost": no_cost.said if no_cost is not None else None,
     }  # fmt: skip
     return Summary("rows", [row], tool_rows, turn_rows)
 
