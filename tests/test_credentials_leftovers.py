@@ -362,8 +362,14 @@ def test_Q4_files_of_a_data_or_models_folder_pay_no_full_check(
     test = named_like([keeper for _, keeper in keepers()])
     for folder in LIKELY_DEEP_FOLDERS:
         assert not test(f"/x/{folder}/any.json"), folder
-        assert test(f"/x/.continue/{folder}/any.json"), folder
-        assert test(f"/x/.continue/{folder}/team/deeper/any.json"), folder
+    # Each deep folder in the folder of a tool that keeps one (Continue's ``models/``, the Kimi
+    # CLI's ``plugins/``, Kimi Code's ``credentials/``) is looked at, at any depth.
+    deep = {(tool, p.split("/")[0]) for _, k in keepers() for p in k.files if p.endswith("/**")
+            for tool in k.folders}  # fmt: skip
+    assert {folder for _, folder in deep} == set(LIKELY_DEEP_FOLDERS)
+    for tool, folder in sorted(deep):
+        assert test(f"/x/{tool}/{folder}/any.json"), (tool, folder)
+        assert test(f"/x/{tool}/{folder}/team/deeper/any.json"), (tool, folder)
     monkeypatch.setenv("CONTINUE_GLOBAL_DIR", str(tmp_path / "moved"))
     test = named_like([keeper for _, keeper in keepers()])
     assert test("/x/data/any.json")

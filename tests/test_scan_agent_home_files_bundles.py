@@ -11,11 +11,28 @@ tools' bookkeeping. Each is placed where its tool puts it, written as it writes 
   ``cli.js``, ``@anthropic-ai/claude-code`` 2.1.56: ``join(configDir, "image-cache",
   sessionId, `${id}.${mediaType.split("/")[1]}`)``); the user's sub-agent definitions
   ``agents/<name>.md`` (Markdown with a YAML front matter, read at any depth);
+- Claude Code 2.1.332, ``~/.claude``, as its binary writes them: a task list's
+  ``tasks/<list>/<n>.json`` (``JSON.stringify({id, ...task}, null, 2)``), a team's
+  ``teams/<team>/config.json`` and ``inboxes/<agent>.json``, a background job's
+  ``jobs/pins.json`` and ``jobs/<job>/state.json``, ``adopt.json``, ``order``, ``stateOrder``,
+  ``group``, ``recap.trigger`` and ``tmp/pasted-<digest>.png``;
+  ``usage-data/facets/<session>.json``, ``session-meta/<session>.json`` and
+  ``report-<time>.html``; ``telemetry/1p_failed_events.<session>.<id>.json``,
+  ``telemetry/runs/<id>.json``, ``traces/<id>.json``,
+  ``startup-perf/<id>.txt``, ``mcp-discovery-cache/<key>.json``, ``mcp-needs-auth-cache.json``,
+  ``state/mcp-discover-verdicts.json``, ``cache/changelog.md`` and the npm install of itself in
+  ``local/`` (``local/package.json``: ``{"name": "claude-local", "version": "0.0.1",
+  "private": true}``, its ``node_modules/``);
+- Qwen Code 0.24.4, ``~/.qwen``: plan mode's ``plans/<session>.md`` and an agent's
+  ``plans/<session>-<agent>.md`` (``Storage.getPlanFilePath``, ``createPerAgentConfig``);
 - Codex CLI 0.171.0, ``~/.codex/cache/``: the apps directory's cache
   ``codex_app_directory/<sha1>.json`` (openai/codex ``codex-rs/connectors/src/
   directory_cache.rs``: ``to_vec_pretty`` of ``{schema_version: 1, expires_at_unix_ms,
   connectors}``), the plugins' catalogue ``remote_plugin_catalog/<fnv-1a>.json``
-  (``catalog_cache.rs``) and a pet's picture ``tui-pets/v1/assets/<file>.webp``;
+  (``catalog_cache.rs``) and a pet's picture ``tui-pets/v1/assets/<file>.webp``; an installed
+  plugin's bundle ``~/.codex/plugins/cache/<marketplace>/<plugin>/<version>/`` (its
+  ``.codex-plugin/plugin.json``, skills and scripts, copied whole: ``PLUGINS_CACHE_DIR``,
+  ``codex-rs/core-plugins/src/store.rs``);
 - Gemini CLI 0.61.0, ``~/.gemini/tmp/<project>/<session>/``: ``plans/`` (Markdown of the names
   the model gives) and ``tracker/<id>.json`` (``TrackerService.saveTask``:
   ``JSON.stringify(task, null, 2)`` of ``TrackerTaskSchema``);
@@ -24,8 +41,11 @@ tools' bookkeeping. Each is placed where its tool puts it, written as it writes 
   ``telemetry-profile.json`` (``{token: sha256, email, fetchedAt}``), ``session-export.db``
   (``CREATE TABLE session_export_sequence (session_id TEXT PRIMARY KEY, next INTEGER NOT
   NULL)``), ``session-export-workspace.json`` (``{sessions, snapshots}``),
-  ``retention/state.json`` (``{at, scanned, deleted, skippedActive, failed, durationMs}``) and
-  ``plans/<created>-<slug>.md``;
+  ``retention/state.json`` (``{at, scanned, deleted, skippedActive, failed, durationMs}``),
+  ``plans/<created>-<slug>.md``, and checkouts of code, not entered
+  (``discover.KILO_CHECKOUTS``): a git worktree of the user's project,
+  ``worktree/<project id>/<name>/`` (``Worktree.makeWorktreeInfo``), and a clone of the
+  ``repo_clone`` tool, ``repos/github.com/<owner>/<repo>/`` (``Path.repos``);
 - the older Kimi CLI 1.52.0, ``~/.kimi``: what a run wrote (tests/fixtures/kimi/legacy/
   home-files), and, as ``kimi_cli`` writes them, ``user-history/<md5>.jsonl``
   (``{"content"}`` per prompt, ``ui/shell/prompt.py``), ``plans/<hero>-<hero>-<hero>.md``
@@ -36,7 +56,8 @@ tools' bookkeeping. Each is placed where its tool puts it, written as it writes 
 
 The sessions are real files of tests/fixtures: Claude Code 2.1.337's with its sub-agent's
 transcript ``<session>/subagents/agent-<id>.jsonl`` (which ``agents/`` must not hide), a Codex
-rollout, Gemini CLI 0.61's, Kilo Code's database and the Kimi CLI's session folder.
+rollout, Gemini CLI 0.61's, Qwen Code 0.24.4's, Kilo Code's database and the Kimi CLI's session
+folder.
 """
 
 from __future__ import annotations
@@ -45,6 +66,7 @@ import hashlib
 import json
 import shutil
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,6 +85,8 @@ KILO_HOME = FIXTURES / "opencode" / "kilo" / "home-files"
 KILO_SESSION = "ses_dafb71117ffeP1JdOLbYrCqSUf"  # a session of the run of KILO_HOME
 KIMI = FIXTURES / "kimi" / "legacy" / "work" / "ea564de4-19b4-46fa-bb90-96824cb99092"
 KIMI_HOME = FIXTURES / "kimi" / "legacy" / "home-files"
+QWEN = FIXTURES / "qwen" / "qwen-code_v0.24.4_api-error.jsonl"
+QWEN_SESSION = "e004f15a-a6bf-4936-9841-21e2ce04b434"  # the session id inside it
 #: The smallest PNG and WebP headers: the tools write the pictures' bytes as they are.
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
 WEBP = b"RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x00\x00\x00\x10\x07\x10\x11\x11\x88"
@@ -92,7 +116,8 @@ def _sessions(home: Path) -> None:
     shutil.copytree(CLAUDE, home / ".claude" / "projects" / "-work")
     codex = home / ".codex" / "sessions" / "2026" / "12" / "06" / f"rollout-{CODEX.name}"
     gemini = home / ".gemini" / "tmp" / "shop" / "chats" / "session-2026-12-05T18-37-e004f15a.jsonl"
-    for source, target in ((CODEX, codex), (GEMINI, gemini),
+    qwen = home / ".qwen" / "projects" / "-work" / "chats" / f"{QWEN_SESSION}.jsonl"
+    for source, target in ((CODEX, codex), (GEMINI, gemini), (QWEN, qwen),
                            (KILO, home / ".local" / "share" / "kilo" / "kilo.db")):  # fmt: skip
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
@@ -115,6 +140,67 @@ def _claude_files(claude: Path) -> list[Path]:
         _write(claude / "agents" / "team" / "tester.md",
                "---\nname: tester\ndescription: Runs the tests.\n---\n\nYou run tests.\n"),
     ]  # fmt: skip
+
+
+def _claude_bundle_files(claude: Path) -> list[Path]:
+    """Claude Code 2.1.332's task lists, teams, background jobs, ``/insights`` data, telemetry,
+    caches and its own npm install, each as its binary writes it."""
+    task = {"id": "1", "subject": "Fix the total", "description": "cart.py adds tax twice",
+            "activeForm": "Fixing the total", "status": "in_progress", "blocks": [],
+            "blockedBy": []}  # fmt: skip
+    team = {"name": "shop", "leadAgentId": "team-lead@shop",
+            "members": [{"agentId": "tester@shop", "name": "tester"}]}  # fmt: skip
+    inbox = [{"from": "team-lead", "text": "Run the tests.",
+              "timestamp": "2026-12-07T08:22:51.341Z", "read": False}]  # fmt: skip
+    job = {"short": "a1b2c3d4", "state": "running", "sessionId": CLAUDE_SESSION}
+    facets = {"session_id": CLAUDE_SESSION, "outcome": "fully_achieved"}
+    local = {"name": "claude-local", "version": "0.0.1", "private": True}
+    return [
+        _write(claude / "tasks" / CLAUDE_SESSION / "1.json", json.dumps(task, indent=2)),
+        _write(claude / "teams" / "shop" / "config.json", json.dumps(team, indent=2)),
+        _write(claude / "teams" / "shop" / "inboxes" / "tester.json", json.dumps(inbox, indent=2)),
+        _write(claude / "jobs" / "pins.json", "[]"),
+        _write(claude / "jobs" / "a1b2c3d4" / "state.json", json.dumps(job, indent=2)),
+        _write(claude / "jobs" / "a1b2c3d4" / "adopt.json", "{}"),
+        _write(claude / "jobs" / "a1b2c3d4" / "order", "3"),
+        _write(claude / "jobs" / "a1b2c3d4" / "stateOrder", "3"),
+        _write(claude / "jobs" / "a1b2c3d4" / "group", "shop"),
+        _write(claude / "jobs" / "a1b2c3d4" / "recap.trigger", ""),
+        _write(claude / "jobs" / "a1b2c3d4" / "tmp" / "pasted-0123456789ab.png", PNG),
+        _write(claude / "usage-data" / "facets" / f"{CLAUDE_SESSION}.json", json.dumps(facets)),
+        _write(claude / "usage-data" / "session-meta" / f"{CLAUDE_SESSION}.json",
+               json.dumps({"session_id": CLAUDE_SESSION, "duration_minutes": 3})),
+        _write(claude / "usage-data" / "report-2026-12-07.html", "<!doctype html><p>Report"),
+        _write(claude / "telemetry" / f"1p_failed_events.{CLAUDE_SESSION}.5f0c.json", "[]"),
+        _write(claude / "telemetry" / "runs" / "5f0c.json", "{}"),
+        _write(claude / "traces" / "5f0c.json", "{}"),
+        _write(claude / "startup-perf" / "5f0c.txt", "startup 120ms\n"),
+        _write(claude / "mcp-discovery-cache" / "0123456789abcdef.json", "{}"),
+        _write(claude / "mcp-needs-auth-cache.json", "{}"),
+        _write(claude / "state" / "mcp-discover-verdicts.json", "{}"),
+        _write(claude / "cache" / "changelog.md", "# Changelog\n"),
+        _write(claude / "local" / "package.json", json.dumps(local, indent=2)),
+        _write(claude / "local" / "node_modules" / "@anthropic-ai" / "claude-code" / "package.json",
+               json.dumps({"name": "@anthropic-ai/claude-code", "version": "2.1.332"})),
+    ]  # fmt: skip
+
+
+def _qwen_files(qwen: Path) -> list[Path]:
+    return [
+        _write(qwen / "plans" / f"{QWEN_SESSION}.md", "# Plan\n\n1. Run the check\n"),
+        _write(qwen / "plans" / f"{QWEN_SESSION}-agent-1.md", "# The agent's plan\n"),
+    ]
+
+
+def _codex_plugin_files(codex: Path) -> list[Path]:
+    """An installed plugin's bundle, as Codex copies it (its manifest, a skill, a script)."""
+    bundle = codex / "plugins" / "cache" / "openai-curated" / "github" / "1.2.0"
+    manifest = {"name": "github", "version": "1.2.0", "description": "GitHub tools"}
+    return [
+        _write(bundle / ".codex-plugin" / "plugin.json", json.dumps(manifest, indent=2)),
+        _write(bundle / "skills" / "review" / "SKILL.md", "---\nname: review\n---\nReview.\n"),
+        _write(bundle / "scripts" / "events.jsonl", '{"event": "installed"}\n'),
+    ]
 
 
 def _codex_files(cache: Path) -> list[Path]:
@@ -161,12 +247,23 @@ def _kilo_files(kilo: Path) -> list[Path]:
                "fetchedAt": 1796643301736}  # fmt: skip
     retention = {"at": 1796643301736, "scanned": 2, "deleted": 0, "skippedActive": 1,
                  "failed": 0, "durationMs": 12}  # fmt: skip
+    # Checkouts of code, whatever they hold: here a project's sources, its packages and a
+    # transcript it keeps among its test data (the user's copy is where the project is).
+    worktree = kilo / "worktree" / "9f1c2d3e4b5a69788796a5b4c3d2e1f00f1e2d3c" / "brave-otter"
+    clone = kilo / "repos" / "github.com" / "acme" / "widgets"
     return [
         *(path for path in sorted(kilo.rglob("*")) if path.is_file() and path.name != "kilo.db"),
         _write(kilo / "telemetry-profile.json", json.dumps(profile, separators=(",", ":"))),
         _write(kilo / "session-export-workspace.json", '{"sessions":{},"snapshots":{}}'),
         _write(kilo / "retention" / "state.json", json.dumps(retention, indent=2)),
         _write(kilo / "plans" / "1796643301736-gentle-river.md", "# Plan\n"),
+        _write(worktree / "cart.py", "def total(items):\n    return sum(items)\n"),
+        _write(worktree / "package.json", '{"name": "shop"}'),
+        _write(worktree / "node_modules" / "left-pad" / "package.json", '{"name": "left-pad"}'),
+        _write(worktree / "tests" / "data" / "rollout.jsonl", CODEX.read_text("utf-8")),
+        _write(clone / "README.md", "# widgets\n"),
+        _write(clone / "src" / "index.ts", "export const widget = 1;\n"),
+        _write(clone / "package.json", '{"name": "widgets"}'),
     ]
 
 
@@ -196,7 +293,10 @@ def _kimi_files(kimi: Path) -> list[Path]:
 def _own_files(home: Path) -> list[Path]:
     return [
         *_claude_files(home / ".claude"),
+        *_claude_bundle_files(home / ".claude"),
+        *_qwen_files(home / ".qwen"),
         *_codex_files(home / ".codex" / "cache"),
+        *_codex_plugin_files(home / ".codex"),
         *_gemini_files(home / ".gemini" / "tmp" / "shop"),
         *_kilo_files(home / ".local" / "share" / "kilo"),
         *_kimi_files(home / ".kimi"),
@@ -210,7 +310,7 @@ def test_C7_a_home_scan_reads_every_session_and_none_of_the_agents_bundle_files(
     _sessions(home)
     monkeypatch.setenv("HOME", str(home))
     before = scan(home, workers=1, cache=False)
-    assert (before.skipped, len(before.keys)) == (0, 5)
+    assert (before.skipped, len(before.keys)) == (0, 6)
     items_before = [item.path for item in discover(home, None).items]
     own = _own_files(home)
 
@@ -269,13 +369,16 @@ def test_C1_the_same_names_outside_the_agents_folders_are_read_as_any_file(
 ) -> None:
     """Only an agent's folder makes them its own: a project's ``agents/``, ``cache/``,
     ``plans/``, ``tracker/`` or a folder of a project called ``kilo`` holding a session has it
-    read (a rollout named so there is a row), not passed over."""
+    read (a rollout named so there is a row), not passed over; its ``worktree/`` and ``repos/``
+    are entered, not being Kilo Code's data folder's (in no data home)."""
     project = tmp_path / "project"
     placed = [
         project / "agents" / "run.jsonl",
         project / "cache" / "rollout.jsonl",
         project / "tmp" / "x" / "y" / "plans" / "rollout.jsonl",
         project / "kilo" / "log" / "rollout.jsonl",
+        project / "kilo" / "worktree" / "rollout.jsonl",
+        project / "kilo" / "repos" / "acme" / "rollout.jsonl",
         project / ".kimi" / "user-history" / "rollout.json",
     ]
     for path in placed:
@@ -286,3 +389,54 @@ def test_C1_the_same_names_outside_the_agents_folders_are_read_as_any_file(
     assert sorted(rows["path"]) == sorted(map(str, placed))
     assert set(rows["format"]) == {"codex"}
     assert rows["error"].isna().all()
+
+
+def test_C1_a_background_job_s_copy_of_its_session_is_still_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code 2.1.332 copies the transcript a background job is forked from into
+    ``jobs/<job>/parent-transcript.jsonl`` (its transcript store's copy, the fork point appended):
+    a transcript, which a scan reads, beside the job's own files it passes over."""
+    home = tmp_path / "me"
+    claude = home / ".claude"
+    _claude_bundle_files(claude)
+    copy = claude / "jobs" / "a1b2c3d4" / "parent-transcript.jsonl"
+    shutil.copyfile(CLAUDE / f"{CLAUDE_SESSION}.jsonl", copy)
+    monkeypatch.setenv("HOME", str(home))
+    found = discover(home, None)
+    assert ([item.path for item in found.items], found.skipped) == ([str(copy)], 0)
+    corpus = scan(home, workers=1, cache=False)
+    assert [(row["format"], row["error"]) for row in corpus.rows] == [("claude-code", None)]
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_C7_checkouts_of_code_in_kilo_s_data_folder_are_not_entered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, moved: bool
+) -> None:
+    """Kilo Code's ``worktree/`` and ``repos/`` hold whole checkouts (a project's packages
+    among them): a walk of its data folder (``~/.local/share/kilo``, or ``kilo`` of
+    ``$XDG_DATA_HOME``) passes each folder over whole, asking nothing of the files in it, and
+    lists none as skipped."""
+    # The module, which the package's ``discover`` (its function) hides.
+    discovery = sys.modules["turnfold.corpus.discover"]
+    home = tmp_path / "me"
+    home.mkdir()
+    kilo = (tmp_path / "data" if moved else home / ".local" / "share") / "kilo"
+    if moved:
+        monkeypatch.setenv("XDG_DATA_HOME", str(kilo.parent))
+    own = _kilo_files(kilo)
+    asked: list[Path] = []
+    real = discovery.is_credentials
+
+    def asking(path: Path, keepers: object) -> bool:
+        asked.append(path)
+        return real(path, keepers)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(discovery, "is_credentials", asking)
+    monkeypatch.setenv("HOME", str(home))
+    found = discover(home, None)
+    assert (found.items, found.skipped) == ([], 0)
+    checkouts = (kilo / "worktree", kilo / "repos")
+    inside = [path for path in own if any(map(path.is_relative_to, checkouts))]
+    assert len(inside) == 7
+    assert not [path for path in asked if any(map(path.is_relative_to, checkouts))]

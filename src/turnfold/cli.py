@@ -633,7 +633,7 @@ def _first_run(path: Path) -> tuple[str, str, str] | None:
     if path == STDIN:
         return None
     # A folder's database is read as the folder (OpenCode's data folder): its key is the file's.
-    held = [path / name for name in opencode.DATABASES if (path / name).is_file()]
+    held = opencode.databases_in(path)
     where = held[0] if path.is_dir() and held else path
     try:
         if inspect_log.detect_path(where) is not None:

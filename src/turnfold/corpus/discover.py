@@ -30,6 +30,7 @@ from turnfold.formats.agents import cline, copilot, crush, kimi, kimi_cli, openc
 from turnfold.formats.compressed import candidate_names
 from turnfold.formats.credentials import (
     Credentials,
+    covered_like,
     is_credentials,
     keeper_of,
     keepers,
@@ -172,6 +173,9 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #: same patterns): a walk passes them over by name, never opening them, and counts none as a
 #: skipped file (C-7): ``corpus.skipped`` counts what might have been a session and could not
 #: be read, not the tool's bookkeeping, as a Copilot session folder's ``workspace.yaml`` is not.
+#: A folder all of whose files are an agent's own or its credentials (a pattern ending in
+#: ``/**``: ``cache/**``, a plugin's bundle of ``plugins/cache/**``) is not entered at all
+#: (:func:`_passed_over_folder`).
 #: The prompt histories hold every prompt the user typed. A file the user names (a path, a
 #: pattern's match) is read as any other. Each as the pinned CLI of tests/agents wrote it in a
 #: run of its scenarios there (interactive too, for Gemini CLI's and Qwen Code's checkpoints),
@@ -208,6 +212,21 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   ``agents/<name>.md``; they are read at any depth, ``rg --files --glob *.md``), the whole
 #:   folder, which is Claude Code's: not the sub-agents' transcripts,
 #:   ``projects/<project>/<session>/subagents/agent-<id>.jsonl``, read as ever;
+#: - Claude Code 2.1.332, ``~/.claude``, as its binary writes them (most named so by its
+#:   clean-up of old files too): the task lists ``tasks/<list>/<id>.json`` (``join(configDir,
+#:   "tasks", listId)``, ``${taskId}.json``); an agent team's ``teams/<team>/config.json`` and
+#:   its members' inboxes ``teams/<team>/inboxes/<agent>.json`` (``[TeammateMailbox]``); the
+#:   background jobs' ``jobs/pins.json`` and, in ``jobs/<job>/``, ``state.json``,
+#:   ``adopt.json``, ``order``, ``stateOrder``, ``group``, ``recap.trigger`` and ``tmp/``
+#:   (its pasted images, and what the background session writes there), but not
+#:   ``parent-transcript.jsonl``, the copy of the session a job was forked from, which is a
+#:   transcript and read as any; ``/insights``' ``usage-data/`` (``facets/<session>.json``,
+#:   ``session-meta/<session>.json``, ``report-<…>.html``); unsent telemetry
+#:   ``telemetry/*.json`` and ``telemetry/runs/*.json``; ``traces/*.json``,
+#:   ``startup-perf/*.txt`` and ``*.json``; ``mcp-discovery-cache/<key>.json``,
+#:   ``mcp-needs-auth-cache.json`` and ``state/*.json``; ``cache/`` (``changelog.md``,
+#:   ``model-capabilities.json``…); and ``local/``, the npm install of itself it keeps there
+#:   (``package.json``, ``node_modules/``…);
 #: - Codex CLI 0.171.0, ``~/.codex``: ``installation_id``; its databases ``state_5.sqlite``
 #:   (the threads' index), ``logs_2.sqlite``, ``goals_1.sqlite``, ``queue_1.sqlite``,
 #:   ``memories_1.sqlite``, ``memories_v2_1.sqlite`` and ``thread_history_1.sqlite`` (the
@@ -220,6 +239,9 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   ``<sha1>.json``, openai/codex ``codex-rs/connectors/src/directory_cache.rs``,
 #:   ``connector_runtime/persistence.rs``; ``cache/remote_plugin_catalog/<fnv-1a>.json``), and
 #:   the pets' pictures ``cache/tui-pets/v1/assets/*.webp`` (``PET_PACK_DIR``): the whole folder;
+#:   and the installed plugins' bundles ``plugins/cache/<marketplace>/<plugin>/<version>/``
+#:   (``PLUGINS_CACHE_DIR``, ``plugins/cache`` in the binary; openai/codex
+#:   ``codex-rs/core-plugins/src/store.rs``), copies of the plugins' own files;
 #: - Gemini CLI 0.61.0 and Qwen Code 0.24.4, ``~/.gemini`` and ``~/.qwen`` (``$QWEN_HOME``,
 #:   ``$QWEN_RUNTIME_DIR``): the prompt log ``tmp/<project>/logs.json`` (``Logger``'s
 #:   ``logs.json`` in ``getProjectTempDir()``); the shell mode's history
@@ -246,7 +268,11 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   ``projects/<project>/chats/<session>.runtime.json`` (``getRuntimeStatusPath``); the auto
 #:   memory, ``memories/*.md`` and ``projects/<project>/memory/*.md`` with the project's
 #:   ``meta.json``, ``extract-cursor.json`` and ``consolidation.lock``; the backups of edited
-#:   files ``file-history/<session>/<hash>@v<n>`` (``FILE_HISTORY_DIR``);
+#:   files ``file-history/<session>/<hash>@v<n>`` (``FILE_HISTORY_DIR``); as its bundle writes
+#:   them, plan mode's plans ``plans/<session>.md`` and an agent's ``plans/<session>-<agent>.md``
+#:   (``Storage.getPlanFilePath``, ``createPerAgentConfig``: ``getPlansDir()`` is ``plans`` of
+#:   the folder unless ``plansDirectory`` puts them in the project), each written through
+#:   ``<name>.md.tmp`` (``savePlan``);
 #: - Cline CLI 3.0.65 (``@cline/core`` 0.0.86), ``~/.cline/data`` (``$CLINE_DIR``,
 #:   ``$CLINE_DATA_DIR``): its database of sessions' processes and schedules ``db/sessions.db``
 #:   (no message: the messages are the session files'), of teams ``db/teams.db``,
@@ -278,9 +304,9 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   ``session-export-workspace.json``, ``retention/state.json``, ``snapshot/`` (as OpenCode's),
 #:   background commands' logs ``log/background-process/<scope>/<id>.log`` and plan mode's
 #:   ``plans/<time>-<slug>.md`` (a project with no git). Each by its exact name, as a folder of
-#:   any project may be called ``kilo``. They matter where the folder is walked whole: its
-#:   database elsewhere (``$KILO_DB``) or not made yet
-#:   (:func:`turnfold.formats.agents.opencode.walked_folders`);
+#:   any project may be called ``kilo`` (its checkouts of code: :data:`KILO_CHECKOUTS`). They
+#:   matter where the folder is walked whole: its database elsewhere (``$KILO_DB``) or not made
+#:   yet (:func:`turnfold.formats.agents.opencode.walked_folders`);
 #: - in the system's temp folder (Node's ``os.tmpdir()``: ``$TMPDIR``, ``$TMP``, ``$TEMP`` or
 #:   ``/tmp``; ``/var/folders/…/T`` on macOS, ``%TEMP%`` on Windows), which has no fixed name to
 #:   anchor on: Gemini CLI 0.61.0's crash reports ``gemini-client-error-<context>-<time>.json``
@@ -310,7 +336,13 @@ AGENT_FILES = (
             "plugins/store/*.json", "sessions/*.json", "file-history/**", "shell-snapshots/*",
             "session-env/**", "stats-cache.json", "projects/*/memory/*.md",
             "plans/*.md", "plans/*.md.tmp.*", "paste-cache/*.txt", "paste-cache/*.txt.tmp.*",
-            "image-cache/*/*", "agents/**",
+            "image-cache/*/*", "agents/**", "tasks/*/*.json", "teams/*/config.json",
+            "teams/*/inboxes/*.json", "jobs/pins.json", "jobs/*/state.json", "jobs/*/adopt.json",
+            "jobs/*/order", "jobs/*/stateOrder", "jobs/*/group", "jobs/*/recap.trigger",
+            "jobs/*/tmp/**", "usage-data/**", "telemetry/*.json", "telemetry/runs/*.json",
+            "traces/*.json", "startup-perf/*.txt", "startup-perf/*.json",
+            "mcp-discovery-cache/*.json", "mcp-needs-auth-cache.json", "state/*.json",
+            "cache/**", "local/**",
         }),
         variables=frozenset({"CLAUDE_CONFIG_DIR"}),
     ),
@@ -320,7 +352,7 @@ AGENT_FILES = (
             "history.jsonl", "installation_id", "state_5.sqlite", "logs_2.sqlite",
             "goals_1.sqlite", "queue_1.sqlite", "memories_1.sqlite", "memories_v2_1.sqlite",
             "thread_history_1.sqlite", "tmp/**", "shell_snapshots/*", "log/codex-tui.log",
-            "version.json", "models_cache.json", "cache/**",
+            "version.json", "models_cache.json", "cache/**", "plugins/cache/**",
         }),
         variables=frozenset({"CODEX_HOME"}),
     ),
@@ -341,7 +373,7 @@ AGENT_FILES = (
             "extensions/extension-enablement.json", "extension-store/state.json",
             "extension-store/lock", "projects/*/chats/*.runtime.json", "memories/*.md",
             "projects/*/memory/*.md", "projects/*/meta.json", "projects/*/extract-cursor.json",
-            "projects/*/consolidation.lock", "file-history/**",
+            "projects/*/consolidation.lock", "file-history/**", "plans/*.md", "plans/*.md.tmp",
         }),
         variables=frozenset({"QWEN_HOME", "QWEN_RUNTIME_DIR"}),
     ),
@@ -394,6 +426,16 @@ AGENT_FILES = (
                                     "claude-*/*/*/images/[0-9]*"})),
 )  # fmt: skip
 _HIDDEN_WALKED = AGENT_FOLDERS | {DATA_HOME[0]}
+#: Kilo Code's folders of checkouts of code in its data folder (``Global.Path.data``, the
+#: ``kilo`` binary of ``@kilocode/cli-linux-x64`` 7.7.9): the git worktrees it makes of the
+#: user's project, ``worktree/<project id>/<name>/`` (``Worktree.makeWorktreeInfo``:
+#: ``join(Path.data, "worktree", project.id)``), and the ``repo_clone`` tool's clones,
+#: ``repos/<host>/<owner>/<repo>/`` (``Path.repos``). A walk does not enter them: copies of
+#: code kept where their project is, any file of which may be anything (its packages, its test
+#: data), none of them Kilo's sessions, which are in its database. Only in Kilo's data folder
+#: itself, ``kilo`` right in a data home (:func:`_in_data_home`): a project's folder may be
+#: called ``kilo`` and hold a ``repos/`` of its own.
+KILO_CHECKOUTS = frozenset({"worktree", "repos"})
 
 
 @dataclass(frozen=True)
@@ -463,6 +505,13 @@ class Found:
     named_like_agent_file: Callable[[str], bool] = field(
         default_factory=lambda: named_like(AGENT_FILES), repr=False, compare=False
     )
+    #: The first test, by its name, of whether a folder holds nothing but an agent's own files
+    #: or credentials (:func:`_passed_over_folder`).
+    named_like_passed_over: Callable[[str], bool] = field(
+        default_factory=lambda: covered_like((*CREDENTIALS, *AGENT_FILES)),
+        repr=False,
+        compare=False,
+    )
 
     @property
     def parquet(self) -> list[str]:
@@ -528,6 +577,16 @@ def _no_item(path: str, found: Found) -> bool:
 def _agent_file(path: str, found: Found) -> bool:
     """Whether the file at ``path``, met in a walk, is an agent's own (:data:`AGENT_FILES`)."""
     return found.named_like_agent_file(path) and is_credentials(Path(path), AGENT_FILES)
+
+
+def _passed_over_folder(path: str, found: Found) -> bool:
+    """Whether every file under the folder at ``path``, met in a walk, is an agent's own or its
+    credentials (:meth:`~turnfold.formats.credentials.Credentials.covers`): the walk does not
+    enter it, as it would pass over each of its files, uncounted, one by one."""
+    if not found.named_like_passed_over(os.path.basename(path)):
+        return False
+    folder = Path(path)
+    return any(keeper.covers(folder) for keeper in (*CREDENTIALS, *AGENT_FILES))
 
 
 def _is_text(path: str) -> bool:
@@ -650,6 +709,9 @@ def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> No
         # Sorted, so rows come in the same order on every machine; hidden folders (.git, caches)
         # hold no sessions, but for the agents' own and a home's data folder.
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") or d in _HIDDEN_WALKED)
+        dirs[:] = [d for d in dirs if not _passed_over_folder(os.path.join(folder, d), found)]
+        if os.path.basename(folder) == "kilo" and _in_data_home(folder):
+            dirs[:] = [d for d in dirs if d not in KILO_CHECKOUTS]
         entered = _data_home_step(folder, start)
         if entered is not None:
             # On the way to the agents' folders of ``.local/share``: no other folder or file.
@@ -757,6 +819,16 @@ def _data_home_step(folder: str, start: str) -> frozenset[str] | None:
     ):
         return DATA_FOLDERS
     return None
+
+
+def _in_data_home(folder: str) -> bool:
+    """Whether ``folder`` lies right in a data home: ``.local/share`` (:data:`DATA_HOME`), or
+    the folder ``$XDG_DATA_HOME`` names."""
+    parent = os.path.dirname(os.path.abspath(folder))
+    if parent.split(os.sep)[-2:] == list(DATA_HOME):
+        return True
+    data_home = _xdg_data_home()
+    return data_home is not None and _same(parent, data_home)
 
 
 def _xdg_data_home() -> str | None:

@@ -24,7 +24,8 @@ from pathlib import Path, PurePath
 READERS: tuple[str, ...] = (
     "turnfold.formats.claude_code", "turnfold.formats.codex", "turnfold.formats.gemini",
     "turnfold.formats.qwen", "turnfold.formats.agents.copilot", "turnfold.formats.agents.cline",
-    "turnfold.formats.agents.kimi", "turnfold.formats.agents.opencode",
+    "turnfold.formats.agents.kimi", "turnfold.formats.agents.kimi_cli",
+    "turnfold.formats.agents.opencode",
     "turnfold.formats.agents.crush", "turnfold.formats.harnesses.openhands",
     "turnfold.formats.cursor", "turnfold.formats.agents.continue_",
 )  # fmt: skip
@@ -34,20 +35,22 @@ READERS: tuple[str, ...] = (
 LIKELY_NAMES = frozenset({
     ".claude.json", ".config.json", ".continuerc.json", ".credentials.json", ".env",
     ".jwt_secret", ".mcp.json", "a2a-oauth-tokens.json", "agent_settings.json", "api_key.txt",
-    "auth.json", "cline_mcp_settings.json", "config", "config.js", "config.json", "config.toml",
-    "config.ts", "config.yaml", "connectors.db", "crush.json", "extension-secrets-v1.json",
+    "auth.json", "cline_mcp_settings.json", "config", "config.js", "config.json",
+    "config.json.bak", "config.migrated-from-kimi-cli.toml", "config.toml", "config.ts",
+    "config.yaml", "connectors.db", "crush.json", "extension-secrets-v1.json",
     "gemini-credentials.json", "globalContext.json", "globalState.json", "google_accounts.json",
     "lsp-config", "lsp-config.json", "managed-mcp.json", "managed-settings.json",
     "managed_config.toml", "mcp-auth.json", "mcp-config", "mcp-config.json",
-    "mcp-oauth-tokens-v2.json", "mcp-oauth-tokens.json", "mcp.json", "oauth_creds.json",
-    "permissions-config", "permissions-config.json", "providers.json", "secrets.json",
+    "mcp-oauth-tokens-v2.json", "mcp-oauth-tokens.json", "mcp.json",
+    "mcp.migrated-from-kimi-cli.json", "oauth_creds.json", "permissions-config",
+    "permissions-config.json", "providers.json", "secrets.json", "server.token",
     "settings.json", "settings.json.migrated", "settings.local.json", "state.vscdb",
     "state.vscdb.backup",
 })  # fmt: skip
 LIKELY_FOLDERS = frozenset({
     ".configs", "agents", "assistants", "backups", "configs", "context", "credentials", "data",
-    "hooks", "ide", "managed-settings.d", "mcp-oauth-config", "mcp-secrets", "mcpServers",
-    "models",
+    "hooks", "ide", "managed-settings.d", "mcp-oauth", "mcp-oauth-config", "mcp-secrets",
+    "mcpServers", "models", "plugins",
 })  # fmt: skip
 #: How the names of every reader's :attr:`Credentials.endings` end (a test keeps them equal):
 #: a load's file whose name ends so is looked at as one of :data:`LIKELY_NAMES` is.
@@ -65,7 +68,8 @@ LIKELY_FILE_VARIABLES = frozenset({
 #: The folders whose files at any depth are credentials (``models/**``): a test keeps them
 #: equal to the readers' patterns.
 LIKELY_DEEP_FOLDERS = frozenset({
-    ".configs", "agents", "assistants", "configs", "context", "data", "mcpServers", "models",
+    ".configs", "agents", "assistants", "configs", "context", "credentials", "data",
+    "mcp-oauth", "mcpServers", "models", "plugins",
 })  # fmt: skip
 #: Whether the tools run on Windows here, where Node's ``homedir()`` is ``%USERPROFILE%``
 #: (:func:`home_folder`); a module constant so the Windows logic is tested anywhere.
@@ -81,8 +85,9 @@ class Credentials:
     at any depth under the folder before it, ``models/**``) in a folder named one of
     ``folders``, or in the folder one of the environment's ``variables`` names (the tool's
     folder moved, ``$CONTINUE_GLOBAL_DIR``, under any name); or, for a file right in its
-    folder, in any folder that holds one of ``marks`` (the tool's database, which names the
-    folder the tool's whatever it is called); or, its path ending as one of ``anywhere`` (a
+    folder, in any folder that holds one of ``marks`` (a name, or a pattern of names: the
+    tool's database, which names the folder the tool's whatever it is called); or, its path
+    ending as one of ``anywhere`` (a
     name, or ``/``-separated last names, ``*`` any one), in any folder at all (a project's
     ``.mcp.json``, whose place no folder's name or variable tells; ``etc/codex/config.toml``;
     a name alone with a wildcard, ``gemini-client-error-*.json``, by its name);
@@ -133,6 +138,24 @@ class Credentials:
         if name in self.homes and _is_home(path.parent):
             return True
         return bool(self.file_variables) and _named_file(path, self.file_variables)
+
+    def covers(self, folder: PurePath) -> bool:
+        """Whether every file under ``folder``, at any depth, is one of these: ``folder`` is the
+        folder of a deep pattern (``models`` of ``models/**``) in the tool's folder, as
+        :meth:`holds` tells of each file beneath it. A walk need not enter it, which matters
+        where it holds many files (a plugin's bundle, an npm install of the tool)."""
+        parts = folder.parts
+        for heads in self._index.deep_by_first.values():
+            for head in heads:
+                size = len(head)
+                if len(parts) <= size or not all(
+                    fnmatchcase(name, part) for name, part in zip(parts[-size:], head, strict=True)
+                ):
+                    continue
+                tool = folder.parents[size - 1]
+                if tool.name in self.folders or _named_by(tool, self.variables):
+                    return True
+        return False
 
 
 @dataclass(frozen=True)
@@ -236,7 +259,18 @@ def _ends_as(parts: tuple[str, ...], tail: _Pattern) -> bool:
 
 
 def _marked(folder: PurePath, marks: frozenset[str]) -> bool:
-    return any(Path(folder, mark).exists() for mark in marks)
+    """Whether ``folder`` holds one of ``marks``: a name, or a pattern of names (a channel
+    build's database, ``kilo-*.db``) matched against the folder's listing."""
+    if any(Path(folder, mark).exists() for mark in marks if not _is_wild(mark)):
+        return True
+    wild = [mark for mark in marks if _is_wild(mark)]
+    if not wild:
+        return False
+    try:
+        names = os.listdir(folder)
+    except OSError:  # a folder that cannot be listed marks nothing
+        return False
+    return any(fnmatchcase(name, mark) for name in names for mark in wild)
 
 
 def _named_by(folder: PurePath, variables: frozenset[str]) -> bool:
@@ -345,6 +379,23 @@ def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
         )
 
     return test
+
+
+def covered_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
+    """A test of a folder's name that is False for every folder none of ``keepers`` can
+    :meth:`~Credentials.covers`, and True for the few it must then be asked of: the last names
+    of their deep patterns' folders (``plugins`` of ``plugins/**``, ``plans`` of
+    ``tmp/*/*/plans/**``). A walk makes one when it starts and asks it of every folder."""
+    names: set[str] = set()
+    for keeper in keepers:
+        for pattern in keeper.files:
+            if not pattern.endswith("/**"):
+                continue
+            last = pattern.split("/")[-2]
+            if _is_wild(last):  # a folder of any name may be one
+                return lambda name: True
+            names.add(last)
+    return frozenset(names).__contains__
 
 
 @cache

@@ -1440,7 +1440,7 @@ def json_object_file(path: Path) -> dict[str, Any]:
     """The JSON object in a sibling file (a sub-agent's ``.meta.json``); empty when there is
     none: no such regular file, unreadable, or not an object (it only adds a link or a name).
     It is read no further than :func:`record_limit`, as a document is: one larger (a hostile
-    or broken file) is not read, and a warning names it."""
+    or broken file) is not read, and a warning names it, as what it would add is missing."""
     if not path.is_file():
         return {}
     limit = record_limit()
@@ -1452,8 +1452,8 @@ def json_object_file(path: Path) -> dict[str, Any]:
     if len(data) > limit:
         from turnfold.userwarn import warn_at_caller  # only for a file too large: rare
 
-        warn_at_caller(f"{path}: over the limit of {limit:,} bytes ({RECORD_LIMIT_ENV}); not "
-                       "read, so what it adds to its session (a name, a link) is missing")  # fmt: skip
+        warn_at_caller(f"{path}: not read, over the limit of {limit:,} bytes "
+                       f"({RECORD_LIMIT_ENV})")  # fmt: skip
         return {}
     try:
         value = codec.loads(data)

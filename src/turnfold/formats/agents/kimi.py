@@ -96,15 +96,25 @@ from turnfold.model import (
 from turnfold.usage import attach_usage
 
 NAME = "kimi"
-#: What Kimi Code (and the Kimi CLI before it) keeps its secrets in: the OAuth tokens of each
-#: login, one file each (``credentials/<name>.json``, ``FileTokenStorage`` of
-#: ``@moonshot-ai/kimi-code``), in ``~/.kimi-code`` (``$KIMI_CODE_HOME``) and ``~/.kimi``
-#: (``$KIMI_SHARE_DIR``, ``resolveLegacySourceHome`` there), each moved under any name.
+#: What Kimi Code keeps its secrets in, in ``~/.kimi-code`` (``$KIMI_CODE_HOME``, moved under
+#: any name; a project's ``.kimi-code`` for its ``mcp.json``), each as the ``dist/main.mjs`` of
+#: ``@moonshot-ai/kimi-code`` 2.1.0 writes it: the OAuth tokens of each login
+#: (``credentials/<name>.json``, ``FileTokenStorage``) and of each MCP server
+#: (``credentials/mcp/<server>-<hash>``, the ``credentials/mcp`` scope of its document store
+#: rooted in the folder); its settings ``config.toml`` (a provider's ``api_key``); the MCP
+#: servers' ``mcp.json`` (their ``headers`` and ``env``); the token of its local server
+#: ``server.token`` (``SERVER_TOKEN_FILE``); and the copies its migration from the Kimi CLI
+#: writes beside them, ``config.migrated-from-kimi-cli.toml`` and
+#: ``mcp.migrated-from-kimi-cli.json`` (``packages/migration-legacy/src/paths.ts``). The
+#: older Kimi CLI's ``~/.kimi`` is :mod:`turnfold.formats.agents.kimi_cli`'s.
 CREDENTIALS = Credentials(
-    folders=frozenset({".kimi-code", ".kimi"}),
-    files=frozenset({"credentials/*"}),
-    variables=frozenset({"KIMI_CODE_HOME", "KIMI_SHARE_DIR"}),
-)
+    folders=frozenset({".kimi-code"}),
+    files=frozenset({
+        "credentials/**", "config.toml", "mcp.json", "server.token",
+        "config.migrated-from-kimi-cli.toml", "mcp.migrated-from-kimi-cli.json",
+    }),
+    variables=frozenset({"KIMI_CODE_HOME"}),
+)  # fmt: skip
 
 #: A sub-agent journal's nesting depth at most (a sub-agent may spawn its own).
 _MAX_DEPTH = 8

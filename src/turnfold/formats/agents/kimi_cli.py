@@ -76,6 +76,7 @@ from turnfold.formats.common import (
     text_result,
     warned_timestamp,
 )
+from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
@@ -96,6 +97,25 @@ from turnfold.model import (
 from turnfold.usage import attach_usage
 
 NAME = "kimi-cli"
+#: What the Kimi CLI keeps its secrets in, in ``~/.kimi`` (``$KIMI_SHARE_DIR``, moved under any
+#: name: ``get_share_dir``, ``kimi_cli/share.py``), each as ``kimi-cli`` 1.52.0 writes it: the
+#: OAuth tokens of each login (``credentials/<name>.json``, ``auth/oauth.py``: the folder's
+#: every file, as Kimi Code's, so no other ``credentials/`` folder's file is looked at); its
+#: settings ``config.toml`` (a provider's ``api_key``, ``config.py``), and the ``config.json``
+#: they were kept in before, which ``_migrate_json_config_to_toml`` leaves as
+#: ``config.json.bak``; the MCP servers' ``mcp.json`` (their ``headers`` and ``env``,
+#: ``cli/mcp.py``) and their OAuth tokens under ``mcp-oauth/`` (a ``FileTreeStore`` of
+#: ``py-key-value``, ``mcp_oauth.py``); and its plugins, ``plugins/<name>/``, each with the
+#: config file that ``inject_config`` writes the provider's ``api_key`` into, under whatever
+#: name the plugin's ``plugin.json`` gives it (``plugin/__init__.py``, ``plugin/manager.py``).
+CREDENTIALS = Credentials(
+    folders=frozenset({".kimi"}),
+    files=frozenset({
+        "credentials/**", "config.toml", "config.json", "config.json.bak", "mcp.json",
+        "mcp-oauth/**", "plugins/**",
+    }),
+    variables=frozenset({"KIMI_SHARE_DIR"}),
+)  # fmt: skip
 
 CONTEXT = "context.jsonl"
 WIRE = "wire.jsonl"

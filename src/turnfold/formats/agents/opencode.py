@@ -1,7 +1,7 @@
 """OpenCode sessions (``opencode-ai``, sst/opencode): its database, ``opencode export``, and the
 files of its storage before 1.2; Kilo Code's CLI (``@kilocode/cli``, a fork) writes the same
-database as ``~/.local/share/kilo/kilo.db`` (told by its name or its own ``kilo_…`` tables: its
-sessions' ``metadata["agent"]`` is ``kilo-code``).
+database as ``~/.local/share/kilo/kilo.db``, a channel build's as ``kilo-<channel>.db`` (told by
+its name or its own ``kilo_…`` tables: its sessions' ``metadata["agent"]`` is ``kilo-code``).
 
 Inputs:
 
@@ -89,6 +89,7 @@ part's ids and fields), read where it lies (:func:`legacy_kind`), the folder by 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
@@ -174,17 +175,53 @@ DATABASE = "opencode.db"
 #: ``~/.local/share/kilo/kilo.db``, OpenCode's tables and its own.
 KILO_DATABASE = "kilo.db"
 DATABASES = (DATABASE, KILO_DATABASE)
+#: The database of a build of another channel than ``latest``, ``beta`` or ``prod`` (a local
+#: or preview build: ``kilo-local.db``), named after the channel, its characters other than
+#: ``[a-zA-Z0-9._-]`` made ``-``: Kilo Code's ``kilo-<channel>.db``, or the
+#: ``opencode-<channel>.db`` beside it that it keeps where only that one is there (the
+#: ``kilo`` binary of ``@kilocode/cli-linux-x64`` 7.7.9; ``KILO_DISABLE_CHANNEL_DB`` keeps
+#: ``kilo.db``), and OpenCode's own ``opencode-<channel>.db`` (``opencode-ai`` 1.18.33).
+_CHANNEL_DATABASE = re.compile(r"(kilo|opencode)-[A-Za-z0-9._-]+\.db")
+
+
+def is_database_name(name: str) -> bool:
+    """Whether ``name`` is one OpenCode or Kilo Code gives its database of sessions: one of
+    :data:`DATABASES`, or a channel build's."""
+    return name in DATABASES or _CHANNEL_DATABASE.fullmatch(name) is not None
+
+
+def is_kilo_database_name(name: str) -> bool:
+    """Whether ``name`` is Kilo Code's database's: ``kilo.db`` or ``kilo-<channel>.db``."""
+    channel = _CHANNEL_DATABASE.fullmatch(name)
+    return name == KILO_DATABASE or (channel is not None and channel.group(1) == "kilo")
+
+
+def databases_in(folder: Path) -> list[Path]:
+    """The databases of sessions in ``folder`` by their names (:func:`is_database_name`):
+    ``opencode.db`` and ``kilo.db`` first, then the channel builds', by name; none when it
+    cannot be listed."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    found = [folder / name for name in DATABASES if name in names]
+    found += [folder / name for name in sorted(names)
+              if name not in DATABASES and is_database_name(name)]  # fmt: skip
+    return [path for path in found if path.is_file()]
+
+
 #: The data folders' names (``Global.Path.data``: ``$XDG_DATA_HOME/opencode``; Kilo Code's
 #: ``kilo``).
 DATA_FOLDERS = ("opencode", "kilo")
 #: What OpenCode keeps in its data folder beside its sessions that is credentials, never a
 #: session: the providers' keys and tokens (``auth.json``, ``src/auth/index.ts``) and the MCP
 #: servers' OAuth tokens (``mcp-auth.json``, ``src/mcp/auth.ts``); in a data folder named as
-#: one of :data:`DATA_FOLDERS`, or one holding its database or ``storage/``.
+#: one of :data:`DATA_FOLDERS`, or one holding its database (a channel build's too) or
+#: ``storage/``.
 CREDENTIALS = Credentials(
     folders=frozenset(DATA_FOLDERS),
     files=frozenset({"auth.json", "mcp-auth.json"}),
-    marks=frozenset({*DATABASES, "storage"}),
+    marks=frozenset({*DATABASES, "kilo-*.db", "opencode-*.db", "storage"}),
 )
 #: ``metadata["agent"]`` of a session of Kilo Code's database (OpenCode's is the format's own).
 KILO_AGENT = "kilo-code"
@@ -269,7 +306,7 @@ def walked_folders(folder: Path, files: list[str], dirs: list[str]) -> list[str]
     or nothing when the database is beside it (1.2 copied the files into it: a session read
     twice would be two rows). The rest holds no session: ``snapshot/`` (the git objects of the
     undo points), ``log/``, ``tool-output/`` (long outputs kept whole), ``bin/``."""
-    database = any(name in files for name in DATABASES)
+    database = any(is_database_name(name) for name in files)
     if STORAGE in dirs and (database or storage_of(folder / STORAGE) is not None):
         return [] if database else [STORAGE]
     if "session" in dirs and "message" in dirs:
@@ -1153,9 +1190,9 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
     if epoch is not None:
         raise ValueError(f"{path} is OpenCode's: its sessions have no epochs")
     if path.is_dir():
-        for name in DATABASES:  # 1.2 and later: the files were copied into it
-            if (path / name).is_file():
-                return read_path(path / name, sample=sample)
+        held = databases_in(path)
+        if held:  # 1.2 and later: the files were copied into it
+            return read_path(held[0], sample=sample)
         storage = storage_of(path)
         if storage is None:
             raise ValueError(f"{path} is no OpenCode storage folder (session/, message/, part/)")
@@ -1181,9 +1218,10 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
 
 
 def _is_kilo(db: sqlite3.Connection, path: Path) -> bool:
-    """Whether the database is Kilo Code's: named ``kilo.db``, or holding a table of Kilo's own
-    beside OpenCode's (``kilo_board``…), as a copy of another name still does."""
-    if path.name == KILO_DATABASE:
+    """Whether the database is Kilo Code's: named ``kilo.db`` (``kilo-<channel>.db``), or holding
+    a table of Kilo's own beside OpenCode's (``kilo_board``…), as a copy of another name still
+    does."""
+    if is_kilo_database_name(path.name):
         return True
     found = db.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE 'kilo\\_%' ESCAPE '\\'"
