@@ -21,7 +21,9 @@ Where each tool keeps them, read in its own code (cited beside each reader's ``C
   locations" and "Command hooks"; an HTTP hook, ``headers``).
 - Qwen Code 0.24.4 and Claude Code 2.1.332: ``ide/<port>.lock`` of ``~/.qwen`` and
   ``~/.claude``, the IDE companion's ``authToken`` (``IdeClient`` in ``@qwen-code/qwen-code``'s
-  bundle; the ``ws-ide`` config of the ``claude`` binary).
+  bundle; the ``ws-ide`` config of the ``claude`` binary); Claude Code's
+  ``~/.claude/daemon/pipe.key``, the private nonce naming its daemon's pipes (the binary writes
+  16 hex digits with ``mode: 384``, 0600).
 - Cline: ``$CLINE_PROVIDER_SETTINGS_PATH``, ``$CLINE_MCP_SETTINGS_PATH``,
   ``$CLINE_CONNECTOR_SETTINGS_PATH``, ``$CLINE_CONNECTORS_DB_PATH``, each naming one file
   (cline/cline ``sdk/packages/shared/src/storage/paths.ts``).
@@ -152,6 +154,7 @@ HOME_SECRETS: dict[str, tuple[Maker, str]] = {
                                                  "copilot"),
     ".qwen/ide/40123.lock": (indented(IDE_LOCK), "qwen"),
     ".claude/ide/40123.lock": (indented(IDE_LOCK), "claude-code"),
+    ".claude/daemon/pipe.key": (written("3f9a0c7e1b2d4a68"), "claude-code"),
 }  # fmt: skip
 #: The machine's managed settings, by their place under the machine's root.
 MACHINE_SECRETS: dict[str, tuple[Maker, str]] = {
@@ -190,7 +193,7 @@ def test_C1_a_home_scan_opens_none_of_the_leftovers_and_counts_none(
     assert (full.skipped, len(full.keys)) == (plain.skipped, len(plain.keys)) == (0, 1)
     # The hidden folders a home scan does not enter, named: the same.
     for folder in (".continue/.configs", ".continue/mcpServers", "work/.github", ".copilot/ide",
-                   ".qwen", ".claude/ide", "work/.continue", "work/.github/hooks",
+                   ".qwen", ".claude/ide", ".claude/daemon", "work/.continue", "work/.github/hooks",
                    "work/.github/copilot"):  # fmt: skip
         corpus = scan_here(home / folder)
         assert (len(corpus), corpus.skipped) == (0, 0), folder

@@ -213,7 +213,9 @@ NAME = "claude-code"
 #: ``homedir()`` reads it (``homes``), so a ``.claude.json`` anywhere else is nobody's, and no
 #: other file right in the home is Claude Code's (its ``settings.json`` is ``.claude``'s, its
 #: ``.config.json`` the config folder's). Its ``ide/<port>.lock`` files hold the IDE's
-#: ``authToken`` (the ``ws-ide`` MCP config, ``.claude/ide`` in the binary). The machine's
+#: ``authToken`` (the ``ws-ide`` MCP config, ``.claude/ide`` in the binary); its
+#: ``daemon/pipe.key`` the private nonce (16 hex digits, written with mode 0600) that names the
+#: background daemon's pipes (``join(configDir, "daemon", "pipe.key")`` there). The machine's
 #: managed settings, ``managed-settings.json``, its ``managed-settings.d/`` drop-ins and
 #: ``managed-mcp.json``, of ``/etc/claude-code``, ``/Library/Application Support/ClaudeCode``
 #: or ``C:\Program Files\ClaudeCode`` (``getManagedFilePath``, ``getDropInDir`` there), hold
@@ -227,7 +229,7 @@ CREDENTIALS = Credentials(
     folders=frozenset({".claude"}),
     files=frozenset({
         ".credentials.json", "settings.json", "settings.local.json", ".claude.json",
-        ".config.json", "backups/.claude.json.backup.*", "ide/*.lock",
+        ".config.json", "backups/.claude.json.backup.*", "ide/*.lock", "daemon/pipe.key",
     }),
     variables=frozenset({"CLAUDE_CONFIG_DIR"}),
     anywhere=frozenset({".mcp.json"} | {

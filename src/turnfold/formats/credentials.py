@@ -43,7 +43,7 @@ LIKELY_NAMES = frozenset({
     "managed_config.toml", "mcp-auth.json", "mcp-config", "mcp-config.json",
     "mcp-oauth-tokens-v2.json", "mcp-oauth-tokens.json", "mcp.json",
     "mcp.migrated-from-kimi-cli.json", "oauth_creds.json", "permissions-config",
-    "permissions-config.json", "providers.json", "secrets.json", "server.token",
+    "permissions-config.json", "pipe.key", "providers.json", "secrets.json", "server.token",
     "settings.json", "settings.json.migrated", "settings.local.json", "state.vscdb",
     "state.vscdb.backup",
 })  # fmt: skip
