@@ -33,6 +33,7 @@ import pytest
 import turnfold
 from tests.formats.opencode_storage import LEAD, STORAGE, SUB, copy_storage, session_file
 from tests.formats.oversized import LIMIT, PADDING, lower_limit
+from turnfold.formats import source
 from turnfold.formats.agents import opencode, opencode_filing
 from turnfold.model import ToolCall, Transcript
 
@@ -279,8 +280,8 @@ def test_X1_a_session_file_over_the_limit_is_not_read_to_learn_the_ids_it_holds(
     shutil.copyfile(session_file(storage, SUB), big)
     size = _padded(big)
     lower_limit(monkeypatch)
-    with pytest.raises(opencode_filing.TooLarge) as refused:
-        opencode_filing.read_bounded(big)
+    with pytest.raises(source.TooLarge) as refused:
+        source.read_bounded(big)
     assert refused.value.size == size
     assert opencode_filing.document(big) == {}
     filed = opencode_filing.sub_agents(storage)

@@ -1436,6 +1436,36 @@ def sibling_files(folder: Path, pattern: str) -> list[Path]:
     return sorted(path for path in folder.glob(pattern) if path.is_file())
 
 
+class TooLarge(Exception):
+    """A file holding more than :func:`record_limit` bytes, not read."""
+
+    def __init__(self, path: Path, size: int) -> None:
+        self.path = path
+        self.size = size
+        super().__init__(self.reason)
+
+    @property
+    def reason(self) -> str:
+        """What a warning of the file says (as a skipped record's does)."""
+        return (f"{self.path}: {self.size:,} bytes, over the limit of {record_limit():,} "
+                f"({RECORD_LIMIT_ENV}); not read")  # fmt: skip
+
+
+def read_bounded(path: Path) -> bytes:
+    """The bytes of the file at ``path``, read no further than
+    :func:`record_limit`: :class:`TooLarge` when it holds more (told
+    by its size before a byte is read, or by what it held when it grew since)."""
+    limit = record_limit()
+    with path.open("rb") as stream:
+        size = os.fstat(stream.fileno()).st_size
+        if size > limit:
+            raise TooLarge(path, size)
+        data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise TooLarge(path, len(data))
+    return data
+
+
 def json_object_file(path: Path) -> dict[str, Any]:
     """The JSON object in a sibling file (a sub-agent's ``.meta.json``); empty when there is
     none: no such regular file, unreadable, or not an object (it only adds a link or a name).
@@ -1443,16 +1473,14 @@ def json_object_file(path: Path) -> dict[str, Any]:
     or broken file) is not read, and a warning names it, as what it would add is missing."""
     if not path.is_file():
         return {}
-    limit = record_limit()
     try:
-        with path.open("rb") as stream:
-            data = stream.read(limit + 1)
+        data = read_bounded(path)
     except OSError:
         return {}
-    if len(data) > limit:
+    except TooLarge:
         from turnfold.userwarn import warn_at_caller  # only for a file too large: rare
 
-        warn_at_caller(f"{path}: not read, over the limit of {limit:,} bytes "
+        warn_at_caller(f"{path}: not read, over the limit of {record_limit():,} bytes "
                        f"({RECORD_LIMIT_ENV})")  # fmt: skip
         return {}
     try:

@@ -117,7 +117,14 @@ from turnfold.formats.common import (
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError, unselected
-from turnfold.formats.source import Source, read_file, record_limit, sibling_files
+from turnfold.formats.source import (
+    Source,
+    TooLarge,
+    read_bounded,
+    read_file,
+    record_limit,
+    sibling_files,
+)
 from turnfold.formats.wording import notice, stop
 from turnfold.model import (
     AbortMarker,
@@ -753,11 +760,11 @@ class _Storage:
 
     def document(self, path: Path, record_type: str) -> dict[str, Any] | None:
         """The JSON object of one file, read no further than the record limit
-        (:func:`~turnfold.formats.agents.opencode_filing.read_bounded`); None, with a warning
+        (:func:`~turnfold.formats.source.read_bounded`); None, with a warning
         naming the file, when it has none or is larger."""
         try:
-            text = opencode_filing.read_bounded(path)
-        except opencode_filing.TooLarge as exc:
+            text = read_bounded(path)
+        except TooLarge as exc:
             self.warn(exc.reason, record_type)
             self.said_over.add(path)
             return None

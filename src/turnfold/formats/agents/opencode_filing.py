@@ -25,8 +25,9 @@ All are learned by opening files that no session's own names lead to. A scan ask
 every file of a folder of thousands of sessions, so each is kept per ``storage/`` folder while
 the files and folders it was learned from are unchanged (their modification times and sizes).
 
-No file is read past :func:`~turnfold.formats.source.record_limit` (:func:`read_bounded`): a
-larger one, which no version of OpenCode writes, is not opened to learn where it belongs, and
+No file is read past :func:`~turnfold.formats.source.record_limit`
+(:func:`~turnfold.formats.source.read_bounded`): a larger one, which no version of OpenCode
+writes, is not opened to learn where it belongs, and
 each filing names those it passed over (:attr:`Filed.over`), for the reader to say.
 """
 
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from turnfold import codec
-from turnfold.formats.source import record_limit
+from turnfold.formats.source import TooLarge, read_bounded
 
 T = TypeVar("T")
 
@@ -51,21 +52,6 @@ _kept: dict[tuple[str, Path], tuple[Any, Any]] = {}
 _lock = threading.Lock()
 
 
-class TooLarge(Exception):
-    """A file holding more than :func:`~turnfold.formats.source.record_limit` bytes, not read."""
-
-    def __init__(self, path: Path, size: int) -> None:
-        self.path = path
-        self.size = size
-        super().__init__(self.reason)
-
-    @property
-    def reason(self) -> str:
-        """What a warning of the file says (as a skipped record's does)."""
-        return (f"{self.path}: {self.size:,} bytes, over the limit of {record_limit():,} "
-                "(TURNFOLD_MAX_RECORD_BYTES); not read")  # fmt: skip
-
-
 @dataclass(frozen=True)
 class Filed(Generic[T]):
     """What a filing learned of a ``storage/`` folder (``found``), and the files it did not
@@ -74,21 +60,6 @@ class Filed(Generic[T]):
 
     found: T
     over: tuple[tuple[Path, int], ...]
-
-
-def read_bounded(path: Path) -> bytes:
-    """The bytes of the file at ``path``, read no further than
-    :func:`~turnfold.formats.source.record_limit`: :class:`TooLarge` when it holds more (told
-    by its size before a byte is read, or by what it held when it grew since)."""
-    limit = record_limit()
-    with path.open("rb") as stream:
-        size = os.fstat(stream.fileno()).st_size
-        if size > limit:
-            raise TooLarge(path, size)
-        data = stream.read(limit + 1)
-    if len(data) > limit:
-        raise TooLarge(path, len(data))
-    return data
 
 
 def holders(root: Path) -> Filed[Mapping[str, Path]]:
@@ -212,8 +183,8 @@ def _opened(path: Path, over: list[tuple[Path, int]]) -> Mapping[str, Any]:
 
 def document(path: Path) -> Mapping[str, Any]:
     """The JSON object of a file opened to learn where a file belongs; empty when it has none,
-    or is too large to read (:func:`read_bounded`): reading that file itself says what is
-    wrong with it."""
+    or is too large to read (:func:`~turnfold.formats.source.read_bounded`): reading that file
+    itself says what is wrong with it."""
     try:
         return _document(path)
     except TooLarge:
