@@ -206,7 +206,9 @@ def test_B1_the_browser_offers_the_reason_as_a_column_of_its_own() -> None:
     col = column("no_cost")
     assert col.clip  # free text: cut short in a narrow table
     assert not col.numeric
-    assert cell(col, f"no price for {UNKNOWN}", "en") == {"text": f"no price for {UNKNOWN}"}
+    said = NoCost("unknown_model", (UNKNOWN,))
+    assert cell(col, said.said, "en") == {"text": said.said, "title": said.title_in("en")}
+    assert cell(col, said.said, "zh") == {"text": f"{UNKNOWN} 无价格", "title": said.title_in("zh")}
     assert cell(col, None, "en") == {"text": ""}
 
 

@@ -129,6 +129,7 @@ export interface TurnHeader {
   duration: string | null;
   count: string | null;
   usage?: string;
+  usage_title?: string;
   duration_title?: string;
   text: string;
 }

@@ -524,8 +524,14 @@ export class Renderer {
     // No duration, and why (its stamps' clock changed): Python words it.
     if (header?.duration_title) status.title = header.duration_title;
     head.append(status);
-    for (const part of [header?.duration, header?.count, header?.usage]) {
+    for (const part of [header?.duration, header?.count]) {
       if (part) head.append(separator(), text("span", "tf-fixed", part));
+    }
+    if (header?.usage) {
+      const usage = text("span", "tf-fixed", header.usage);
+      // U-2: tokens with no cost say why in full on hover, as the session header does.
+      if (header.usage_title) usage.title = header.usage_title;
+      head.append(separator(), usage);
     }
     if (foldable) head.append(chevron());
   }

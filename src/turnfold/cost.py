@@ -24,7 +24,8 @@ price), and wherever tokens are shown with no cost, the same decision says why
 (:func:`no_cost_said`): the session's header and a turn's (U-3), a corpus row and a turn row
 (``no_cost``, C-2, C-3), a comparison of two corpora (B-3). Without genai-prices installed, no
 model has a price, and the reason says that and how to install it, not that the table knows no
-price for the model (it might).
+price for the model (it might). Tokens a delegated agent spent with no model recorded are said
+to be the sub-agent's (:data:`SUBAGENT_MODEL`), in the turn that delegated as in the session.
 
 genai-prices is imported on the first estimate, not with turnfold: it takes about half a
 second, which a load never pays.
@@ -37,8 +38,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from decimal import Decimal
+from enum import Enum
 from importlib.util import find_spec
-from typing import Literal, cast, get_args
+from typing import Final, Literal, cast, get_args
 
 from turnfold.i18n import DEFAULT_LOCALE, translate
 from turnfold.model import AssistantText, Entry, SubAgent, ToolCall, Transcript
@@ -168,10 +170,22 @@ def no_cost_said(tokens: Mapping[str, int], why: NoCost | None) -> NoCost | None
     return why if total_of(tokens) else None
 
 
+class _Unnamed(Enum):
+    """A spender no record names, where whose it is still matters to the reader."""
+
+    SUBAGENT_MODEL = "subagent_model"
+
+
+#: What spent a delegated agent's tokens where no record names its model (an agent used as a
+#: tool runs out of sight; its transcript names none): the sub-agent's model, not the session's.
+#: No estimate prices it, and the reason says whose model it is (``subagent_unpriced``) in a
+#: turn's header as in the session's, rather than "model not recorded" of the turn's own.
+SUBAGENT_MODEL: Final = _Unnamed.SUBAGENT_MODEL
 #: What spent a response's tokens, as far as the records tell: its model; None where no record
-#: names one; the models among which a recorded total is not split (which of them spent it is
-#: not known), which no estimate prices either, but says why (:class:`NoCost`).
-Spender = str | frozenset[str] | None
+#: names one (:data:`SUBAGENT_MODEL` where they are a sub-agent's); the models among which a
+#: recorded total is not split (which of them spent it is not known), which no estimate prices
+#: either, but says why (:class:`NoCost`).
+Spender = str | frozenset[str] | Literal[_Unnamed.SUBAGENT_MODEL] | None
 #: Responses to price: each its :data:`Spender` and token counts.
 Priced = list[tuple[Spender, Tokens]]
 
@@ -190,7 +204,8 @@ def responses_apart(
     """:func:`responses_by_model`'s responses in two lists: those of the calls' sub-agents, and
     the entries' own. A session's header counts its own tokens and prices both, from one pass
     over its responses. A sub-agent whose source records its tokens as a whole is priced
-    within that total (:func:`within_recorded`), as its tokens are counted (U-1)."""
+    within that total (:func:`within_recorded`), as its tokens are counted (U-1). A sub-agent's
+    tokens no record names a model for are :data:`SUBAGENT_MODEL`'s."""
     entries = list(entries)
     found: Priced = []
     for entry in entries:
@@ -209,9 +224,13 @@ def responses_apart(
             mine = model or (named if isinstance(named, str) and named else None) or default
             inner, child_own = responses_apart(child.entries, mine, _depth=_depth + 1)
             found += inner
+        # What no record names a model for here is the sub-agent's, and said to be (its caller's
+        # default named none either): never read as the session's own responses naming none.
+        child_own = [(SUBAGENT_MODEL if by is None else by, c) for by, c in child_own]
         recorded = recorded_subagent_tokens(agent)
         if recorded is not None:
-            child_own = within_recorded(recorded, child_own, spender)
+            spent_by = SUBAGENT_MODEL if spender is None else spender
+            child_own = within_recorded(recorded, child_own, spent_by)
         found += child_own
 
     def model_of(entry: Entry) -> str | None:
@@ -333,16 +352,23 @@ def estimate_or_why(
     when: datetime | None = None,
 ) -> Cost | NoCost:
     """:func:`estimate`'s price, else why there is none (:class:`NoCost`): a model that spent
-    tokens is unknown to the price table (or genai-prices is not installed), not named, or one
-    of several a recorded total is not split among; a response's output count is not recorded
-    (:func:`~turnfold.usage.output_not_recorded`: its input's price alone would read as its
-    cost); the table refuses a response's counts; or no response counts anything priced."""
+    tokens is unknown to the price table (or genai-prices is not installed), not named (a
+    sub-agent's, :data:`SUBAGENT_MODEL`, said to be a sub-agent's where no other reason is),
+    or one of several a recorded total is not split among; a response's output count is not
+    recorded (:func:`~turnfold.usage.output_not_recorded`: its input's price alone would read
+    as its cost); the table refuses a response's counts; or no response counts anything
+    priced."""
     day = _day(when)
     total = 0.0
-    priced_any = False
+    priced_any = unnamed_subagent = False
     for model, counts in responses:
         values = tuple(counts.get(name, 0) for name in COUNTS)
         if not any(values):
+            continue
+        if model is SUBAGENT_MODEL:
+            # Said only where nothing else is: where the session's own model is not recorded
+            # either, "model not recorded" says both, and a sub-agent's alone would mislead.
+            unnamed_subagent = True
             continue
         if model is None:
             return NoCost("unnamed_model")
@@ -360,6 +386,8 @@ def estimate_or_why(
         except Exception:  # the table could not price these counts: no cost, never a guess
             return NoCost("counts_refused")
         priced_any = True
+    if unnamed_subagent:
+        return NoCost("subagent_unpriced")
     if not priced_any:
         return NoCost("nothing_priced")
     return Cost(total, False, table_version(), day)
@@ -595,6 +623,7 @@ def format_usd(usd: float) -> str:
 __all__ = [
     "PRICE_TABLE_INSTALL",
     "PROVIDERS",
+    "SUBAGENT_MODEL",
     "Cost",
     "NoCost",
     "Priced",

@@ -23,7 +23,7 @@ from pathlib import PurePath
 from typing import Any, Literal, TypedDict
 
 from turnfold.corpus.summarize import COLUMNS
-from turnfold.cost import format_usd
+from turnfold.cost import NoCost, format_usd
 from turnfold.formats.errors import tried_said
 from turnfold.i18n import translate
 from turnfold.render.content import plain_text
@@ -203,6 +203,12 @@ def cell(col: Column, value: Any, locale: str) -> Cell:
         return {"text": moment.strftime("%Y-%m-%d %H:%M"), "title": f"{exact} UTC"}
     if kind == "number" and isinstance(value, float):
         return {"text": f"{value:g}"}
+    if col.name == "no_cost" and (why := NoCost.read(str(value))) is not None:
+        # The row holds the reason in English (NoCost.said), as filters match it: read back and
+        # said in the reader's language, in full as its title, as a turn's header says it. A
+        # text no reason's (another version's row) is shown as the row holds it, below.
+        text, full = why.reason_in(locale), why.title_in(locale)
+        return {"text": plain_text(text), "title": plain_text(full)}
     # A title, a model's or an agent's name is the transcript's (spec X-1): the browser sets it
     # as text, so a control or bidi override in it is made visible here, as a page shows it.
     text = plain_text(str(value))

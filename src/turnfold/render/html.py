@@ -566,9 +566,15 @@ class _Renderer:
         why = header.get("duration_title")  # no duration, and why (P-7: never a wrong one)
         title = f' title="{_text(why)}"' if why else ""
         parts = [f'<span class="tf-status"{title}>{_text(header["label"])}</span>']
-        for part in (header["duration"], header["count"], header.get("usage")):
+        for part in (header["duration"], header["count"]):
             if part:
                 parts.append(f'{_SEP}<span class="tf-fixed">{_text(part)}</span>')
+        usage = header.get("usage")
+        if usage:
+            # U-2: tokens with no cost say why in full on hover, as the session header does.
+            full = header.get("usage_title")
+            title = f' title="{_text(full)}"' if full else ""
+            parts.append(f'{_SEP}<span class="tf-fixed"{title}>{_text(usage)}</span>')
         if foldable:
             parts.append(_CHEVRON)  # P-7: the fold indicator right after the count
         return "".join(parts)

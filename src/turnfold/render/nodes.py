@@ -185,6 +185,9 @@ class TurnHeader(TypedDict):
     #: U-3: the turn's tokens and ≈ cost, with ``show_turn_usage`` on (absent otherwise: a
     #: long session's headers do not each carry a null).
     usage: NotRequired[str]
+    #: U-2: why ``usage`` shows tokens with no cost, in full (its title, as the session
+    #: header's ``no_cost`` part's); absent where it gives no reason.
+    usage_title: NotRequired[str]
     #: Why a settled turn shows no duration (its stamps' clock changed), the status's title;
     #: absent otherwise.
     duration_title: NotRequired[str]

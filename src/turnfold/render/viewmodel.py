@@ -477,11 +477,13 @@ def _planned(item: PlannedItem, transcript: Transcript, options: _Options, prefi
 
 def turn_usage(
     transcript: Transcript, segment: Segment, locale: str, *, per_turn: bool = True
-) -> str | None:
+) -> tuple[str, str | None] | None:
     """U-3: a turn's tokens and ≈ cost, for its header (``show_turn_usage``): the numbers the
     corpus's ``turns()`` table carries (:func:`turnfold.cost.spend_of` at the turn's start);
     None when the turn records no tokens. Tokens with no cost say why, as the session's header
-    does (its ``no_cost`` part) and the turn's row (``no_cost``), from the same decision.
+    does (its ``no_cost`` part) and the turn's row (``no_cost``), from the same decision: the
+    text says it in a few words, and the title, second, in full, as the session header's
+    part's title does (None where there is no reason to give).
 
     ``per_turn=False``, for a source that records tokens for the session only
     (:func:`~turnfold.usage.records_tokens_per_turn`), says so, as a comparison's pair does:
@@ -489,7 +491,7 @@ def turn_usage(
     and a cost of that part an underestimate.
     """
     if not per_turn:
-        return translate("session.tokens_not_per_turn", locale)
+        return translate("session.tokens_not_per_turn", locale), None
     from turnfold.cost import format_usd, spend_of  # as the head's (see ViewPlan.head)
     from turnfold.session import utc
 
@@ -501,10 +503,13 @@ def turn_usage(
         return None
     text = translate("session.tokens", locale, tokens=compact_count(total))
     if spent.cost is not None:
-        return f"{text} · ≈ ${format_usd(spent.cost.usd)}"
+        return f"{text} · ≈ ${format_usd(spent.cost.usd)}", None
     if spent.no_cost is not None:  # U-2: a model no price table knows, output not recorded…
-        return f"{text} · {spent.no_cost.text_in(locale)}"
-    return text
+        # A model's name in the reason is the transcript's (X-1): its controls made visible,
+        # as the session header's are, for the widget sets it as text.
+        why = spent.no_cost
+        return f"{text} · {plain_text(why.text_in(locale))}", plain_text(why.title_in(locale))
+    return text, None
 
 
 def session_header(
@@ -797,10 +802,11 @@ def _say_omitted(node: ProseNode, omitted: int, whole: int, locale: str) -> None
         node["all_label"] = _counted("text.show_all", whole, locale)
 
 
-def _turn(turn: Turn, options: _Options, usage: str | None) -> TurnNode:
+def _turn(turn: Turn, options: _Options, usage: tuple[str, str | None] | None) -> TurnNode:
     header = turn.header
     count = header.count_text if header.tool_count else None
-    parts = [header.label, header.duration, count, usage]
+    usage_text, usage_title = usage or (None, None)
+    parts = [header.label, header.duration, count, usage_text]
     process = turn.process
     answer = turn.answer
     process_node: ProcessNode | None = None
@@ -831,8 +837,10 @@ def _turn(turn: Turn, options: _Options, usage: str | None) -> TurnNode:
         "count": count,
         "text": " · ".join(p for p in parts if p),
     }
-    if usage:
-        header_node["usage"] = usage
+    if usage_text:
+        header_node["usage"] = usage_text
+    if usage_text and usage_title:
+        header_node["usage_title"] = usage_title
     if header.duration_note:
         header_node["duration_title"] = header.duration_note
     return {
