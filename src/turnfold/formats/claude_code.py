@@ -22,13 +22,14 @@ One JSON record per line; ``message.content`` holds Anthropic blocks, converted 
 - ``user`` with ``tool_result`` blocks → the outcome of the call with that ``tool_use_id``
   (or the line's ``sourceToolUseID``): a rejection ("The user doesn't want to proceed…",
   ``[Request interrupted by user for tool use]``, ``toolDenialKind``) or an interrupted Bash →
-  ``cancelled``; ``is_error`` or a ``<tool_use_error>`` → ``error``; otherwise ``success``.
-  The line's ``toolUseResult`` shapes the result: ``structuredPatch`` → ``kind="diff"`` (a unified
-  diff), TodoWrite → ``todo``, ExitPlanMode → ``plan`` (the plan text), Task/Agent → ``subagent``
-  (its ``content``: the sub-agent's report, less the words Claude Code wraps it in for the
-  model); ``durationMs`` / ``totalDurationMs`` → ``duration_ms``. A result whose line comes
-  before its call's (Claude Code 2.1.1xx writes the two in either order) waits for the call;
-  one no call of the file takes is warned of.
+  ``cancelled``; ``is_error`` or a ``<tool_use_error>`` → ``error``, as is a Task/Agent call
+  whose report is the API error its sub-agent stopped on (:func:`failed_on_api_error`);
+  otherwise ``success``. The line's ``toolUseResult`` shapes the result: ``structuredPatch`` →
+  ``kind="diff"`` (a unified diff), TodoWrite → ``todo``, ExitPlanMode → ``plan`` (the plan
+  text), Task/Agent → ``subagent`` (its ``content``: the sub-agent's report, less the words
+  Claude Code wraps it in for the model); ``durationMs`` / ``totalDurationMs`` →
+  ``duration_ms``. A result whose line comes before its call's (Claude Code 2.1.1xx writes the
+  two in either order) waits for the call; one no call of the file takes is warned of.
 - ``assistant`` → its blocks in order. One API response is written as several lines sharing
   ``message.id``: their calls form one batch (``batch_id = message.id``), tool_use blocks are
   deduplicated by id, and the response's ``usage`` is taken from its *last* line and put on its
@@ -394,6 +395,10 @@ RECORDS = Records(
 _INTERRUPTED = "[Request interrupted by user"
 _REJECTED = ("The user doesn't want to proceed", "The user doesn't want to take this action")
 _TOOL_ERROR = "<tool_use_error>"
+#: How the text of the message Claude Code writes for a failed API request begins (its ``CX``
+#: constant, then ``: …``), or the same after the hint it puts before a 401's: what its own
+#: ``Fc`` (2.1.79's ``cli.js``) tells such a message by, to show it as an error.
+_API_ERROR = ("API Error", "Please run /login · API Error")
 _LEVELS = ("info", "warning", "error")
 
 
@@ -2250,8 +2255,40 @@ def tool_outcome(
             return status, ToolResult(text=_checklist(todos), kind="todo", structured=todos)
     if call.name in AGENT_TOOLS:
         text = agent_report(extra) or result.text
+        if failed_on_api_error(extra):
+            status = "error"  # the report, the error's whole text, stays what was recorded
         return status, ToolResult(text=text, kind="subagent", images=result.images)
     return status, result
+
+
+def failed_on_api_error(extra: Any) -> bool:
+    """Whether a finished sub-agent's report (its call's ``toolUseResult``) is the API error it
+    stopped on, not words of its own: its call failed, though Claude Code records it completed
+    (``is_error`` false).
+
+    Claude Code hands back the text of the sub-agent's last message, with that message's
+    ``usage`` (2.1.79's ``cli.js``: the Agent tool's ``finalizeAgentTool``, ``tZ8``). When the
+    sub-agent's request fails, its last message is the one Claude Code writes for the error
+    (``R9``: ``isApiErrorMessage``, model ``<synthetic>``): one text, ``API Error: `` and the
+    API's reply (``400 {"type":"error",…}``), and a usage that counts no token, as no response
+    came. A report that merely mentions an API error is the model's, with its tokens.
+
+    >>> failed_on_api_error({"status": "completed", "usage": {"input_tokens": 0,
+    ...     "output_tokens": 0}, "content": [{"type": "text", "text": "API Error: 400 {}"}]})
+    True
+    """
+    if not isinstance(extra, Mapping) or extra.get("status") != "completed":
+        return False
+    content, usage = extra.get("content"), extra.get("usage")
+    if not (isinstance(content, list) and len(content) == 1 and isinstance(usage, Mapping)):
+        return False
+    text = content[0].get("text") if isinstance(content[0], Mapping) else None
+    counted = [usage.get(key) for key in ("input_tokens", "output_tokens")]
+    return (
+        isinstance(text, str)
+        and text.startswith(_API_ERROR)
+        and all(type(count) is int and count == 0 for count in counted)
+    )
 
 
 def recorded_duration(extra: Mapping[str, Any]) -> float | None:

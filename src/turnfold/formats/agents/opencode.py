@@ -74,7 +74,9 @@ Each message's parts, in order (``part.id`` ascends in time):
   warning. Sessions naming each other as lead round a circle (none of them a top-level
   session) are shown from the oldest of them, a session of its own, the others under it, with
   a warning naming the circle. A session of its own is shown there once: a ``task`` call that
-  names it says so, its steps not nested under the call too.
+  names it says so, its steps not nested under the call too. Sub-agents' own sub-agents nest
+  in turn, up to :data:`_MAX_DEPTH` deep; one deeper is named in a warning (``sample=`` its id
+  loads it), its steps not shown under its call.
 
 No file of ``storage/`` is read past :func:`~turnfold.formats.source.record_limit`: a larger
 one is warned of, and one that was not opened to learn where files belong is said by the load
@@ -89,14 +91,16 @@ part's ids and fields), read where it lies (:func:`legacy_kind`), the folder by 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from glob import escape
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from turnfold import codec
 from turnfold.formats import databases
@@ -250,8 +254,13 @@ _LEGACY_FOLDER = {"session": "", "message": "ses_", "part": "msg_"}
 #: A key that may name a file of ``storage/``: one name, no separator (a ``sample=`` or a
 #: sub-agent's id from a document names no other file); as long as a file's name may be.
 _NAME = re.compile(r"^[^/\\\x00]{1,250}$")
-#: A sub-agent nests its own sub-agents' sessions at most this deep (a cycle of ids ends).
-_MAX_DEPTH = 8
+#: How many sub-agents deep a session's sub-agents nest under its calls (a cycle of ids ends
+#: sooner: a session is never nested in itself). The view builds each nested sub-agent inside
+#: its lead's call by recursion, ten to fifteen frames a level (a widget of a chain 65 deep
+#: reached Python's default limit of 1,000): the bound leaves room for a notebook's own stack.
+#: A session deeper is named by a warning (it loads as a session of its own, ``sample=`` its
+#: id), never dropped unsaid; in ``storage/`` it is a row of its own (:meth:`_Storage.top`).
+_MAX_DEPTH = 32
 #: A session of the database that is a row of its own: with no lead, its own lead (a hostile
 #: id), or whose lead's row is not there (:meth:`_Database.roots`).
 _NO_LEAD = ('(parent_id IS NULL OR parent_id = id OR NOT EXISTS (SELECT 1 FROM main."session" '
@@ -539,8 +548,14 @@ class _Database:
         own in ``session``: those whose row was deleted with the database's foreign keys off
         (OpenCode deletes a session's messages with it, ``ON DELETE CASCADE``), or of a
         database copied in part. The messages' first, each by its first row's time; found by
-        the tables' ``session_id`` indexes, a look at each id, never at a row's data."""
-        found: dict[str, None] = {}
+        the tables' ``session_id`` indexes, a look at each id, never at a row's data.
+
+        A ``session_id`` too long to read is listed by a stand-in (:func:`databases.listed`),
+        whose load says why: one for each such id, however many rows name it
+        (:meth:`_long_ids`), and none for one a session's row holds (SQLite refuses to compare
+        an id over the record limit, so its rows come back unsorted, ungrouped and unchecked)."""
+        found: dict[str | int, None] = {}  # an int: the first row of a long id (by its index)
+        long: list[databases.OversizedRow] = []
         for table in ("message", "part"):
             lacking = (f'WHERE NOT EXISTS (SELECT 1 FROM main."session" AS own '
                        f"WHERE own.id = {databases.quoted(table)}.session_id)")  # fmt: skip
@@ -549,11 +564,37 @@ class _Database:
                                       "ORDER BY MIN(time_created), session_id",
                                       key="session_id", bounded=_KEYS,
                                       unordered=f"{lacking} ORDER BY rowid"):  # fmt: skip
-                if isinstance(row, databases.OversizedRow):  # its load says why, alone
+                if isinstance(row, databases.OversizedRow) and row.key is None:
+                    found.setdefault(len(long))
+                    long.append(row)
+                elif isinstance(row, databases.OversizedRow):
                     found.setdefault(databases.listed(row))
-                    continue
-                found.setdefault(str(row[0]))
-        return list(found)
+                else:
+                    found.setdefault(str(row[0]))
+        listed = self._long_ids(long)
+        return [item if isinstance(item, str) else listed[item] for item in found
+                if isinstance(item, str) or item in listed]  # fmt: skip
+
+    def _long_ids(self, rows: list[databases.OversizedRow]) -> dict[int, str]:
+        """The stand-ins of the sessions ``rows`` (of message and part, each naming a session
+        by an id too long to read) name, by the index of the first row of each: that row's
+        (:func:`databases.stand_in`), one a session; none for a session that has its own row
+        (its listing names it). Ids are told apart without reading one whole
+        (:func:`_identities`)."""
+        if not rows:
+            return {}
+        held = [row for row in databases.rows(self.db, "session", "id", key="id", bounded=_KEYS)
+                if isinstance(row, databases.OversizedRow)]  # fmt: skip
+        cells = [("session", "id", row.rowid) for row in held]
+        cells += [(row.table, "session_id", row.rowid) for row in rows]
+        found = _identities(self.db, cells)
+        recorded = set(found[: len(held)])
+        named = found[len(held) :]
+        first: dict[tuple[int, bytes], int] = {}
+        for index, identity in enumerate(named):
+            if identity not in recorded:
+                first.setdefault(identity, index)
+        return {index: databases.stand_in(rows[index]) for index in first.values()}
 
     def session(self, session_id: str) -> Session | None:
         """The session ``session_id``; one with no row whose messages or parts are there read
@@ -741,6 +782,16 @@ class _Database:
         }
 
 
+class _Walked(NamedTuple):
+    """Where the walk up a ``storage/`` session's leads ended (:meth:`_Storage._walk`): the
+    file whose row holds it (``top``); the circle of leads it came round, from its oldest; or
+    ``deep``, its leads deeper than a sub-agent nests (the file itself its top then)."""
+
+    top: Path
+    circle: list[Path] | None = None
+    deep: bool = False
+
+
 class _Storage:
     """The sessions of OpenCode's ``storage/`` folder (before 1.2), read on demand: of its
     sessions' files, only those of the sessions asked for are opened (and those no name leads
@@ -829,32 +880,33 @@ class _Storage:
         dropped), and where its leads go deeper than a sub-agent nests. Where they go round in
         a circle (none is the top), the circle's oldest (:meth:`_walk`): its row holds them
         all, as the database's listing shows one of a circle."""
-        top, _ = self._walk(path, info)
-        return top
+        return self._walk(path, info).top
 
-    def _walk(self, path: Path, info: Mapping[str, Any]) -> tuple[Path, list[Path] | None]:
-        """:meth:`top`, and the circle of leads the walk up from ``path`` came round (from its
-        oldest: :meth:`_oldest`), None when it came round none."""
+    def _walk(self, path: Path, info: Mapping[str, Any]) -> _Walked:
+        """:meth:`top`, with the circle of leads the walk up from ``path`` came round (from its
+        oldest: :meth:`_oldest`), and whether its leads go deeper than a sub-agent nests
+        (:data:`_MAX_DEPTH`)."""
         seen = [path]
         documents: dict[Path, Mapping[str, Any]] = {path: info}
         current, document = path, info
-        while len(seen) <= _MAX_DEPTH:
+        # Up to _MAX_DEPTH leads: a session that many sub-agents deep still nests in its top.
+        while len(seen) <= _MAX_DEPTH + 1:
             parent = document.get("parentID")
             if not isinstance(parent, str) or not parent:
-                return current, None
+                return _Walked(current)
             lead = self.referenced(parent)
             if lead is None or lead == current:  # naming itself, it names no lead (_NO_LEAD)
-                return current, None
+                return _Walked(current)
             if lead in seen:
                 circle = self._oldest(seen[seen.index(lead) :], documents)
-                return circle[0], circle
+                return _Walked(circle[0], circle=circle)
             lead_info = opencode_filing.document(lead)
             if not lead_info:
-                return current, None
+                return _Walked(current)
             seen.append(lead)
             documents[lead] = lead_info
             current, document = lead, lead_info
-        return path, None
+        return _Walked(path, deep=True)
 
     @staticmethod
     def _oldest(circle: list[Path], documents: Mapping[Path, Mapping[str, Any]]) -> list[Path]:
@@ -872,7 +924,7 @@ class _Storage:
         none."""
         if session.file is None:
             return None
-        _, circle = self._walk(session.file, session.info)
+        circle = self._walk(session.file, session.info).circle
         if circle is None or session.file not in circle:
             return None
         return _circled([path.stem for path in circle], "parentID")
@@ -935,10 +987,14 @@ class _Storage:
             return None
         info = opencode_filing.document(path)
         if info:
-            top, circle = self._walk(path, info)
-            if top == path:
-                why = ("it is the oldest of a circle of sessions naming each other as lead"
-                       if circle else "its parentID leads to no session here")  # fmt: skip
+            walked = self._walk(path, info)
+            if walked.top == path:
+                if walked.circle:
+                    why = "it is the oldest of a circle of sessions naming each other as lead"
+                elif walked.deep:
+                    why = f"its leads go deeper than the {_MAX_DEPTH} sub-agents that nest"
+                else:
+                    why = "its parentID leads to no session here"
                 self.source.warn(_shown_apart(session_id, why))
                 return None
         return self._read(path)
@@ -1119,6 +1175,52 @@ def _owner(path: Path, kind: str, document: Mapping[str, Any]) -> str | None:
     for file in sibling_files(messages, f"*/{escape(path.parent.name)}.json"):
         return file.parent.name
     return held if isinstance(held, str) else None
+
+
+#: How much of an id too long to read is read at a time to tell it from another.
+_PIECE = 64 * 1024
+
+
+def _identities(
+    db: sqlite3.Connection, cells: list[tuple[str, str, int]]
+) -> list[tuple[int, bytes]]:
+    """What tells apart the values ``cells`` hold (each a table, its column and a rowid: ids
+    too long to read, which SQLite may refuse to compare) without holding one whole: its size,
+    and where another has that size, its SHA-256, read a piece at a time. Two cells hold the
+    same id when theirs are equal."""
+    sizes = [_size(db, *cell) for cell in cells]
+    counts = Counter(sizes)
+    return [(size, _digest(db, *cell) if counts[size] > 1 else b"")
+            for cell, size in zip(cells, sizes, strict=True)]  # fmt: skip
+
+
+def _size(db: sqlite3.Connection, table: str, column: str, rowid: int) -> int:
+    """The bytes of one value: its blob handle's length where the connection refuses a long
+    value whole (:data:`databases.LIMITED`), else SQLite's ``length`` of its bytes."""
+    if databases.LIMITED:
+        with db.blobopen(table, column, rowid, readonly=True) as blob:  # type: ignore[attr-defined]
+            return len(blob)
+    query = (f"SELECT length(CAST({databases.quoted(column)} AS BLOB)) "
+             f"FROM {databases.quoted(table)} WHERE rowid = ?")  # fmt: skip
+    size: int = db.execute(query, (rowid,)).fetchone()[0] or 0
+    return size
+
+
+def _digest(db: sqlite3.Connection, table: str, column: str, rowid: int) -> bytes:
+    """The SHA-256 of one value, read :data:`_PIECE` bytes at a time (as :func:`_size`)."""
+    digest = hashlib.sha256()
+    if databases.LIMITED:
+        with db.blobopen(table, column, rowid, readonly=True) as blob:  # type: ignore[attr-defined]
+            while piece := blob.read(_PIECE):
+                digest.update(piece)
+        return digest.digest()
+    query = (f"SELECT substr(CAST({databases.quoted(column)} AS BLOB), ?, ?) "
+             f"FROM {databases.quoted(table)} WHERE rowid = ?")  # fmt: skip
+    start = 1
+    while piece := db.execute(query, (start, _PIECE, rowid)).fetchone()[0]:
+        digest.update(piece)
+        start += len(piece)
+    return digest.digest()
 
 
 def _leadless(session_id: str, parent: str, where: str) -> str:
@@ -1358,7 +1460,9 @@ class SessionReader:
         self.child = child
         self.line = line
         self.depth = depth
+        #: The sessions on the way down from the top to this one, this one's id included.
         self.seen = seen
+        self.session_id: Any = None
         self.transcript = Transcript()
         self.model: str | None = None
         self.provider: str | None = None
@@ -1379,7 +1483,8 @@ class SessionReader:
 
     def read(self, session: Session) -> Transcript:
         info = session.info
-        self.seen = self.seen | {str(info.get("id"))}
+        self.session_id = info.get("id")
+        self.seen = self.seen | {str(self.session_id)}
         self.cwd = as_text(info.get("directory"))
         for message in session.messages:
             role = message.info.get("role")
@@ -1406,10 +1511,15 @@ class SessionReader:
         lead is here), so left out they would be dropped unsaid. Each is placed where its
         session's start places it among the lead's entries (in the turn that ran it, not the
         last), at the end when it has none."""
-        if self.unclaimed is None or self.depth >= _MAX_DEPTH:
+        if self.unclaimed is None:
             return
         lead = session.info.get("id")
-        for sub in self.unclaimed(session, frozenset(self.claimed | self.seen)):
+        found = self.unclaimed(session, frozenset(self.claimed | self.seen))
+        if self.depth >= _MAX_DEPTH:
+            for sub in found:
+                self._too_deep(sub.info.get("id"))
+            return
+        for sub in found:
             sub_id = str(sub.info.get("id"))
             self.source.warn(f"sub-agent session {sub_id} names session {lead} as its lead "
                              "(parentID), but no task call of it names the sub-agent: shown "
@@ -1704,21 +1814,29 @@ class SessionReader:
             agent_id=child_id,
         )
         session = None
-        deep = self.depth >= _MAX_DEPTH
         if child_id is not None:
             self.claimed.add(child_id)
-        if (
-            self.child is not None
-            and child_id is not None
-            and child_id not in self.seen
-            and not deep
-        ):
+        # A session already on the way down from the top is not nested in itself again.
+        if self.child is not None and child_id is not None and child_id not in self.seen:
             session = self.child(child_id)
+        if session is not None and self.depth >= _MAX_DEPTH:
+            self._too_deep(child_id)  # read to know it is there: never named if it is not
+            session = None
         if session is None:
             sub.steps_missing = True
             return sub
         self._nest(sub, session)
         return sub
+
+    def _too_deep(self, session_id: Any) -> None:
+        """Says the sub-agent's session ``session_id`` of this one is not nested: it is one
+        level deeper than sub-agents nest (:data:`_MAX_DEPTH`). It loads as a session of its
+        own, its own sub-agents nested in it."""
+        shown = _clipped(str(session_id))
+        self.source.warn(f"sub-agent session {shown} of session {_clipped(str(self.session_id))} "
+                         f"is {self.depth + 1} sub-agents deep, past the {_MAX_DEPTH} that nest "
+                         f"under their calls: not shown here; sample={shown!r} loads it as a "
+                         "session of its own", self.line)  # fmt: skip
 
     def _nest(self, sub: SubAgent, session: Session) -> None:
         """``session`` read as ``sub``'s, a level deeper: its own sub-agents nested in it."""
