@@ -7,6 +7,7 @@ counts the tool calls the file records, sub-agents' included.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,11 @@ _OTHER_KINDS = {"agent": "invoke_agent", "workflow": "invoke_agent", "tool": "ex
                 "ai.toolCall": "execute_tool"}  # fmt: skip
 
 
+#: Google ADK 1.x's span of an agent's run, ``agent_run [<name>]``, with no attributes
+#: (google/adk/agents/base_agent.py, 1.0–1.15: ``tracer.start_as_current_span(f'agent_run
+#: [{self.name}]')``).
+_ADK_1_AGENT = re.compile(r"agent_run \[(.+)\]")
+
 #: The attributes that only say which kind a span is.
 _KIND_KEYS = frozenset({"openinference.span.kind", "gen_ai.operation.name"})
 
@@ -93,6 +99,8 @@ def otlp(path: Path) -> int:
         )
         if a.get("gen_ai.tool.name") == "(merged tools)":  # ADK's, beside each call's own span
             kinds[span["spanId"]] = None
+        if not kinds[span["spanId"]] and _ADK_1_AGENT.fullmatch(span["name"]):
+            kinds[span["spanId"]] = "invoke_agent"
         parents[span["spanId"]] = span.get("parentSpanId")
         try:
             output = json.loads(a.get("gen_ai.output.messages") or "[]")
@@ -124,6 +132,9 @@ def otlp(path: Path) -> int:
         name = (a.get("gen_ai.agent.name") or a.get("agent.name") or a.get("gen_ai.workflow.name")
                 or span["name"])  # fmt: skip
         name = str(name).removeprefix("invoke_agent ").removeprefix("invoke_workflow ")
+        adk_1 = _ADK_1_AGENT.fullmatch(name)
+        if adk_1:
+            name = adk_1.group(1)
         return name.removesuffix(".run")
 
     def step(span_id: str) -> str | None:

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import turnfold
-from tests.formats.langchain_runs import ANSWER, PROMPT
+from tests.formats.langchain_runs import ANSWER, MODEL, PROMPT
 from tests.formats.test_otlp import FIXTURES, outline
 from turnfold.formats.traces.langchain_messages import run_input_messages, run_output_messages
-from turnfold.model import Thinking
+from turnfold.model import AssistantText, Thinking
 from turnfold.usage import transcript_tokens
 
 
@@ -99,3 +99,61 @@ def test_H4_only_langchain_run_values_are_read_as_its_messages() -> None:
     assert run_output_messages('{"choices": [{"message": {"role": "assistant"}}]}') is None
     completion = '{"generations": [[{"text": "Once upon", "type": "Generation"}]]}'
     assert run_output_messages(completion) == [{"role": "assistant", "content": "Once upon"}]
+
+
+def _with_model_span(variant: str, edit: Any) -> Path:
+    """The fixture ``variant``'s OTLP request, each model span's attributes (as a dict of their
+    OTLP values, by key) changed by ``edit``."""
+    request = json.loads(fixture(variant).read_text("utf-8").splitlines()[0])
+    for resource in request["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                if span["name"] == "FakeToolModel":
+                    values = {a["key"]: a["value"] for a in span["attributes"]}
+                    edit(values)
+                    span["attributes"] = [{"key": k, "value": v} for k, v in values.items()]
+    return request
+
+
+def test_H6_a_model_span_without_llm_model_name_has_the_model_of_its_response() -> None:
+    """The instrumentor writes ``llm.model_name`` only from the run's ``llm_output``, its
+    ``ls_model_name`` metadata or its invocation parameters, none of which the chat model
+    filled: no span names the model. Each response's ``response_metadata`` (``model_name``)
+    does, in ``output.value``: the transcript's model, and each reply's."""
+    for variant in ("messages", "hidden-messages"):
+        assert "llm.model_name" not in fixture(variant).read_text("utf-8")  # the premise
+        transcript = turnfold.load(fixture(variant))
+        assert transcript.metadata["model"] == MODEL
+        texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
+        assert texts
+        assert {e.model for e in texts} == {MODEL}
+
+
+def test_H6_a_model_span_without_a_response_model_has_its_invocation_parameters_one(
+    tmp_path: Path,
+) -> None:
+    """A response that names no model (its ``response_metadata`` empty): the model the
+    request's parameters name, ``model_name`` as LangChain's OpenAI and Gemini chat models
+    write it, or ``model`` as its Anthropic one does; neither, no model (never a guess)."""
+
+    def unnamed(parameters: dict[str, Any] | None) -> Any:
+        def edit(attributes: dict[str, Any]) -> None:
+            output = json.loads(attributes["output.value"]["stringValue"])
+            for generation in output["generations"][0]:
+                generation["message"]["kwargs"]["response_metadata"] = {}
+            attributes["output.value"] = {"stringValue": json.dumps(output)}
+            if parameters is None:
+                del attributes["llm.invocation_parameters"]
+            else:
+                attributes["llm.invocation_parameters"] = {"stringValue": json.dumps(parameters)}
+
+        return edit
+
+    for parameters, model in (({"model_name": "gpt-4.1-mini", "temperature": 0}, "gpt-4.1-mini"),
+                              ({"model": "claude-sonnet-4-5"}, "claude-sonnet-4-5"),
+                              (None, None)):  # fmt: skip
+        path = tmp_path / "trace.json"
+        path.write_text(json.dumps(_with_model_span("hidden-messages", unnamed(parameters))))
+        transcript = turnfold.load(path)
+        assert transcript.metadata.get("model") == model, parameters
+        assert outline(transcript) == EXPECTED  # the rest read as before

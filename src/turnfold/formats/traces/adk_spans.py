@@ -25,13 +25,21 @@ traced (``adk-…``), which only its tool span names: the reader gives it to the
 (:meth:`.otlp._Rebuild._given_ids`). The tool spans' arguments and results are read with the
 other conventions' (:func:`.messages.tool_response`).
 
+Schema 1 writes ``"{}"`` for a tool span's arguments and result where content capture is off
+(``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false``), which is also what a tool of no arguments
+that returned ``{}`` writes with it on: the span alone cannot tell them apart, its trace can
+(:func:`drop_uncaptured_placeholders`), so that an empty object reads as the result it is and
+only a missing attribute as content not captured (schema 2 writes nothing where it is off).
+
 Apart from :mod:`.messages` because it reads whole requests, as :mod:`.langfuse_io` does, and
-from the reader because it runs once per span as it is read (:func:`restore_adk_span`).
+from the reader because it runs once per span as it is read (:func:`restore_adk_span`), or
+once per conversation on its spans (:func:`drop_uncaptured_placeholders`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from turnfold.formats.common import MAPPINGS, as_list
@@ -42,6 +50,9 @@ from turnfold.formats.traces.spans import (
     ADK_EVENT_ID,
     ADK_LLM_REQUEST,
     ADK_LLM_RESPONSE,
+    ADK_TOOL_ARGUMENTS,
+    ADK_TOOL_RESPONSE,
+    Span,
     json_value,
 )
 
@@ -51,6 +62,11 @@ _OWN_MESSAGES = ("gen_ai.input.messages", "gen_ai.output.messages", "openinferen
 _MESSAGES = ("gen_ai.input.messages", "gen_ai.output.messages")
 #: Schema 2's id of a call or response that had none: ``<tool name>_<part index>``.
 _FALLBACK_ID = re.compile(r"^(.+)_\d+$")
+#: What schema 1 writes for each content attribute where content capture is off
+#: (google/adk/telemetry/tracing.py 2.13.0, ``trace_call_llm`` and ``trace_tool_call``: the
+#: request, the response, a tool's arguments and result); ADK's 1.x releases before the switch
+#: (1.15.0) always write the content, and ``"{}"`` only as a tool span's request and response.
+_UNCAPTURED = "{}"
 
 
 def restore_adk_span(a: dict[str, Any]) -> None:
@@ -66,6 +82,30 @@ def restore_adk_span(a: dict[str, Any]) -> None:
             value = a.get(key)
             if isinstance(value, str) and '"tool_call' in value:
                 a[key] = text_value(_without_made_up_ids(json_value(value)))
+
+
+def drop_uncaptured_placeholders(spans: Iterable[Span]) -> None:
+    """Take out of the ADK tool spans of ``spans`` the ``"{}"`` arguments and result that stand
+    for content not captured, so that only what was captured is read: those of a trace whose
+    ADK model span (``call_llm``) holds ``"{}"`` as its request, which a request captured never
+    is (it names its model and holds its contents). In a trace whose model spans hold their
+    request, or that holds none, ``"{}"`` is what the tool was called with or returned: an
+    empty object."""
+    spans = list(spans)
+    uncaptured = {s.trace_id for s in spans if _uncaptured_model_call(s.attributes)}
+    for span in spans:
+        if span.trace_id not in uncaptured:
+            continue
+        a = span.attributes
+        for key in (ADK_TOOL_ARGUMENTS, ADK_TOOL_RESPONSE):
+            if a.get(key) == _UNCAPTURED:
+                del a[key]
+
+
+def _uncaptured_model_call(a: dict[str, Any]) -> bool:
+    """Whether ``a`` are an ADK ``call_llm`` span's written with content capture off (a tool
+    span, which writes a result, holds ``"{}"`` as its request whatever the setting)."""
+    return a.get(ADK_LLM_REQUEST) == _UNCAPTURED and ADK_TOOL_RESPONSE not in a
 
 
 def _restore_call_llm(a: dict[str, Any]) -> None:

@@ -244,6 +244,52 @@ def run_output_messages(value: Any) -> list[dict[str, Any]] | None:
     return out
 
 
+#: Where LangChain says which model answered: a chat model's ``response_metadata`` (and a
+#: model's ``llm_output``) name it ``model_name`` (OpenAI's, Gemini's, the fakes') or ``model``
+#: (Anthropic's, Ollama's), the keys OpenInference's instrumentor reads too (``_model_name``).
+_MODEL_KEYS = ("model_name", "model")
+
+
+def _named_model(metadata: Any) -> str | None:
+    if not isinstance(metadata, MAPPINGS):
+        return None
+    return next((m.strip() for k in _MODEL_KEYS if isinstance(m := metadata.get(k), str)
+                 and m.strip()), None)  # fmt: skip
+
+
+def run_output_model(value: Any) -> str | None:
+    """The model that answered a LangChain model run, from its outputs (an OpenInference span's
+    ``output.value``, the ``LLMResult``): its ``llm_output``'s model, else that of the
+    ``response_metadata`` of the first generation's message that names one. OpenInference's
+    LangChain instrumentor writes ``llm.model_name`` only from ``llm_output``, the run's
+    ``ls_model_name`` metadata or its invocation parameters (``_model_name`` in
+    ``_tracer.py``), none of which a chat model need fill: the response's own metadata is
+    where it says which model answered. None where the value is no ``LLMResult`` or names no
+    model.
+
+    >>> run_output_model('{"generations": [[{"text": "hi", "message": {"lc": 1, "type": '
+    ...     '"constructor", "id": ["langchain", "schema", "messages", "AIMessage"], "kwargs": '
+    ...     '{"content": "hi", "response_metadata": {"model_name": "gpt-5"}}}}]]}')
+    'gpt-5'
+    """
+    if isinstance(value, str) and '"generations"' not in value:
+        return None
+    decoded = json_value(value)
+    generations = decoded.get("generations") if isinstance(decoded, MAPPINGS) else None
+    if not isinstance(generations, list) or not generations:
+        return None
+    named = _named_model(decoded.get("llm_output"))
+    if named is not None:
+        return named
+    for generation in as_list(generations[0]):
+        message = generation.get("message") if isinstance(generation, MAPPINGS) else None
+        found = message_of(message) if isinstance(message, MAPPINGS) else None
+        named = _named_model(found[1].get("response_metadata")) if found is not None else None
+        if named is not None:
+            return named
+    return None
+
+
 def tool_message(value: Any) -> Mapping[str, Any] | None:
     """The fields of a LangChain ``ToolMessage`` written in any serialized form (OpenInference's
     tool span's ``output.value``: ``message_to_dict``'s ``{"type": "tool", "data": {content,

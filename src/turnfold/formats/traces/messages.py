@@ -63,6 +63,7 @@ from turnfold.formats.traces.spans import (
     ADK_TOOL_ARGUMENTS,
     ADK_TOOL_RESPONSE,
     Span,
+    adk_agent_run,
     json_value,
 )
 from turnfold.model import ImageData, ToolResult, ToolStatus, Usage
@@ -524,11 +525,9 @@ def _openinference(message: Mapping[str, Any]) -> dict[str, Any]:
     chat: dict[str, Any] = {"role": "assistant" if role == "model" else role}
     content = inner.get("content")
     if not isinstance(content, str) and isinstance(inner.get("contents"), list):
-        texts = [
-            (c.get("message_content") or {}).get("text")
-            for c in inner["contents"] if isinstance(c, MAPPINGS)
-        ]  # fmt: skip
-        content = "\n\n".join(t for t in texts if isinstance(t, str)) or None
+        content, reasoning = _contents_text(inner["contents"])
+        if reasoning is not None:
+            chat["reasoning_content"] = reasoning
     if isinstance(content, str):
         chat["content"] = content
     calls = [
@@ -548,6 +547,21 @@ def _openinference(message: Mapping[str, Any]) -> dict[str, Any]:
         # none, the next call's history repeats it with the name. Left out, they are one.
         chat["name"] = inner["name"]
     return chat
+
+
+def _contents_text(contents: list[Any]) -> tuple[str | None, str | None]:
+    """An OpenInference message's ``contents`` as its text and its reasoning, each its parts'
+    texts joined, None where it has none. A part of ``message_content.type`` ``reasoning`` is
+    the model's thinking: the google_adk instrumentor writes a Gemini part with ``thought``
+    so (openinference-instrumentation-google-adk ``_wrappers.py``,
+    ``_get_attributes_from_text_part``: 0.1.28 for ADK 1.x, 1.0.5 for ADK 2.x)."""
+    texts: list[str] = []
+    reasoning: list[str] = []
+    for part in contents:
+        inner = part.get("message_content") if isinstance(part, MAPPINGS) else None
+        if isinstance(inner, MAPPINGS) and isinstance(inner.get("text"), str):
+            (reasoning if inner.get("type") == "reasoning" else texts).append(inner["text"])
+    return "\n\n".join(texts) or None, "\n\n".join(reasoning) or None
 
 
 def _genai_list(value: Any, memo: _History | None = None) -> list[dict[str, Any]] | None:
@@ -949,7 +963,7 @@ def tool_arguments(span: Span) -> Any:
         return parse_arguments(a[_PYDANTIC_AI_ARGUMENTS])
     if "ai.toolCall.args" in a:
         return parse_arguments(a["ai.toolCall.args"])
-    if ADK_TOOL_ARGUMENTS in a and not _adk_uncaptured(a):
+    if ADK_TOOL_ARGUMENTS in a:
         return parse_arguments(a[ADK_TOOL_ARGUMENTS])
     if _TRACELOOP_INPUT in a:
         return _langchain_tool_start(traceloop_arguments(a[_TRACELOOP_INPUT]))
@@ -1008,17 +1022,13 @@ def langchain_tool_message(span: Span) -> Mapping[str, Any] | None:
 #: Google ADK's own tracer (google/adk/telemetry/tracing.py, ``trace_tool_call``, in its 1.x
 #: releases and its schema 1 since) writes a tool span's arguments and result
 #: (:data:`.spans.ADK_TOOL_ARGUMENTS`, :data:`.spans.ADK_TOOL_RESPONSE`: the function
-#: response's ``response``, which wraps a value that is no dict as ``{"result": value}``), both
-#: ``"{}"`` where content capture is off (``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false``), and
-#: this result where the tool sent no response. (OpenInference's ADK instrumentor writes
-#: ``input.value`` only for arguments that are not empty.)
+#: response's ``response``, which wraps a value that is no dict as ``{"result": value}``), and
+#: this result where the tool sent no response. Its ``"{}"`` where content capture was off are
+#: taken out before the spans are read (:func:`.adk_spans.drop_uncaptured_placeholders`):
+#: what is left is what the tool was called with and returned, ``{}`` an empty object.
+#: (OpenInference's ADK instrumentor writes ``input.value`` only for arguments that are not
+#: empty.)
 _ADK_UNSPECIFIED = {"result": "<not specified>"}
-
-
-def _adk_uncaptured(a: Mapping[str, Any]) -> bool:
-    """Whether Google ADK's tool span was written with content capture off: its arguments
-    and its result both ``"{}"`` (a tool of no arguments that returned ``{}`` reads so too)."""
-    return a.get(ADK_TOOL_ARGUMENTS) == "{}" and a.get(ADK_TOOL_RESPONSE) == "{}"
 
 
 def tool_response(span: Span) -> tuple[str | None, list[ImageData], bool]:
@@ -1037,7 +1047,7 @@ def tool_response(span: Span) -> tuple[str | None, list[ImageData], bool]:
     raw = a.get("ai.toolCall.result") if raw is None else raw
     raw = a.get(_TRACELOOP_OUTPUT) if raw is None else raw
     adk = ADK_EVENT_ID in a  # ADK's own tool span: its result is a function response's
-    if raw is None and ADK_TOOL_RESPONSE in a and not _adk_uncaptured(a):
+    if raw is None and ADK_TOOL_RESPONSE in a:
         raw, adk = a[ADK_TOOL_RESPONSE], True
     if raw is not None:
         value = json_value(raw)
@@ -1200,7 +1210,8 @@ def agent_name(span: Span) -> str | None:
     ``agent.name`` (a GenAI workflow's: ``gen_ai.workflow.name``); an OpenLLMetry ``@agent``
     or ``@workflow`` span's own name (``traceloop.entity.name``) first, since every span
     inside an ``@agent`` is given that agent's ``gen_ai.agent.name``
-    (``default_span_processor_on_start``), a workflow it runs too."""
+    (``default_span_processor_on_start``), a workflow it runs too; else the agent Google ADK
+    1.x names its span after (``agent_run [<name>]``: :func:`.spans.adk_agent_run`)."""
     a = span.attributes
     named = agent_call_name(span)  # Gemini CLI writes its own name over its agent's
     if named is not None:
@@ -1208,7 +1219,9 @@ def agent_name(span: Span) -> str | None:
     keys: tuple[str, ...] = ("gen_ai.agent.name", "agent.name", "gen_ai.workflow.name")
     if a.get(_TRACELOOP_KIND) in ("agent", "workflow"):
         keys = ("traceloop.entity.name", *keys)
-    return next((a[k] for k in keys if isinstance(a.get(k), str) and a[k]), None)
+    named = next((a[k] for k in keys if isinstance(a.get(k), str) and a[k]), None)
+    # Google ADK 1.x's agent span has no attribute: its name names the agent.
+    return named or adk_agent_run(span.name)
 
 
 def system_instructions(span: Span) -> Any:

@@ -16,12 +16,13 @@ one record of the accounting, typed ``span/<operation>``: the GenAI ``gen_ai.ope
 OpenInference ``openinference.span.kind`` (``LLM``, ``TOOL``, ``AGENT``, ``CHAIN``…), older
 OpenLLMetry's ``llm.request.type``, OpenLLMetry's decorators' ``traceloop.span.kind`` (an
 ``@tool`` an ``execute_tool``, an ``@agent`` or ``@workflow`` an ``invoke_agent``, an ``@task``
-a ``task``) or the Vercel AI SDK's ``ai.operationId`` (:func:`.spans.operation`); spans of none
-(HTTP, database) are ``span/(other)``, left out, and so are Strands' ``execute_event_loop_cycle``
-spans and OpenLLMetry's tasks (``span/task``: the spec has no entry kind for a step, so its
-spans are read as its run's); a span under a span left out hangs from the
-nearest span read above it (:func:`reparent`: Strands starts every model and tool span inside
-an event-loop cycle).
+a ``task``), the Vercel AI SDK's ``ai.operationId`` or, for Google ADK 1.x's agent span named
+``agent_run [<name>]`` with no attribute, an ``invoke_agent`` (:func:`.spans.operation`); spans
+of none (HTTP, database) are ``span/(other)``, left out, and so are Strands'
+``execute_event_loop_cycle`` spans and OpenLLMetry's tasks (``span/task``: the spec has no
+entry kind for a step, so its spans are read as its run's); a span under a span left out hangs
+from the nearest span read above it (:func:`reparent`: Strands starts every model and tool
+span inside an event-loop cycle).
 
 One conversation is one transcript: a trace belongs to the conversation its spans name
 (``gen_ai.conversation.id``, else OpenInference's ``session.id``), else it is a conversation of
@@ -165,7 +166,8 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   cut is warned of with its span;
 - metadata (H-6): ``session_id`` (the conversation), ``agent`` (``gen_ai.agent.name``,
   ``agent.name``), ``model`` (not OpenLLMetry's placeholder ``unknown``: its LangChain
-  metadata's ``ls_model_name`` then), ``outcome`` ``error`` when the outermost agent span
+  metadata's ``ls_model_name`` then; an OpenInference LangChain span's response metadata
+  where it has no ``llm.model_name``), ``outcome`` ``error`` when the outermost agent span
   failed; an agent span's error that repeats the one just shown (the exception of a model
   call passed up, worded by each span its own way) is shown once.
 
@@ -214,9 +216,10 @@ from turnfold.formats.gemini_parts import corrected_status
 from turnfold.formats.openai_chat import OpenAIChatBuilder
 from turnfold.formats.openai_responses import describe_call, output_content
 from turnfold.formats.source import Source, keep_warning
-from turnfold.formats.traces.adk_spans import restore_adk_span
+from turnfold.formats.traces.adk_spans import drop_uncaptured_placeholders, restore_adk_span
 from turnfold.formats.traces.chat_keys import _FAILED, _IMAGES, _PART, _UNSHOWN
 from turnfold.formats.traces.gemini_cli_spans import BRIEFING, cut_reasons, tool_call_outcome
+from turnfold.formats.traces.langchain_messages import run_output_model
 from turnfold.formats.traces.messages import (
     _History,
     agent_name,
@@ -401,16 +404,24 @@ _NO_MODEL = "unknown"
 
 
 def _model_name(attributes: Mapping[str, Any]) -> str | None:
-    """The model a model span called (:data:`_MODEL_KEYS`), else the one OpenInference's
-    request parameters name (``llm.invocation_parameters``: its ``llm.model_name`` is the
-    response's, which a call that failed never had); None where it names none."""
+    """The model a model span called (:data:`_MODEL_KEYS`), else the one that answered an
+    OpenInference LangChain run (its ``output.value``'s response metadata:
+    :func:`.langchain_messages.run_output_model`), else the one OpenInference's request
+    parameters name (``llm.invocation_parameters``, ``model_name`` as LangChain's OpenAI and
+    Gemini models write it, or ``model``: its ``llm.model_name`` is the response's, which a
+    call that failed never had); None where it names none."""
     for key in _MODEL_KEYS:
         value = attributes.get(key)
         if isinstance(value, str) and value and value != _NO_MODEL:
             return value
+    answered = run_output_model(attributes.get("output.value"))
+    if answered is not None:
+        return answered
     parameters = json_value(attributes.get("llm.invocation_parameters"))
-    model = parameters.get("model") if isinstance(parameters, MAPPINGS) else None
-    return model if isinstance(model, str) and model else None
+    if not isinstance(parameters, MAPPINGS):
+        return None
+    return next((m for k in ("model_name", "model")
+                 if isinstance(m := parameters.get(k), str) and m), None)  # fmt: skip
 
 
 def _exceptions(span: Span) -> Iterator[tuple[str, str]]:
@@ -762,6 +773,7 @@ class _Rebuild:
 
     def __init__(self, spans: list[Span], name: str) -> None:
         self.name = name
+        drop_uncaptured_placeholders(spans)  # Google ADK's "{}" for content not captured
         self.by_id = {(s.trace_id, s.span_id): s for s in spans}
         self.roots: list[Span] = []
         for span in sorted(spans, key=lambda s: s.start):

@@ -186,6 +186,23 @@ ADK_TOOL_RESPONSE = "gcp.vertex.agent.tool_response"
 ADK_EVENT_ID = "gcp.vertex.agent.event_id"
 #: What Koog 0.3 writes on a tool span, which names no operation (:func:`operation`).
 _KOOG_TOOL = frozenset({"gen_ai.tool.name", "gen_ai.tool.call.id"})
+#: The span Google ADK's early 1.x releases start for each run of an agent, a sub-agent's as
+#: the root's (google/adk/agents/base_agent.py, ``run_async`` and ``run_live``, 1.0.0 and still
+#: 1.15.0: ``tracer.start_as_current_span(f'agent_run [{self.name}]')``): its name is all it
+#: says, no attribute. Later releases write ``invoke_agent <name>`` with ``gen_ai.agent.name``
+#: (google/adk/telemetry/tracing.py, ``trace_agent_invocation``, 1.39.1 and 2.13.0), read alike.
+_ADK_AGENT_RUN = re.compile(r"^agent_run \[(.+)\]$", re.DOTALL)
+
+
+def adk_agent_run(name: str) -> str | None:
+    """The agent whose run a span of Google ADK 1.x's named ``name`` is (:data:`_ADK_AGENT_RUN`),
+    else None.
+
+    >>> adk_agent_run("agent_run [calc]"), adk_agent_run("call_llm")
+    ('calc', None)
+    """
+    found = _ADK_AGENT_RUN.match(name)
+    return found[1] if found else None
 
 
 #: Operation names instrumentations write for the semantic conventions' ones: LiteLLM's OTel
@@ -239,7 +256,8 @@ def operation(name: str, attributes: Mapping[str, Any]) -> str:
     """A span's record type: its GenAI operation, its OpenInference kind, OpenLLMetry's older
     ``llm.request.type`` or its decorators' ``traceloop.span.kind``, the Vercel AI SDK's
     ``ai.operationId``, Google ADK's ``call_llm`` and Koog 0.3's tool span by their
-    attributes, else ``(other)``."""
+    attributes, an agent's run of Google ADK 1.x by its name (:func:`adk_agent_run`), else
+    ``(other)``."""
     op = attributes.get("gen_ai.operation.name")
     if isinstance(op, str) and op:
         if op == "execute_tool" and attributes.get("gen_ai.tool.name") == _ADK_MERGED:
@@ -268,6 +286,8 @@ def operation(name: str, attributes: Mapping[str, Any]) -> str:
     head = name.split(" ", 1)[0]
     if head in ("invoke_agent", "execute_tool", "chat", "create_agent") and " " in name:
         return head
+    if adk_agent_run(name) is not None:
+        return "invoke_agent"
     return "(other)"
 
 
