@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from tests.dask_waits import DEADLINE, Meanwhile
 from turnfold.corpus import COLUMNS, Corpus, Item, scan
 from turnfold.corpus import engine as engine_module
 from turnfold.corpus.summarize import runs_parts
@@ -289,21 +290,33 @@ def test_C7_on_a_dask_cluster_a_file_that_kills_its_workers_is_an_error_row(
     whole = scan(tree, workers=1, cache=False)
     expected = _rows(whole)
     every = [[hit.key, hit.turn, hit.entry_id] for hit in whole.search(QUERY, limit=1000)]
-    # Cheap: a task is given up on once a worker died running it.
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+    # Both workers are often dead at once here, each restarting: not a cluster to warn of.
+    monkeypatch.setattr(engine_module, "DASK_NO_WORKERS_SECONDS", DEADLINE)
+    settings = {
+        # Cheap: a task is given up on once a worker died running it.
+        "distributed.scheduler.allowed-failures": 0,
+        # A dead worker's nanny starts another, a fresh interpreter: 10 s and more on a busy
+        # machine (two cores, pytest-xdist's processes beside it). A LocalCluster closes for
+        # good a worker that is missing this long after any of its deaths (15 s by default),
+        # and this test's workers die again as soon as they are back: each was closed in turn,
+        # and the scan waited for ever on a cluster without workers (it hung under xdist).
+        # Read at each death, so set while the cluster runs.
+        "distributed.deploy.lost-worker-timeout": f"{DEADLINE}s",
+    }
+    with dask.config.set(settings):
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                            dashboard_address=None)  # fmt: skip
-    with cluster, distributed.Client(cluster) as client:
-        client.register_plugin(_killer_plugin("search"), name="search-killer")
-        there = scan(tree, client=client, cache=False)
-        assert _rows(there) == expected
-        with pytest.warns(UserWarning, match="could not read 1 file") as caught:
-            hits = there.search(QUERY, limit=1000)
-        assert [[hit.key, hit.turn, hit.entry_id] for hit in hits] == [
-            hit for hit in every if hit[0] != str(killer)
-        ]
-        why = "every Dask worker that read it died: KilledWorker"
-        assert f"{killer}: its reader's process died ({why})" in str(caught[0].message)
-        client.register_plugin(_killer_plugin("scan"), name="scan-killer")
-        killed = scan(tree, client=client, cache=False)
-        assert _rows(killed) == _with_killer_dead(expected, killer, why)
+        with cluster, distributed.Client(cluster) as client, Meanwhile():
+            client.register_plugin(_killer_plugin("search"), name="search-killer")
+            there = scan(tree, client=client, cache=False)
+            assert _rows(there) == expected
+            with pytest.warns(UserWarning, match="could not read 1 file") as caught:
+                hits = there.search(QUERY, limit=1000)
+            assert [[hit.key, hit.turn, hit.entry_id] for hit in hits] == [
+                hit for hit in every if hit[0] != str(killer)
+            ]
+            why = "every Dask worker that read it died: KilledWorker"
+            assert f"{killer}: its reader's process died ({why})" in str(caught[0].message)
+            client.register_plugin(_killer_plugin("scan"), name="scan-killer")
+            killed = scan(tree, client=client, cache=False)
+            assert _rows(killed) == _with_killer_dead(expected, killer, why)

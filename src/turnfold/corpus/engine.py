@@ -16,17 +16,23 @@ A file whose reading kills its worker (a crash in a C extension, the out-of-memo
 no scan (C-7): the chunks lost with that worker are read again in a worker of their own, whole,
 and the chunk that kills it again one item at a time, so the item that kills its worker is found
 and given to the caller's ``died``; every other item is read. The work goes on in fresh workers.
+
+On a Dask cluster the work waits for workers as Dask does (a cluster may add them), but not
+without a word: a cluster without workers for a while is named in a warning, and an interrupt
+cancels the work's tasks there.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from turnfold.corpus.discover import Item
+from turnfold.userwarn import warn_at_caller
 
 if TYPE_CHECKING:  # imported where workers start: a scan done in this process needs neither
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -341,7 +347,7 @@ def isolated(
     it (C-7) and this process, a kernel say, never reads it. For work that follows a map's (a
     search's part read again to its end), whose pool is busy or gone."""
     if client is not None:
-        return _rescued_on_dask(client, func, items, died)
+        return _rescued_on_dask(_DaskWait(client), func, items, died)
     return _rescued(func, items, died)
 
 
@@ -549,6 +555,84 @@ def _in_order(
             future.cancel()
 
 
+#: How long a scan waits on a Dask result before it looks at whether the cluster has workers
+#: (seconds): a look is one round trip to the scheduler.
+DASK_LOOK_SECONDS = 2.0
+#: A cluster seen without a worker this long (seconds) is named in a warning: long enough for
+#: a worker to restart after it died, or for a cluster that adds workers (an adaptive one) to
+#: start one.
+DASK_NO_WORKERS_SECONDS = 30.0
+
+
+class _DaskWait:
+    """One map's waits for results from a Dask cluster.
+
+    Dask keeps a task until a worker can run it, rightly: a cluster that adds workers (an
+    adaptive one) starts one for it. A cluster that lost every worker, or never had one,
+    keeps it too, and a scan would wait for ever without a word; so while a result is awaited
+    the cluster is looked at, and one without workers for :data:`DASK_NO_WORKERS_SECONDS` is
+    named in a warning, once. The scan still waits: an interrupt (KeyboardInterrupt) stops it,
+    and its tasks are cancelled on the cluster (:func:`_cancelled`)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self._alone_since: float | None = None  # when the cluster was first seen without workers
+        self._warned = False
+
+    def result(self, future: Any) -> Any:
+        """``future``'s result (or its error), however long it takes."""
+        from distributed import TimeoutError as NotYet
+
+        self._alone_since = None  # counted within a wait: a result had, a worker had run it
+        while True:
+            try:
+                return future.result(timeout=DASK_LOOK_SECONDS)
+            except NotYet:
+                if future.done():  # the task's own TimeoutError, or it ended just now
+                    return future.result()
+            self._look()
+
+    def _look(self) -> None:
+        from distributed import TimeoutError as NotYet
+
+        if self._warned:
+            return
+        try:
+            workers = len(self.client.nthreads())
+        except (OSError, NotYet):
+            # No news of its workers: the scheduler did not answer this time. A client that
+            # lost its scheduler for good cancels its futures itself, which ends the wait.
+            return
+        if workers:
+            self._alone_since = None
+            return
+        now = time.monotonic()
+        if self._alone_since is None:
+            self._alone_since = now
+        elif now - self._alone_since >= DASK_NO_WORKERS_SECONDS:
+            self._warned = True
+            warn_at_caller(
+                f"the Dask cluster at {_scheduler_address(self.client)} has had no workers for "
+                f"{DASK_NO_WORKERS_SECONDS:g} s: the scan waits for one (a cluster that adds "
+                "workers goes on by itself; interrupt the scan to stop it)"
+            )
+
+
+def _scheduler_address(client: Any) -> str:
+    try:
+        return str(client.scheduler.address)
+    except AttributeError:  # a client not connected (yet): its repr names what it knows
+        return repr(client)
+
+
+def _cancelled(client: Any, futures: list[Any]) -> None:
+    """Cancel ``futures`` on the cluster, in one message: a scan stopped (interrupted, or its
+    consumer done early) leaves no task of its own queued there, whose references an
+    interrupt's traceback would otherwise keep alive."""
+    if futures:
+        client.cancel(futures)
+
+
 def _on_dask(
     func: Callable[[list[Item]], list[R]],
     stream: Iterator[list[Item]],
@@ -558,32 +642,37 @@ def _on_dask(
 ) -> Iterator[R]:
     """Submit chunks to a Dask cluster while fewer than ``window`` are pending; yield results
     in order. A chunk Dask gave up on, its workers dying (``KilledWorker``), is read again an
-    item a task (:func:`_rescued_on_dask`)."""
+    item a task (:func:`_rescued_on_dask`). A cluster without workers is warned of while the
+    scan waits (:class:`_DaskWait`); whatever stops the scan cancels its pending tasks."""
+    waiting = _DaskWait(client)
     pending: deque[tuple[Any, list[Item]]] = deque()
     try:
         for chunk in stream:
             pending.append((client.submit(func, chunk, pure=False), chunk))
             while len(pending) >= window:
-                yield from _dask_outcome(client, func, *pending.popleft(), died)
+                yield from _dask_outcome(waiting, func, pending, died)
         while pending:
-            yield from _dask_outcome(client, func, *pending.popleft(), died)
+            yield from _dask_outcome(waiting, func, pending, died)
     finally:
-        for future, _ in pending:
-            future.cancel()
+        _cancelled(client, [future for future, _ in pending])
 
 
 def _dask_outcome(
-    client: Any, func: Callable[[list[Item]], list[R]], future: Any, chunk: list[Item],
-    died: Died[R] | None,
+    waiting: _DaskWait, func: Callable[[list[Item]], list[R]],
+    pending: deque[tuple[Any, list[Item]]], died: Died[R] | None,
 ) -> list[R]:  # fmt: skip
+    """The results of the first of ``pending``, taken off it once they are had (until then
+    an interrupt cancels it with the rest)."""
+    future, chunk = pending[0]
     try:
-        results: list[R] = future.result()
+        results: list[R] = waiting.result(future)
     except Exception as exc:
         from distributed import KilledWorker  # only a Dask client's scan gets here
 
         if not isinstance(exc, KilledWorker):
             raise
-        return _rescued_on_dask(client, func, chunk, died)
+        results = _rescued_on_dask(waiting, func, chunk, died)
+    pending.popleft()
     return results
 
 
@@ -592,27 +681,37 @@ DASK_DIED = "its reader's process died (every Dask worker that read it died: Kil
 
 
 def _rescued_on_dask(
-    client: Any, func: Callable[[list[Item]], list[R]], chunk: list[Item], died: Died[R] | None
-) -> list[R]:
+    waiting: _DaskWait, func: Callable[[list[Item]], list[R]], chunk: list[Item],
+    died: Died[R] | None,
+) -> list[R]:  # fmt: skip
     """The results of a chunk Dask gave up on (C-7): each item a task of its own; an item
     given up on too runs again alone among them (a task beside it on a dying worker is given
     up on with it), and given up on again, it is the one that kills its worker."""
     from distributed import KilledWorker
 
+    client = waiting.client
     futures = [client.submit(func, [item], pure=False) for item in chunk]
     results: list[list[R] | None] = []
-    for future in futures:
-        try:
-            results.append(future.result())
-        except KilledWorker:
-            results.append(None)
+    try:
+        for future in futures:
+            try:
+                results.append(waiting.result(future))
+            except KilledWorker:
+                results.append(None)
+    except BaseException:
+        _cancelled(client, futures[len(results) :])
+        raise
     rescued: list[R] = []
     for item, result in zip(chunk, results, strict=True):
         if result is None:
+            alone = client.submit(func, [item], pure=False)
             try:
-                result = client.submit(func, [item], pure=False).result()
+                result = waiting.result(alone)
             except KilledWorker:
                 result = [_buried(died, item, DASK_DIED)]
+            except BaseException:
+                _cancelled(client, [alone])
+                raise
         rescued += result
     return rescued
 
