@@ -175,7 +175,11 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #: be read, not the tool's bookkeeping, as a Copilot session folder's ``workspace.yaml`` is not.
 #: A folder all of whose files are an agent's own or its credentials (a pattern ending in
 #: ``/**``: ``cache/**``, a plugin's bundle of ``plugins/cache/**``) is not entered at all
-#: (:func:`_passed_over_folder`).
+#: (:func:`_passed_over_folder`). The copy an interrupted atomic write leaves beside the file it
+#: was to replace (``config.toml.tmp.<pid>.<hex>``: each agent's names,
+#: :func:`~turnfold.formats.credentials.replaced_names`) is the agent's own anywhere in its
+#: folder (``temporaries``), whatever file it replaces, and a credential where that file is
+#: one (:class:`~turnfold.formats.credentials.Credentials`): never opened either way.
 #: The prompt histories hold every prompt the user typed. A file the user names (a path, a
 #: pattern's match) is read as any other. Each as the pinned CLI of tests/agents wrote it in a
 #: run of its scenarios there (interactive too, for Gemini CLI's and Qwen Code's checkpoints),
@@ -195,22 +199,24 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   wrote (2.1.332 writes none, and clears the folder among its own: ``todos``, ``statsig``,
 #:   ``logs``); a session's long tool results ``projects/<project>/<session>/tool-results/
 #:   <id>.txt`` (or ``.json``: ``tool-results`` beside the session's folder of sub-agents); a
-#:   plugin's store ``plugins/store/<plugin>-<hash>.json`` (``$.store``, ``usage-rows-queued``);
 #:   the running sessions' ``sessions/<pid>.json``; the backups of edited files
 #:   ``file-history/<session>/<hash>@v<n>``, the shell's ``shell-snapshots/`` and the hooks'
 #:   ``session-env/<session>/`` (its own folders ``shell-snapshots``, ``session-env``,
 #:   ``file-history``); ``stats-cache.json``; the auto memory ``projects/<project>/memory/*.md``
-#:   (``MEMORY.md`` and the notes it indexes);
+#:   (``MEMORY.md`` and the notes it indexes); ``plugins/`` (``$CLAUDE_CODE_PLUGIN_CACHE_DIR``
+#:   aside): the plugins' ``installed_plugins.json``, the marketplaces' clones
+#:   ``marketplaces/``, the installed bundles ``cache/``, each plugin's ``data/`` and its store
+#:   ``store/<plugin>-<hash>.json`` (``$.store``, ``usage-rows-queued``); a plugin's secrets are
+#:   not there but in the credentials' store (``pluginSecrets``); the whole folder;
 #: - Claude Code, ``~/.claude``, as its bundle writes them: plan mode's plans
 #:   ``plans/<slug>.md`` and a sub-agent's ``plans/<slug>-agent-<id>.md`` (``Re(qh(),
-#:   `${o}.md`)``, the ``claude`` binary 2.1.332), each written through a
-#:   ``<name>.md.tmp.<…>`` its clean-up also looks for; pasted text ``paste-cache/<hash>.txt``
-#:   (16 hex digits of its SHA-256, ``.txt.tmp.<…>`` while written: ``paste-cache``,
-#:   2.1.332); pasted images ``image-cache/<session>/<id>.<png|jpeg…>`` (``w96``, ``cli.js``
-#:   2.1.56; 2.1.332 writes none there, only clears the folder, keeping them in the temp folder
-#:   below); the user's sub-agent definitions ``agents/**/*.md`` (``/agents`` writes
-#:   ``agents/<name>.md``; they are read at any depth, ``rg --files --glob *.md``), the whole
-#:   folder, which is Claude Code's: not the sub-agents' transcripts,
+#:   `${o}.md`)``, the ``claude`` binary 2.1.332); pasted text ``paste-cache/<hash>.txt``
+#:   (16 hex digits of its SHA-256: ``paste-cache``, 2.1.332); pasted images
+#:   ``image-cache/<session>/<id>.<png|jpeg…>`` (``w96``, ``cli.js`` 2.1.56; 2.1.332 writes
+#:   none there, only clears the folder, keeping them in the temp folder below); the user's
+#:   sub-agent definitions ``agents/**/*.md`` (``/agents`` writes ``agents/<name>.md``; they
+#:   are read at any depth, ``rg --files --glob *.md``), the whole folder, which is Claude
+#:   Code's: not the sub-agents' transcripts,
 #:   ``projects/<project>/<session>/subagents/agent-<id>.jsonl``, read as ever;
 #: - Claude Code 2.1.332, ``~/.claude``, as its binary writes them (most named so by its
 #:   clean-up of old files too): the task lists ``tasks/<list>/<id>.json`` (``join(configDir,
@@ -227,6 +233,20 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   ``mcp-needs-auth-cache.json`` and ``state/*.json``; ``cache/`` (``changelog.md``,
 #:   ``model-capabilities.json``…); and ``local/``, the npm install of itself it keeps there
 #:   (``package.json``, ``node_modules/``…);
+#: - Claude Code 2.1.332, ``~/.claude`` (and a project's ``.claude``), as its binary names
+#:   them: ``shares/*.zip``, which its clean-up deletes with their ``.zip.tmp.<…>`` copies
+#:   after ``cleanupPeriodDays`` (no code of 2.1.332 writes one; turnfold reads no Claude Code
+#:   session out of a zip); the files claude.ai hands a session, ``uploads/<session>/…``
+#:   (``join(configDir, "uploads")``: the user's own attachments, copied); the requests'
+#:   bodies a build with prompt dumps on writes, ``dump-prompts/<session or agent>.jsonl``
+#:   (its ``apiDump`` channel; the public build's writer is empty), the requests of a session
+#:   whose transcript is in ``projects/``, no headers, so no key; and the sub-agents' memory,
+#:   ``agent-memory/<agent type>/`` (``user`` scope, ``~/.claude``; ``project`` scope, a
+#:   project's ``.claude``) and ``agent-memory-local/<agent type>/`` (``local`` scope),
+#:   Markdown notes as ``projects/<project>/memory/`` holds. Not ``remote-control/``: its
+#:   ``fork-seeds/<session>.json`` (``{version, parentSessionId, createdAt, messages}``, the
+#:   messages of a session a Remote Control fork starts from, whose transcript may be a
+#:   cloud session's) holds a session's messages, read as any file;
 #: - Codex CLI 0.171.0, ``~/.codex``: ``installation_id``; its databases ``state_5.sqlite``
 #:   (the threads' index), ``logs_2.sqlite``, ``goals_1.sqlite``, ``queue_1.sqlite``,
 #:   ``memories_1.sqlite``, ``memories_v2_1.sqlite`` and ``thread_history_1.sqlite`` (the
@@ -241,7 +261,10 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   the pets' pictures ``cache/tui-pets/v1/assets/*.webp`` (``PET_PACK_DIR``): the whole folder;
 #:   and the installed plugins' bundles ``plugins/cache/<marketplace>/<plugin>/<version>/``
 #:   (``PLUGINS_CACHE_DIR``, ``plugins/cache`` in the binary; openai/codex
-#:   ``codex-rs/core-plugins/src/store.rs``), copies of the plugins' own files;
+#:   ``codex-rs/core-plugins/src/store.rs``), copies of the plugins' own files; and the
+#:   plugins' own data, ``plugins/data/<plugin>-<marketplace>/`` (``PLUGINS_DATA_DIR``,
+#:   ``plugins/data`` in the binary; ``codex-rs/core-plugins/src/data_store.rs``: the folder
+#:   each plugin's hooks may write in);
 #: - Gemini CLI 0.61.0 and Qwen Code 0.24.4, ``~/.gemini`` and ``~/.qwen`` (``$QWEN_HOME``,
 #:   ``$QWEN_RUNTIME_DIR``): the prompt log ``tmp/<project>/logs.json`` (``Logger``'s
 #:   ``logs.json`` in ``getProjectTempDir()``); the shell mode's history
@@ -271,8 +294,7 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   files ``file-history/<session>/<hash>@v<n>`` (``FILE_HISTORY_DIR``); as its bundle writes
 #:   them, plan mode's plans ``plans/<session>.md`` and an agent's ``plans/<session>-<agent>.md``
 #:   (``Storage.getPlanFilePath``, ``createPerAgentConfig``: ``getPlansDir()`` is ``plans`` of
-#:   the folder unless ``plansDirectory`` puts them in the project), each written through
-#:   ``<name>.md.tmp`` (``savePlan``);
+#:   the folder unless ``plansDirectory`` puts them in the project);
 #: - Cline CLI 3.0.65 (``@cline/core`` 0.0.86), ``~/.cline/data`` (``$CLINE_DIR``,
 #:   ``$CLINE_DATA_DIR``): its database of sessions' processes and schedules ``db/sessions.db``
 #:   (no message: the messages are the session files'), of teams ``db/teams.db``,
@@ -285,7 +307,19 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   ``logs/cn.log`` and the sessions' index ``sessions/sessions.json``;
 #: - Kimi Code 2.1.0, ``~/.kimi-code`` (``$KIMI_CODE_HOME``): ``device_id``,
 #:   ``session_index.jsonl``, ``workspaces.json``, ``cache/`` (its query store),
-#:   ``file-history/<workspace>`` (the retention list of its backups) and ``logs/*.log``;
+#:   ``file-history/<workspace>`` (the retention list of its backups) and ``logs/*.log``; as
+#:   its ``dist/main.mjs`` writes them, the terminal UI's preferences ``tui.toml``
+#:   (``getTuiConfigPath``, ``renderTuiConfig``: theme, editor, notifications), the user's
+#:   skills ``skills/<skill>/`` (``SKILL.md`` and its files, the ``kimi-webbridge`` plugin's
+#:   among them), the local server's ``server/`` (the ``lock`` of ``kimi server``, the running
+#:   servers' ``instances/<id>.json``, Remote Control's ``rc.json``: pids, ports, the relay's
+#:   link, and ``events/<session>.jsonl``, the events it sent its web clients, a copy of what
+#:   the session's journals hold), and the folders of the app's stores, ``blobs/`` (the
+#:   media of messages offloaded by hash, ``AgentBlobServiceImpl``) and ``store/``
+#:   (``BootstrapService.storeDir``, which nothing of 2.1.0 writes but its clients are told
+#:   of), and the files handed to it, ``files/f_<uuid>`` with their list ``file/index.json``
+#:   (``FileServiceImpl``'s scopes ``files`` and ``file``); not ``imported/``, the sessions its
+#:   viewer imports, read as any;
 #: - the older Kimi CLI 1.52.0 (``kimi-cli``, PyPI), ``~/.kimi`` (``$KIMI_SHARE_DIR``): its list
 #:   of work folders ``kimi.json`` and its log ``logs/kimi.log`` (rotated ``kimi.<time>.log``),
 #:   as a run wrote them (tests/fixtures/kimi/legacy/home-files); as its source writes them,
@@ -328,23 +362,26 @@ AGENT_FILES = (
             "settings.json.lock", "config.json.trusted-folders.lock",
         }),
         variables=frozenset({"COPILOT_HOME"}),
+        temporaries=True,
     ),
     Credentials(
         folders=frozenset({".claude"}),
         files=frozenset({
             "history.jsonl", "debug/*.txt", "todos/*.json", "projects/*/*/tool-results/*",
-            "plugins/store/*.json", "sessions/*.json", "file-history/**", "shell-snapshots/*",
+            "plugins/**", "sessions/*.json", "file-history/**", "shell-snapshots/*",
             "session-env/**", "stats-cache.json", "projects/*/memory/*.md",
-            "plans/*.md", "plans/*.md.tmp.*", "paste-cache/*.txt", "paste-cache/*.txt.tmp.*",
-            "image-cache/*/*", "agents/**", "tasks/*/*.json", "teams/*/config.json",
-            "teams/*/inboxes/*.json", "jobs/pins.json", "jobs/*/state.json", "jobs/*/adopt.json",
+            "plans/*.md", "paste-cache/*.txt", "image-cache/*/*", "agents/**", "tasks/*/*.json",
+            "teams/*/config.json", "teams/*/inboxes/*.json", "jobs/pins.json", "jobs/*/state.json",
+            "jobs/*/adopt.json",
             "jobs/*/order", "jobs/*/stateOrder", "jobs/*/group", "jobs/*/recap.trigger",
             "jobs/*/tmp/**", "usage-data/**", "telemetry/*.json", "telemetry/runs/*.json",
             "traces/*.json", "startup-perf/*.txt", "startup-perf/*.json",
             "mcp-discovery-cache/*.json", "mcp-needs-auth-cache.json", "state/*.json",
-            "cache/**", "local/**",
+            "cache/**", "local/**", "shares/*.zip", "uploads/**", "dump-prompts/*.jsonl",
+            "agent-memory/**", "agent-memory-local/**",
         }),
         variables=frozenset({"CLAUDE_CONFIG_DIR"}),
+        temporaries=True,
     ),
     Credentials(
         folders=frozenset({".codex"}),
@@ -353,8 +390,10 @@ AGENT_FILES = (
             "goals_1.sqlite", "queue_1.sqlite", "memories_1.sqlite", "memories_v2_1.sqlite",
             "thread_history_1.sqlite", "tmp/**", "shell_snapshots/*", "log/codex-tui.log",
             "version.json", "models_cache.json", "cache/**", "plugins/cache/**",
+            "plugins/data/**",
         }),
         variables=frozenset({"CODEX_HOME"}),
+        temporaries=True,
     ),
     Credentials(
         folders=frozenset({".gemini"}),
@@ -364,6 +403,7 @@ AGENT_FILES = (
             "tmp/*/tool-outputs/**", "tmp/bin/*", "tmp/*/*/plans/**", "tmp/*/plans/**",
             "tmp/*/*/tracker/*.json", "tmp/*/tracker/*.json",
         }),
+        temporaries=True,
     ),
     Credentials(
         folders=frozenset({".qwen"}),
@@ -373,9 +413,10 @@ AGENT_FILES = (
             "extensions/extension-enablement.json", "extension-store/state.json",
             "extension-store/lock", "projects/*/chats/*.runtime.json", "memories/*.md",
             "projects/*/memory/*.md", "projects/*/meta.json", "projects/*/extract-cursor.json",
-            "projects/*/consolidation.lock", "file-history/**", "plans/*.md", "plans/*.md.tmp",
+            "projects/*/consolidation.lock", "file-history/**", "plans/*.md",
         }),
         variables=frozenset({"QWEN_HOME", "QWEN_RUNTIME_DIR"}),
+        temporaries=True,
     ),
     Credentials(
         folders=frozenset({".cline"}),
@@ -388,19 +429,23 @@ AGENT_FILES = (
             )
         }),
         variables=frozenset({"CLINE_DIR", "CLINE_DATA_DIR"}),
+        temporaries=True,
     ),
     Credentials(folders=frozenset({"opencode"}),
-                files=frozenset({"log/*.log", "tool-output/*", "snapshot/**"})),
+                files=frozenset({"log/*.log", "tool-output/*", "snapshot/**"}),
+                temporaries=True),
     Credentials(folders=frozenset({".continue"}),
                 files=frozenset({"permissions.yaml", "logs/cn.log", "sessions/sessions.json"}),
-                variables=frozenset({"CONTINUE_GLOBAL_DIR"})),
+                variables=frozenset({"CONTINUE_GLOBAL_DIR"}), temporaries=True),
     Credentials(
         folders=frozenset({".kimi-code"}),
         files=frozenset({
             "device_id", "session_index.jsonl", "workspaces.json", "cache/**",
-            "file-history/*", "logs/*.log",
+            "file-history/*", "logs/*.log", "tui.toml", "blobs/**", "store/**", "server/**",
+            "skills/**", "files/**", "file/index.json",
         }),
         variables=frozenset({"KIMI_CODE_HOME"}),
+        temporaries=True,
     ),
     Credentials(
         folders=frozenset({".kimi"}),
@@ -410,6 +455,7 @@ AGENT_FILES = (
             "kimi_code_tips.json", "latest_version.txt", "skipped_version.txt", "bin/*",
         }),
         variables=frozenset({"KIMI_SHARE_DIR"}),
+        temporaries=True,
     ),
     Credentials(
         folders=frozenset({"kilo"}),
@@ -419,6 +465,7 @@ AGENT_FILES = (
             "log/background-process/*/*.log", "tool-output/tool_*", "snapshot/**",
             "storage/migration", "storage/session_diff/*.json", "plans/*.md",
         }),
+        temporaries=True,
     ),
     Credentials(folders=frozenset(), files=frozenset(),
                 anywhere=frozenset({"gemini-client-error-*.json",

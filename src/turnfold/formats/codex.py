@@ -245,11 +245,16 @@ NAME = "codex"
 #: (in the ``codex`` binary 0.171.0, ``config/src/config_toml.rs``), are configs of the same
 #: shape; ``requirements.toml`` beside them only constrains values, no secret. Named by their
 #: last names, so a machine's root mounted elsewhere (an image, a container's) is covered.
+#: Codex writes ``config.toml`` through ``write_atomically`` (openai/codex
+#: ``codex-rs/core/src/config/edit.rs``): a ``tempfile::NamedTempFile::new_in`` copy beside it,
+#: ``.tmp`` and six random characters, naming no file, which an interrupted write leaves
+#: holding the file's secrets (``nameless_copies``).
 CREDENTIALS = Credentials(
     folders=frozenset({".codex"}),
     files=frozenset({"auth.json", ".credentials.json", "config.toml", ".env"}),
     variables=frozenset({"CODEX_HOME"}),
     anywhere=frozenset({"etc/codex/config.toml", "etc/codex/managed_config.toml"}),
+    nameless_copies=True,
 )
 
 ENVELOPE_TYPES = NameSet(

@@ -39,7 +39,7 @@ LIKELY_NAMES = frozenset({
     "config.json.bak", "config.migrated-from-kimi-cli.toml", "config.toml", "config.ts",
     "config.yaml", "connectors.db", "crush.json", "extension-secrets-v1.json",
     "gemini-credentials.json", "globalContext.json", "globalState.json", "google_accounts.json",
-    "lsp-config", "lsp-config.json", "managed-mcp.json", "managed-settings.json",
+    "gui.toml", "lsp-config", "lsp-config.json", "managed-mcp.json", "managed-settings.json",
     "managed_config.toml", "mcp-auth.json", "mcp-config", "mcp-config.json",
     "mcp-oauth-tokens-v2.json", "mcp-oauth-tokens.json", "mcp.json",
     "mcp.migrated-from-kimi-cli.json", "oauth_creds.json", "permissions-config",
@@ -94,7 +94,9 @@ class Credentials:
     or, its name ending as one of ``endings``, in any folder too (Continue reads every
     ``<name>.continuerc.json`` of a workspace by the end of its name); or one of ``homes``
     right in the user's home folder as the tool sees it (:func:`home_folder`); or the file one
-    of ``file_variables`` names, whatever its name."""
+    of ``file_variables`` names, whatever its name. The copy an interrupted atomic write left of
+    any of these (``config.toml.tmp.<pid>.<hex>``: :func:`replaced_names`) is one of these too:
+    it holds what the file holds."""
 
     folders: frozenset[str]
     files: frozenset[str]
@@ -104,6 +106,14 @@ class Credentials:
     homes: frozenset[str] = frozenset()
     file_variables: frozenset[str] = frozenset()
     endings: frozenset[str] = frozenset()
+    #: Whether an atomic write's copy (:func:`replaced_names`) of any file at any depth in the
+    #: tool's folder is one of these, whatever file it replaces: the tool's own, as the folder
+    #: holds it. A copy of one of :attr:`files` is one of these anyway, in any keeper.
+    temporaries: bool = False
+    #: Whether a copy that names no file (Rust's ``tempfile``: ``.tmp`` and six random
+    #: characters), right in the tool's folder, is one of these: the tool writes its secrets
+    #: there through such copies, and which file one was to replace no name tells.
+    nameless_copies: bool = False
 
     @cached_property
     def _index(self) -> _Index:
@@ -114,7 +124,25 @@ class Credentials:
         :attr:`marks`, looked up beside it, and the variables' folders, resolved): never by
         opening it. Only the patterns that can match ``path``'s last two names are tried, and
         the deep ones of a folder among its parents (a scan asks it of every file of a
-        ``data/`` folder)."""
+        ``data/`` folder). An atomic write's copy is one of these when the file it replaces
+        is, or, of a keeper of :attr:`temporaries`, when it lies in the tool's folder."""
+        if self._holds(path):
+            return True
+        replaced = replaced_names(path.name)
+        if any(self._holds(path.with_name(name)) for name in replaced):
+            return True
+        if self.nameless_copies and _RUST_TEMPORARY.fullmatch(path.name) is not None:
+            folder = path.parent
+            if folder.name in self.folders or _named_by(folder, self.variables):
+                return True
+        return self.temporaries and is_temporary(path.name) and self._in_folder(path)
+
+    def _in_folder(self, path: PurePath) -> bool:
+        """Whether ``path`` lies at any depth in the tool's folder."""
+        return any(folder.name in self.folders or _named_by(folder, self.variables)
+                   for folder in path.parents)  # fmt: skip
+
+    def _holds(self, path: PurePath) -> bool:
         index, parts = self._index, path.parts
         if len(parts) < 2:
             return False
@@ -237,6 +265,57 @@ class _Index:
                     yield at
 
 
+#: The word that marks an atomic write's copy, ``.tmp``, followed by nothing or by the copy's
+#: random tail (``.``- or ``-``-separated).
+_TMP = re.compile(r"\.tmp(?=$|[.-])")
+#: A word of such a tail, as the tools make them: a process id, a time, a counter (digits), a
+#: UUID's or ``randomBytes``' hex, ``Math.random().toString(36)``. Never an extension a session
+#: file ends in (``json``, ``jsonl``, ``gz``), so no session's name is taken for a copy.
+_RANDOM = re.compile(r"\w*\d\w*|[0-9a-f]{4,}|[0-9a-z]{10,}")
+#: The copy Rust's ``tempfile`` makes (``NamedTempFile::new_in``, the Codex CLI's
+#: ``write_atomically``): ``.tmp`` and six random letters or digits, no name of the file.
+_RUST_TEMPORARY = re.compile(r"\.tmp[0-9A-Za-z]{6}")
+
+
+def replaced_names(name: str) -> tuple[str, ...]:
+    r"""The names the file an atomic write's copy named ``name`` replaces may have, longest
+    first; none for any other name. The agents write a file whole by writing a copy beside it
+    and renaming it over the file; a write interrupted leaves the copy, holding what the file
+    holds. Each names its copy after the file, a ``.tmp`` word and random words around it
+    (the bundles of tests/agents): Kimi Code 2.1.0's ``<name>.tmp.<pid>.<hex>``,
+    ``<name>.<pid>.<base36>.tmp``, ``<name>.<pid>.<ms>.tmp``, ``<name>.tmp-<pid>-<n>``,
+    ``<name>.tmp``; Claude Code 2.1.332's ``<name>.tmp.<hex>``, ``<name>.tmp.<pid>.<hex>``,
+    ``<name>.tmp.<pid>.<ms>`` (its clean-up's ``/\.tmp\.(?:[0-9a-f]{8}|\d+\.[0-9a-f]{12})$/``);
+    Gemini CLI 0.61.0's ``<name>.tmp.<uuid>``, ``<name>.tmp-<pid>``, ``<name>.tmp``; Qwen Code
+    0.24.4's ``<name>.tmp.<pid>.<uuid>``, ``<name>.<pid>.tmp``; the Cline CLI's and OpenCode's
+    alike; a hidden ``.<name>.<pid>.<ms>.<hex>.tmp`` too. The random words between the name and
+    ``.tmp`` are not told from the name's own dots, so each shorter name is one it may have."""
+    if ".tmp" not in name:  # the test a walk asks of every file: one substring search
+        return ()
+    for found in reversed(list(_TMP.finditer(name))):
+        tail = name[found.end() + 1 :]
+        if found.start() == 0 or (
+            tail and not all(map(_RANDOM.fullmatch, re.split(r"[.-]", tail)))
+        ):
+            continue
+        head = name[: found.start()]
+        names: list[str] = []
+        for stem in (head, head[1:]) if head.startswith(".") else (head,):
+            at = len(stem)
+            while at > 0:
+                if stem[:at] not in names:
+                    names.append(stem[:at])
+                at = stem.rfind(".", 0, at)
+        return tuple(names)
+    return ()
+
+
+def is_temporary(name: str) -> bool:
+    """Whether ``name`` is an atomic write's copy's (:func:`replaced_names`), Rust's
+    ``tempfile``'s too, which names no file."""
+    return bool(replaced_names(name)) or _RUST_TEMPORARY.fullmatch(name) is not None
+
+
 def _is_wild(name: str) -> bool:
     return "*" in name or "?" in name or "[" in name
 
@@ -334,7 +413,11 @@ def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
     # (``/.continue/models/`` of ``models/**``): the folder's name, or only the pattern's
     # folder's when a variable moves the tool's folder (a link may name it otherwise).
     markers: set[str] = set()
+    temporaries = False  # whether a copy of any file of a tool's folder is one (its own files)
+    nameless = False  # whether a copy naming no file is one (:attr:`Credentials.nameless_copies`)
     for keeper in keepers:
+        temporaries = temporaries or keeper.temporaries
+        nameless = nameless or keeper.nameless_copies
         moved = any(os.environ.get(variable) for variable in keeper.variables)
         for pattern in keeper.files:
             head = pattern.split("/")[0]
@@ -368,15 +451,26 @@ def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
     frozen_endings = tuple(sorted(endings))
     frozen_prefixes = tuple(sorted(prefixes))
 
-    def test(path: str) -> bool:
-        head, name = os.path.split(path)
+    def named(name: str) -> bool:
         return (
             name in frozen_names
-            or os.path.basename(head) in frozen_folders
             or name.endswith(frozen_endings)
             or name.startswith(frozen_prefixes)
-            or any(marker in path for marker in frozen_markers)
         )
+
+    def test(path: str) -> bool:
+        head, name = os.path.split(path)
+        if (
+            named(name)
+            or os.path.basename(head) in frozen_folders
+            or any(marker in path for marker in frozen_markers)
+        ):
+            return True
+        # An atomic write's copy, told by the file it replaces (one search of ``.tmp`` in the
+        # name of any other file), or by its folder's when copies of any file are kept.
+        if nameless and _RUST_TEMPORARY.fullmatch(name) is not None:
+            return True
+        return any(map(named, replaced_names(name))) or (temporaries and is_temporary(name))
 
     return test
 
@@ -411,15 +505,16 @@ def keepers() -> tuple[tuple[str, Credentials], ...]:
 
 def keeper_of(path: str | os.PathLike[str]) -> str | None:
     """The format whose tool keeps its secrets in the file at ``path`` (``codex`` for
-    ``~/.codex/auth.json``, ``~`` expanded), told without opening it; None for any other
-    file."""
+    ``~/.codex/auth.json``, ``~`` expanded, or the copy an interrupted write left of it), told
+    without opening it; None for any other file."""
     where = Path(os.path.abspath(path))
+    names = (where.name, *replaced_names(where.name))  # an atomic write's copy: its file's too
     if (
-        where.name not in LIKELY_NAMES
-        and not where.name.endswith(_LIKELY_ENDINGS)
+        all(name not in LIKELY_NAMES and not name.endswith(_LIKELY_ENDINGS) for name in names)
+        and _RUST_TEMPORARY.fullmatch(where.name) is None  # a copy naming no file: looked at
         and where.parent.name not in LIKELY_FOLDERS
         and LIKELY_DEEP_FOLDERS.isdisjoint(where.parts[:-1])
-        and not _named_file(where, LIKELY_FILE_VARIABLES)
+        and not any(_named_file(where.with_name(name), LIKELY_FILE_VARIABLES) for name in names)
     ):
         return None
     return next((name for name, keeper in keepers() if keeper.holds(where)), None)

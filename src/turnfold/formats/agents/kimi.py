@@ -105,13 +105,16 @@ NAME = "kimi"
 #: servers' ``mcp.json`` (their ``headers`` and ``env``); the token of its local server
 #: ``server.token`` (``SERVER_TOKEN_FILE``); and the copies its migration from the Kimi CLI
 #: writes beside them, ``config.migrated-from-kimi-cli.toml`` and
-#: ``mcp.migrated-from-kimi-cli.json`` (``packages/migration-legacy/src/paths.ts``). The
-#: older Kimi CLI's ``~/.kimi`` is :mod:`turnfold.formats.agents.kimi_cli`'s.
+#: ``mcp.migrated-from-kimi-cli.json`` (``packages/migration-legacy/src/paths.ts``); and the
+#: desktop GUI's copy of its local storage, ``gui.toml`` (``GuiStoreService``, written 0600:
+#: ``/gui/store/setItem`` "mirrors localStorage.setItem"), where the web UI keeps the local
+#: server's credential (``kimi-web.server-credential`` of ``dist-web``). The older Kimi CLI's
+#: ``~/.kimi`` is :mod:`turnfold.formats.agents.kimi_cli`'s.
 CREDENTIALS = Credentials(
     folders=frozenset({".kimi-code"}),
     files=frozenset({
         "credentials/**", "config.toml", "mcp.json", "server.token",
-        "config.migrated-from-kimi-cli.toml", "mcp.migrated-from-kimi-cli.json",
+        "config.migrated-from-kimi-cli.toml", "mcp.migrated-from-kimi-cli.json", "gui.toml",
     }),
     variables=frozenset({"KIMI_CODE_HOME"}),
 )  # fmt: skip

@@ -355,10 +355,15 @@ def legacy_document(value: Any) -> str | None:
 
 def detect_path(path: Path) -> Evidence | None:
     """OpenCode's database: a SQLite file with its session, message and part tables; before
-    1.2, its ``storage/`` folder (or the data folder holding it). A file of ``storage/`` is
-    told by its document (:func:`detect`), as a scan tells a sub-agent's by it."""
+    1.2, its ``storage/`` folder (or the data folder holding it). A data folder holding its
+    database (Kilo Code's ``kilo.db``, a channel build's) is claimed by that database, the one
+    :func:`read_path` reads of it. A file of ``storage/`` is told by its document
+    (:func:`detect`), as a scan tells a sub-agent's by it."""
     try:
         if path.is_dir():
+            held = databases_in(path)
+            if held:
+                return detect_path(held[0])
             return Evidence(share=1.0, marks=1) if storage_of(path) is not None else None
     except OSError:
         return None
