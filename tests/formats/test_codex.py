@@ -800,9 +800,12 @@ def test_P7_codex_turn_aborted_cancels_unfinished_calls() -> None:
     done, cut, later = t.tool_calls()
     assert (done.status, cut.status, later.status) == ("success", "cancelled", "unknown")
     assert cut.ended_at == TS
-    (marker,) = of(t, AbortMarker)
+    marker, unfinished = of(t, AbortMarker)
     assert marker.reason == "interrupted"
     assert marker.meta == {"turn_duration_ms": 900}
+    # The file ends before "next" is answered: that turn's end is not recorded.
+    assert unfinished.wording is not None
+    assert unfinished.wording.key == "reader.turn_end_not_recorded"
     assert [m.text for m in of(t, UserMessage)] == ["run both", "again"]
 
 

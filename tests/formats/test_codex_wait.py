@@ -67,7 +67,7 @@ def test_F2_real_code_mode_cells_and_the_waits_on_them_are_the_script_s_commands
         ("exec wait", CELL_FAIL, "success", "command"),  # collected exit_code: 3
         ("exec", CELL_STOP, "cancelled", "command"),  # a wait with terminate stopped it
         ("exec wait", CELL_STOP, "success", "command"),  # terminate: Script terminated
-        ("exec", None, "error", "command"),  # Script failed: it threw
+        ("exec", 'text("TF-BOOM-BEGIN");', "error", "command"),  # threw; calls no tool: line 1
     ]
     first, wait, *_, stop, thrown = calls
     assert wait.meta["tool"] == "wait"  # the tool's own name is kept

@@ -53,7 +53,9 @@ beyond the API (:class:`CodexBuilder`):
   is the recorded ``duration_ms``. An ``apply_patch`` call's patch is its arguments; its result
   is the tool's own message ("Success. Updated the following files: …", or why it failed),
   followed by ``patch_apply_end``'s unified diff when recorded. ``update_plan`` results are
-  plans. MCP calls (``namespace: "mcp__<server>…"``) are named ``mcp__<server>__<tool>``;
+  plans. A ``web_search_call`` is described as Codex says it (:func:`web_search_detail`:
+  ``'pattern' in url`` for a find in a page). MCP calls (``namespace: "mcp__<server>…"``)
+  are named ``mcp__<server>__<tool>``;
   their results are MCP content blocks as :mod:`turnfold.formats.mcp` shows them (in the
   output, a block that is neither text nor image is its JSON in an ``input_text`` part, read as
   the block it is); a block type MCP does not define, in an end event or item, is warned about
@@ -71,8 +73,9 @@ beyond the API (:class:`CodexBuilder`):
   ``meta["session_id"]``, its status read from its own header as any output's.
 - **Code mode.** A ``custom_tool_call`` ``exec`` whose input is a script calling ``tools.*``
   is described by the commands it ran (``tools.exec_command({cmd})``, else the tools it
-  called); its status comes from the exit codes it printed. The end events of the calls the
-  script made (``mcp_tool_call_end``, ``patch_apply_end``, ``exec_command_end`` with a
+  called, else its first line of code); its status comes from the exit codes it printed, else
+  from its answer: ``Script completed`` (it ran to its end) is ``success``. The end events of
+  the calls the script made (``mcp_tool_call_end``, ``patch_apply_end``, ``exec_command_end`` with a
   ``call_id`` no item holds, ``exec-<uuid>``) become calls nested under it (its
   :class:`SubAgent` transcript); Codex 0.171 writes a script's commands only as
   ``item_completed`` ``CommandExecution`` items (``exec-<uuid>``), each nested under the cell
@@ -104,7 +107,12 @@ beyond the API (:class:`CodexBuilder`):
   ``turn<n>-batch<k>``, ended by any message, reasoning or output.
 - **Turns.** ``task_started`` / ``turn_started`` (or, in files without them, a new prompt) start
   a turn. ``turn_aborted`` → :class:`AbortMarker`, and the turn's calls still waiting for an
-  output become ``cancelled``. ``task_complete.duration_ms`` (and ``time_to_first_token_ms``)
+  output become ``cancelled``. A turn that ends with neither ``task_complete`` nor
+  ``turn_aborted`` (``codex exec`` up to 0.89 quits on Ctrl-C before writing them) ends in an
+  interrupt marker when a call of it was answered ``aborted by user`` (its waiting calls
+  cancelled), else, when a call still waits for its output, in a marker saying the record
+  stops before that result (the call stays ``unknown``): :meth:`CodexBuilder._close_turn`.
+  ``task_complete.duration_ms`` (and ``time_to_first_token_ms``)
   go to the ``meta`` (``turn_duration_ms``) of the turn's last :class:`AssistantText`, else of
   its :class:`UserMessage`; with an aborted turn's ``turn_aborted.duration_ms`` (on its
   :class:`AbortMarker`), their sum is ``metadata["duration_ms"]``. A zero turn duration is a
@@ -209,7 +217,7 @@ from turnfold.formats.source import (
     type_of_record,
     warning_count,
 )
-from turnfold.formats.wording import failure, worded
+from turnfold.formats.wording import failure, stop, worded
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -456,7 +464,13 @@ _PATCH_TOOL = "apply_patch"
 _PLAN_TOOL = "update_plan"
 #: What ``update_plan`` answers when it took the plan (codex-rs ``tools/handlers/plan.rs``).
 _PLAN_UPDATED = "Plan updated"
-_CODE_MODE_TOOL = "exec"  # code mode: one custom tool whose input is a script calling the tools
+#: Code mode: one custom (freeform) tool whose input is a JavaScript script calling the tools,
+#: the same in 0.144 and 0.171 (``codex_code_mode::PUBLIC_TOOL_NAME``; the tool 0.144.0 offers
+#: the model: ``{"type": "custom", "name": "exec"}``, a lark grammar of an optional
+#: ``// @exec: {"yield_time_ms", "max_output_tokens"}`` line and the source).
+_CODE_MODE_TOOL = "exec"
+#: That optional first line of a script: settings, not what it does.
+_CELL_PRAGMA = re.compile(r"[ \t]*// @exec:")
 #: Code mode's other tool (``codex_code_mode::WAIT_TOOL_NAME``): it waits on an ``exec`` cell
 #: that yielded (``Script running with cell ID 8``) and returns its further output, so its call
 #: is named as the script's (``exec wait``, a command): not the ``wait`` of the first
@@ -467,9 +481,10 @@ _CELL_WAIT = "exec wait"
 #: writes it: ``Script completed``, ``Script running with cell ID 1`` (yielded: the ``wait``
 #: tells), and these two, which settle the script whatever it printed: it threw (the answer
 #: ends in ``Script error:`` and the stack), or a ``wait`` with ``terminate`` stopped it.
+_CELL_COMPLETED = "Script completed"
 _CELL_FAILED = "Script failed"
 _CELL_TERMINATED = "Script terminated"
-_CELL_ENDED = ("Script completed", _CELL_FAILED, _CELL_TERMINATED)
+_CELL_ENDED = (_CELL_COMPLETED, _CELL_FAILED, _CELL_TERMINATED)
 _CELL_RUNNING = re.compile(r"Script running with cell ID (\S+)")
 #: What a yielded cell's meta says while no answer has ended its script.
 _RUNNING_MARKS = frozenset({"still_running", "running_at_turn_end"})
@@ -480,6 +495,7 @@ _RUNNING_MARKS = frozenset({"still_running", "running_at_turn_end"})
 _STDIN_TOOL = "write_stdin"
 _RUNNING_SESSION = re.compile(r"^Process running with session ID (\d+)", re.MULTILINE)
 _MAIL_TOOL = "agent_message"  # the row inter-agent mail becomes (issue 21.8)
+_WEB_SEARCH = "web_search"  # a ``web_search_call`` item's call; its args are the item's action
 
 _HEADER_START = (
     "Exit code: ", "Command: ", "Chunk ID: ", "Wall time: ", "Process exited with code ",
@@ -737,12 +753,59 @@ def _script_command_text(argv: list[Any]) -> str | None:
 
 
 def script_description(script: str) -> str | None:
-    """What a code-mode script ran: its commands, else the tools it called."""
+    """What a code-mode script ran: its commands, else the tools it called, else (a script
+    that calls none: it prints, stores or throws) its first line of code, as a command is
+    described by its first line; the ``// @exec:`` settings line is no code.
+
+    >>> script_description('// @exec: {"yield_time_ms": 1000}\\ntext("TF");\\nthrow "x";')
+    'text("TF");'
+    """
     commands = script_commands(script)
     if commands:
         return "; ".join(commands)
     tools = list(dict.fromkeys(_SCRIPT_TOOL.findall(script)))
-    return ", ".join(tools) or None
+    if tools:
+        return ", ".join(tools)
+    lines = script.splitlines()
+    if lines and _CELL_PRAGMA.match(lines[0]):
+        lines = lines[1:]
+    return describe_args(_CODE_MODE_TOOL, "\n".join(lines))
+
+
+def web_search_detail(action: Any) -> str | None:
+    """What a web search call did, as Codex says it (codex-rs/core/src/web_search.rs
+    ``web_search_action_detail``, the same in 0.171): a search its query (else its first query,
+    ``…`` after it when there are more), an opened page its URL, a find in a page the pattern
+    and the page. None for another action.
+
+    >>> web_search_detail({"type": "find_in_page", "url": "https://a.b/c", "pattern": "TF-X"})
+    "'TF-X' in https://a.b/c"
+    >>> web_search_detail({"type": "search", "queries": ["codex rollout", "jsonl"]})
+    'codex rollout ...'
+    """
+    if not isinstance(action, Mapping):
+        return None
+
+    def said(value: Any) -> str:
+        # One line, as every description: a pattern or a query is the model's text and may
+        # hold line breaks, after which only its first line would be left.
+        return " ".join(value.split()) if isinstance(value, str) else ""
+
+    kind = action.get("type")
+    url, pattern = said(action.get("url")), said(action.get("pattern"))
+    if kind == "find_in_page":
+        detail = (f"'{pattern}' in {url}" if url else f"'{pattern}'") if pattern else url
+    elif kind == "open_page":
+        detail = url
+    elif kind == "search":
+        queries = action.get("queries")
+        listed = [said(q) for q in queries] if isinstance(queries, list) else []
+        first = listed[0] if listed else ""
+        many = len(listed) > 1 and first
+        detail = said(action.get("query")) or (f"{first} ..." if many else first)
+    else:
+        return None
+    return describe_args(_WEB_SEARCH, {"description": detail}) if detail else None
 
 
 def mcp_name(namespace: str, name: str) -> str:
@@ -1165,6 +1228,10 @@ class CodexBuilder(ResponsesBuilder):
         self._turn_busy = False  # entries other than the prompt were added in this turn
         self._turn_user: UserMessage | None = None
         self._turn_text: AssistantText | None = None
+        self._turn_ended = False  # task_complete or turn_aborted closed the turn
+        #: A call of this turn answered as an interrupt cut it off ("aborted by user"):
+        #: the turn was interrupted, whether or not a turn_aborted follows (:meth:`_close_turn`).
+        self._interrupted: ToolCall | None = None
         self._usage_text: AssistantText | None = None  # text of the response being counted
         self._usage_first: Entry | None = None  # its first entry, when it writes no text
         #: A response's usage recorded before any entry of it: older builds wrote its items
@@ -1347,8 +1414,10 @@ class CodexBuilder(ResponsesBuilder):
 
     def _start_turn(self) -> None:
         self._flush_plans()  # the turn that ends keeps its plans
+        self._close_turn()
         self._turn += 1
         self._turn_batches = 0
+        self._turn_ended, self._interrupted = False, None
         self._open = {}  # calls of earlier turns that never got an output stay as they are
         self._turn_prompted = self._turn_busy = False
         self._turn_user = self._turn_text = self._usage_text = self._usage_first = None
@@ -1368,6 +1437,7 @@ class CodexBuilder(ResponsesBuilder):
     def _task_complete(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         self._flush_review()
         self._flush_plans()
+        self._turn_ended, self._interrupted = True, None
         error = payload.get("error")
         message = error.get("message") if isinstance(error, Mapping) else None
         if isinstance(message, str) and message:
@@ -1396,6 +1466,7 @@ class CodexBuilder(ResponsesBuilder):
         self.close_batch()
 
     def _turn_aborted(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        self._turn_ended, self._interrupted = True, None
         reason = payload.get("reason")
         meta: dict[str, Any] = {}
         duration = payload.get("duration_ms")
@@ -1407,6 +1478,47 @@ class CodexBuilder(ResponsesBuilder):
             reason=reason if isinstance(reason, str) else None, timestamp=timestamp, meta=meta
         )
         self._append(marker)
+
+    def _close_turn(self) -> None:
+        """A turn ends (the next one starts, or the file does) with neither ``task_complete``
+        nor ``turn_aborted``: say how far its record goes, rather than let it read completed.
+
+        ``codex exec`` up to at least 0.89 stops on Ctrl-C without waiting for its turn to end
+        (codex-rs/exec/src/lib.rs, 0.50 to 0.89: the ``ctrl_c`` branch submits
+        ``Op::Interrupt`` and breaks the event loop, so ``run_main`` returns at once), and the
+        rollout keeps whatever its writer flushed before the process exited. What it flushes
+        is, in order (the whole of it in 0.63's TUI, which stays up): the interrupted response's
+        items (0.50 to 0.63 record them only then), the call's output ``Wall time: 6.9
+        seconds\\naborted by user`` (core/src/tools/parallel.rs ``abort_message``, written only
+        when the turn's cancellation token fires), a ``turn_context``, then ``turn_aborted``.
+        Real rollouts of 0.50, 0.63, 0.80 and 0.89 end anywhere in it (0.50 and 0.63 often
+        before the call, which then leaves nothing to read). So:
+
+        - a call of the turn answered ``aborted by user`` means the user interrupted it: the
+          calls still waiting are cancelled, and the turn ends in an interrupt marker;
+        - a call still waiting for its output (the file ends or the next turn starts first)
+          means the turn's end is not recorded: the call stays ``unknown`` and a marker says
+          the record stops before its result (the turn reads stopped, not completed).
+
+        A turn that already ends in an error or a stop keeps it (a second stop says it twice);
+        while a rollout is followed live, a waiting call is still running."""
+        if self.live or self._turn_ended:
+            return
+        last = self.transcript.entries[-1] if self.transcript.entries else None
+        if isinstance(last, (AbortMarker, AssistantError)):
+            return
+        cut = self._interrupted
+        if cut is not None:
+            self.cancel_open(cut.ended_at)
+            # meta names the call whose output says so.
+            said = {"aborted_call": cut.call_id}
+            self._append(stop("reader.interrupted_by_user", timestamp=cut.ended_at, meta=said))
+        elif self._open:
+            waiting = list(self._open.values())[-1]
+            said = {"waiting_call": waiting.call_id}
+            self._append(
+                stop("reader.turn_end_not_recorded", timestamp=waiting.started_at, meta=said)
+            )
 
     # --- prompts, text and reasoning -------------------------------------------------------
 
@@ -1838,6 +1950,10 @@ class CodexBuilder(ResponsesBuilder):
             self.transcript.update(call, description=target or f"cell {stringify(cell)}")
         elif name == _STDIN_TOOL and isinstance(args, dict):
             self._stdin_call(call, args)
+        elif name == _WEB_SEARCH:
+            detail = web_search_detail(args)
+            if detail is not None:
+                self.transcript.update(call, description=detail)
         if name in _SPAWN_TOOLS:
             self._spawns.append(call)
             task = _first_str(args, ("message", "prompt", "task", "description", "task_name"))
@@ -1890,6 +2006,13 @@ class CodexBuilder(ResponsesBuilder):
             if facts.duration_ms is not None:
                 changes["duration_ms"] = facts.duration_ms
         status = _derived_status(call, text, facts, success)
+        if (
+            status == "cancelled"
+            and text
+            and was_aborted(text)
+            and self._open.get(call.call_id) is call
+        ):
+            self._interrupted = call  # an interrupt cut this turn off (:meth:`_close_turn`)
         ran = aborted_after_ms(text) if status == "cancelled" and text else None
         if ran is not None and "duration_ms" not in changes:
             changes["duration_ms"] = ran
@@ -2303,6 +2426,7 @@ class CodexBuilder(ResponsesBuilder):
         """Session totals into ``metadata``; child threads' rollouts linked in (issue 21.1)."""
         self._flush_review()
         self._flush_plans()
+        self._close_turn()
         meta = self.transcript.metadata
         if self._session_usage:
             meta["usage"] = dict(self._session_usage)
@@ -2685,6 +2809,12 @@ def _derived_status(
         printed = printed_status(text)
         if printed is not None:
             return printed
+        if text.startswith(_CELL_COMPLETED):
+            # The script ran to its end without throwing: Codex's own status of the cell
+            # (core/src/tools/code_mode/execute_handler.rs ``code_cell_status``: "completed",
+            # else "failed" with its error), 0.144 as 0.171. Its commands' exit codes, when it
+            # printed them, were read above.
+            return "success"
     if states_failure(text):
         return "error"
     if call.name in _AGENT_TOOLS:
