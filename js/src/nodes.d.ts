@@ -61,6 +61,7 @@ export interface TimelineGap {
   x: number;
   w: number;
   label: string;
+  clock: boolean;
 }
 
 export interface TimelineBar {

@@ -22,6 +22,7 @@ import { applyTimeline } from "./tree.js";
 /** @typedef {import("./nodes").TimelineNode} TimelineNode */
 /** @typedef {import("./nodes").TimelineTurn} TimelineTurn */
 /** @typedef {import("./nodes").TimelineBar} TimelineBar */
+/** @typedef {import("./nodes").TimelineGap} TimelineGap */
 
 const SVG = "http://www.w3.org/2000/svg";
 /** Pixels: the least width a turn's band, a bar and its failure mark are drawn with. */
@@ -83,6 +84,17 @@ function actionable(shape, label, act) {
     act();
   });
   return hit;
+}
+
+/**
+ * The classes of a gap's box and of its label: an idle gap, or where the computer's clock
+ * changed (`tf-tl-clock`: no time passed there, so it is drawn apart from idle time), as a
+ * page names them (`_GAP_SHAPE` and `_GAP_LABEL` in `turnfold/render/html.py`).
+ * @param {TimelineGap} gap @returns {{shape: string, label: string}}
+ */
+export function gapClasses(gap) {
+  const clock = gap.clock ? " tf-tl-clock" : "";
+  return { shape: `tf-tl-gap${clock}`, label: `tf-tl-idle${clock}` };
 }
 
 /** A label placed on the axis by CSS. @param {string} className @param {number} x @param {number} w @param {string} label */
@@ -243,8 +255,9 @@ export class Timeline {
     const labels = [];
     if (turn.number) labels.push(placed("tf-tl-num", turn.x, turn.w, turn.number));
     for (const gap of turn.gaps ?? []) {
-      group.append(titled(svg("rect", { class: "tf-tl-gap", x: gap.x, y: 0, width: gap.w, height: node.height }), gap.label));
-      const label = placed("tf-tl-idle", gap.x, gap.w, gap.label);
+      const classes = gapClasses(gap);
+      group.append(titled(svg("rect", { class: classes.shape, x: gap.x, y: 0, width: gap.w, height: node.height }), gap.label));
+      const label = placed(classes.label, gap.x, gap.w, gap.label);
       label.title = gap.label;
       labels.push(label);
     }

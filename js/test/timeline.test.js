@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { MIN_BAR_PX, drawnPlace } from "../src/timeline.js";
+import { MIN_BAR_PX, drawnPlace, gapClasses } from "../src/timeline.js";
 
 const pixels = (seconds) => (seconds / 3030) * 900; // an axis of 3030 s drawn 900 px wide
 
@@ -29,4 +29,11 @@ test("a shape wide enough keeps its true place and width: the scale does not cha
 test("before the picture is laid out, every shape keeps its true place", () => {
   assert.deepEqual(drawnPlace(3, 0.005, 0, 3030, 0), { x: 3, w: 0.005 });
   assert.deepEqual(drawnPlace(3, 0.005, 0, 0, 900), { x: 3, w: 0.005 });
+});
+
+test("where the clock changed is drawn apart from idle time, as a page draws it", () => {
+  const idle = gapClasses({ x: 0, w: 15, label: "12m idle", clock: false });
+  const clock = gapClasses({ x: 0, w: 15, label: "clock changed", clock: true });
+  assert.deepEqual(idle, { shape: "tf-tl-gap", label: "tf-tl-idle" });
+  assert.deepEqual(clock, { shape: "tf-tl-gap tf-tl-clock", label: "tf-tl-idle tf-tl-clock" });
 });

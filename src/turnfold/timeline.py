@@ -18,7 +18,8 @@ on (an entry's ``meta["clock_shift_s"]``, by stamp: ``timestamp``, ``started_at`
 ``ended_at``; :mod:`turnfold.formats.harnesses.inspect_clock`). The layout places every moment
 so: a 43-hour jump is no 43 hours of idle, and no bar is as long as one. Each change is drawn
 where it happened (after a call it happened during) as a break of :data:`GAP_SHOWN_S`,
-labelled as the clock's change, not as idle time (the sparkline's ``¦``).
+labelled as the clock's change and marked so (``TimelineGap.clock``), which each renderer
+draws apart from idle time (the sparkline's ``¦``).
 
 A session of more than :data:`DETAIL_CALLS` calls is drawn coarse: each turn one bar, of the
 category that took most of its tools' time. A reader zooms into a turn to see its calls
@@ -515,13 +516,14 @@ def _draw(turn: _Placed, detail: bool, locale: str) -> TimelineTurn:
 
 def _gap(x: float, idle_s: float | None, locale: str) -> TimelineGap:
     """A shortened stretch: ``idle_s`` seconds of idle time, or where the clock changed (None):
-    drawn alike, told apart by their labels."""
+    told apart by their labels and by ``clock``, which each renderer draws its own way (a
+    break is no time at all, a gap is time in which nothing ran)."""
     if idle_s is None:
         label = translate("timeline.clock_changed", locale)
-    else:
-        duration = format_duration(idle_s * 1000, hide_trailing_zeros=True)
-        label = translate("timeline.idle", locale, duration=duration)
-    return {"x": _round(x), "w": GAP_SHOWN_S, "label": label}
+        return {"x": _round(x), "w": GAP_SHOWN_S, "label": label, "clock": True}
+    duration = format_duration(idle_s * 1000, hide_trailing_zeros=True)
+    label = translate("timeline.idle", locale, duration=duration)
+    return {"x": _round(x), "w": GAP_SHOWN_S, "label": label, "clock": False}
 
 
 def _bars(span: _Span, x: float, locale: str) -> list[TimelineBar]:

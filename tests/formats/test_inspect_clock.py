@@ -4,14 +4,18 @@ Inspect stamps each event by the wall clock and by its own sample clock (``worki
 which a change of the computer's clock leaves alone: where the two disagree, the reader warns,
 names each change, and puts the stamps after it back on the clock the sample started on for
 the timeline (``meta["clock_shift_s"]``). A clock set back is found as a clock set forward
-is. A turn's duration is read from its stamps only where one clock took them all, so its
-header, its timeline label and its ``corpus.turns()`` row agree, and no duration holds a jump.
+is; a real wait, however long, stays a wait; and the attempts retried before the sample's own
+are looked at each on its own clock. A turn's duration is read from its stamps put back on the
+first clock, so its header, its timeline label and its ``corpus.turns()`` row agree, and no
+duration holds a jump.
 
 On ``inspect-clock/clock_mockllm.eval``, which the real ``inspect_ai`` 0.3.285 wrote with
 the wall clock it reads changed mid-run (``clock_recipe.py``): two turns per sample, the clock
 never changed (``steady``), set 43 hours forward between the turns (``forward``), 30 seconds
-back between them (``back``), or 43 hours forward while the first turn's call ran
-(``in_call``); and on copies of the ``steady`` sample edited here.
+back between them (``back``), 43 hours forward while the first turn's call ran (``in_call``),
+43 hours forward between the turns with a real 75-second wait in the second (``waited``), or
+30 seconds back inside a first attempt that failed and was retried (``retried``); and on
+copies of the ``steady`` sample edited here.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from functools import cache
 from typing import Any
 
 import pytest
-from inspect_ai.event import ToolEvent
+from inspect_ai.event import ModelEvent, SampleInitEvent, ToolEvent
 from inspect_ai.log import EvalSample, read_eval_log_sample
 
 import turnfold
@@ -34,7 +38,15 @@ from turnfold.timeline import GAP_SHOWN_S
 from turnfold.tools import format_duration
 
 CLOCK = HARNESSES / "inspect-clock" / "clock_mockllm.eval"
-CHANGED = {"forward": "43h forward", "back": "30s back", "in_call": "43h forward"}
+CHANGED = {
+    "forward": "43h forward",
+    "back": "30s back",
+    "in_call": "43h forward",
+    "waited": "43h forward",
+}
+#: How far the recipe set the clock forward (``clock_recipe.FORWARD``), and how long the
+#: ``waited`` sample's second call waited (``clock_recipe.WAIT``).
+FORWARD_S, WAIT_S = 43 * 3600.0, 75.0
 
 
 @cache
@@ -101,17 +113,16 @@ def test_H1_the_stamps_after_a_change_are_put_back_on_the_first_clock() -> None:
 
 @pytest.mark.parametrize("sample", ["steady", *sorted(CHANGED)])
 def test_P7_U4_C3_each_turn_s_duration_is_one_in_header_timeline_and_corpus(sample: str) -> None:
-    """A turn whose stamps one clock took (each turn when the clock changed between them) is
-    measured by them, a few milliseconds here, not 43 hours; the turn the clock changed in is
-    measured by none. Its header, its timeline label and its corpus row say the same."""
+    """Each turn is measured by its stamps on the first clock, a few milliseconds here, not
+    43 hours: the turn the clock changed in too. Its header, its timeline label and its corpus
+    row say the same."""
     transcript = turnfold.load(CLOCK, sample=sample, epoch=1)
     durations = [turn.header.duration_ms for turn in _turns(transcript)]
     measured = [d for d in durations if d is not None]
-    assert len(measured) == (1 if sample == "in_call" else 2)
-    if sample == "in_call":
-        assert durations[0] is None  # the turn the clock changed in
-    if sample != "steady":  # the first turn of ``steady`` waited seconds on its first call
-        assert all(d < 1000 for d in measured)
+    assert len(measured) == 2
+    # The first turn of ``steady`` waited seconds on its first call; ``waited``'s second, 75.
+    quick = {"steady": [1], "waited": [0]}.get(sample, [0, 1])
+    assert all(measured[i] < 1000 for i in quick)
     node = _timeline(transcript)
     for turn, duration in zip(node["turns"], durations, strict=True):
         said = format_duration(duration, hide_trailing_zeros=True) if duration else None
@@ -129,7 +140,9 @@ def test_U4_a_change_between_turns_is_a_break_between_them(sample: str) -> None:
     node = _timeline(turnfold.load(CLOCK, sample=sample, epoch=1))
     first, second = node["turns"]
     assert first["gaps"] == []
-    assert second["gaps"] == [{"x": first["w"], "w": GAP_SHOWN_S, "label": "clock changed"}]
+    assert second["gaps"] == [
+        {"x": first["w"], "w": GAP_SHOWN_S, "label": "clock changed", "clock": True}
+    ]
     assert second["x"] == pytest.approx(first["x"] + first["w"] + GAP_SHOWN_S, abs=0.001)
     assert second["w"] < 1  # its own moments, milliseconds apart
     assert "·" not in node["sparkline"]
@@ -163,18 +176,31 @@ def test_U4_C3_a_call_the_clock_changed_during_lasts_what_it_ran() -> None:
 # --- copies edited here: a clock set back before the run, and a log without working times ------
 
 
-def _steady(shift_s: float, since: str, *, working: bool = True) -> dict[str, Any]:
-    """The ``steady`` sample's record, as a clock set ``shift_s`` seconds off at the start of
-    its span named ``since`` would have stamped it: that span's first event's stamps and every
-    later one (its setup's left alone), and ``completed_at``."""
+#: A change edited into a copy of the ``steady`` sample: from the start of its ``nth`` span
+#: named ``since`` on, its stamps run ``seconds`` later (earlier, negative); a ``wait`` (real
+#: time passing, which Inspect's monotonic clock runs through too, but not its working time)
+#: or a jump of the wall clock (which nothing else sees).
+_Move = tuple[str, int, float, bool]
+
+
+def _edited(moves: list[_Move], *, working: bool = True) -> dict[str, Any]:
+    """The ``steady`` sample's record as the ``moves`` would have stamped it: each event's
+    ``timestamp`` and ``completed`` from each move's moment on (its setup's left alone), and
+    ``completed_at``; each wait's seconds added to ``total_time``, which Inspect reads from
+    the monotonic clock; its ``working_start``s dropped where not ``working`` (a log before
+    Inspect kept them)."""
     record = _record("steady").model_dump(mode="json")
     events = record["events"]
-    begin = next(e for e in events if e["event"] == "span_begin" and e.get("name") == since)
-    after = datetime.fromisoformat(begin["timestamp"])
+    marks = []
+    for since, nth, seconds, wait in moves:
+        begins = [e for e in events if e["event"] == "span_begin" and e.get("name") == since]
+        marks.append((datetime.fromisoformat(begins[nth - 1]["timestamp"]), seconds))
+        if wait:
+            record["total_time"] += seconds
 
     def moved(stamp: str) -> str:
         moment = datetime.fromisoformat(stamp)
-        return (moment + timedelta(seconds=shift_s) if moment >= after else moment).isoformat()
+        return (moment + timedelta(seconds=sum(s for at, s in marks if moment >= at))).isoformat()
 
     for event in events:
         for name in ("timestamp", "completed"):
@@ -184,6 +210,12 @@ def _steady(shift_s: float, since: str, *, working: bool = True) -> dict[str, An
             event.pop("working_start", None)
     record["completed_at"] = moved(record["completed_at"])
     return record
+
+
+def _steady(shift_s: float, since: str, *, working: bool = True, nth: int = 1) -> dict[str, Any]:
+    """The ``steady`` sample's record, as a clock set ``shift_s`` seconds off at the start of
+    its ``nth`` span named ``since`` would have stamped it (:func:`_edited`)."""
+    return _edited([(since, nth, shift_s, False)], working=working)
 
 
 def test_H1_events_stamped_before_the_sample_started_are_a_clock_set_back() -> None:
@@ -212,3 +244,143 @@ def test_H1_without_working_times_a_stamp_earlier_than_the_one_before_is_a_clock
     first, second = _timeline(transcript)["turns"]
     assert second["x"] > first["x"] + first["w"]  # after it, not half a minute before it
     assert [g["label"] for g in second["gaps"]] == ["clock changed"]
+
+
+def test_H1_without_working_times_a_clock_set_back_at_the_last_event_is_found() -> None:
+    """By the wall clock alone, an event behind the one before it is a clock set back only if
+    what was stamped after it is behind too: after the last event, that is the sample's
+    ``completed_at``. The last event (the scorers' span's end) and ``completed_at`` 30 seconds
+    back: found, and named."""
+    record = _steady(0, "solvers", working=False)
+    last = record["events"][-1]
+    for stamped, name in ((last, "timestamp"), (record, "completed_at")):
+        stamped[name] = (datetime.fromisoformat(stamped[name]) - timedelta(seconds=30)).isoformat()
+    transcript = turnfold.load(record)
+    [warning] = transcript.warnings
+    assert "it was set 30s back. " in warning.reason
+    # No entry was stamped after it: every turn is measured as before.
+    assert all(turn.header.duration_ms for turn in _turns(transcript))
+
+
+def test_P7_without_working_times_the_turn_the_clock_changed_in_has_no_duration_and_says_why() -> (
+    None
+):
+    """The clock set 30 seconds back as the second turn's call began, in a log with no
+    ``working_start``: the step that held the change was measured by nothing (how long it
+    really took is unknown), so that turn shows no duration, and says why; the first, on one
+    clock, is measured."""
+    transcript = turnfold.load(_steady(-30, "lookup", working=False, nth=2))
+    [warning] = transcript.warnings
+    assert "it was set 30s back. " in warning.reason
+    first, second = _turns(transcript)
+    assert first.header.duration_ms is not None
+    assert second.header.duration_ms is None
+    assert second.header.duration_note is not None
+    assert "clock changed" in second.header.duration_note
+
+
+# --- a real wait is a wait (the clock set forward in the same sample) ----------------------------
+
+
+def test_H1_U4_a_real_wait_in_a_sample_whose_clock_jumped_stays_a_wait() -> None:
+    """``waited``: the clock set 43 hours forward between the turns, and the second turn's call
+    waited 75 seconds for an operator (Inspect's known wait: it is out of the working time, in
+    ``total_time``). One change is named and drawn; the wait is none: the call's bar lasts the
+    75 seconds it took, and so does its turn."""
+    transcript = turnfold.load(CLOCK, sample="waited", epoch=1)
+    [warning] = transcript.warnings
+    assert "it was set 43h forward" in warning.reason
+    assert ", then" not in warning.reason
+    record = _record("waited")
+    waited = [e for e in record.events if isinstance(e, ToolEvent)][1]
+    assert waited.completed is not None
+    lasted = (waited.completed - waited.timestamp).total_seconds()
+    assert lasted > WAIT_S
+    call = transcript.tool_calls()[1]
+    shifts = call.meta["clock_shift_s"]
+    assert shifts["started_at"] == shifts["ended_at"]  # one clock: the wait moved nothing
+    node = _timeline(transcript)
+    second = node["turns"][1]
+    assert [g["label"] for t in node["turns"] for g in t["gaps"]] == ["clock changed"]
+    assert [g["clock"] for g in second["gaps"]] == [True]
+    [bar] = second["bars"]
+    assert bar["w"] == pytest.approx(lasted, abs=0.001)
+    durations = [turn.header.duration_ms for turn in _turns(transcript)]
+    assert durations[1] is not None
+    assert durations[1] / 1000 == pytest.approx(lasted, abs=1)
+
+
+def test_H1_a_jump_is_told_from_a_longer_wait_by_how_far_the_clock_was_set_in_all() -> None:
+    """A copy of ``steady`` that waited 20 minutes between its turns, and whose clock was set
+    10 minutes forward as its second call began: its span runs 10 minutes past Inspect's
+    timing, which the jump makes up and the longer wait does not. The wait is idle time before
+    the second turn, the jump a break inside it."""
+    transcript = turnfold.load(
+        _edited([("second_turn", 1, 1200.0, True), ("lookup", 2, 600.0, False)])
+    )
+    [warning] = transcript.warnings
+    assert "it was set 10m forward" in warning.reason
+    assert ", then" not in warning.reason
+    second = _timeline(transcript)["turns"][1]
+    assert [(g["label"], g["clock"]) for g in second["gaps"]] == [
+        ("20m idle", False),
+        ("clock changed", True),
+    ]
+
+
+# --- attempts retried before the sample's own ---------------------------------------------------
+
+
+def test_H1_U4_a_change_inside_a_retried_attempt_is_found_on_that_attempt_s_clock() -> None:
+    """``retried``: its first attempt's call set the clock 30 seconds back, then failed; the
+    attempt that followed ran on the changed clock. The change is warned of, naming the
+    attempt; the failed call's bar lasts what it ran, the break is drawn after it, once: the
+    sample's own attempt carries on from the clock the retried one left, so its turns follow
+    it with no other break, and every turn is measured."""
+    transcript = turnfold.load(CLOCK, sample="retried", epoch=1)
+    [warning] = transcript.warnings
+    assert "attempt 1 of the sample" in warning.reason
+    assert "it was set 30s back. " in warning.reason
+    record = _record("retried")
+    assert record.error_retries is not None
+    [retry] = record.error_retries
+    failed = next(e for e in retry.events or [] if isinstance(e, ToolEvent))
+    assert failed.completed is not None
+    assert failed.working_time is not None
+    assert (failed.completed - failed.timestamp).total_seconds() < -29  # by the wall clock
+    call = transcript.tool_calls()[0]
+    assert call.recorded_duration_ms == pytest.approx(failed.working_time * 1000, abs=5)
+    # Every stamp after the change, the sample's own attempt's too, is put back 30 seconds on.
+    later = [e for e in transcript.entries[transcript.entries.index(call) + 1 :] if e.timestamp]
+    assert later
+    assert all(e.meta["clock_shift_s"]["timestamp"] == pytest.approx(30) for e in later)
+    node = _timeline(transcript)
+    assert [g["label"] for t in node["turns"] for g in t["gaps"]] == ["clock changed"]
+    tried, *ran = node["turns"]
+    [bar] = tried["bars"]
+    [gap] = tried["gaps"]
+    assert gap["x"] == pytest.approx(bar["x"] + bar["w"], abs=0.002)  # each to the ms
+    assert all(turn["x"] >= tried["x"] + tried["w"] for turn in ran)
+    durations = [turn.header.duration_ms for turn in _turns(transcript)]
+    assert len(durations) == 3
+    assert all(d is not None and d < 1000 for d in durations)
+
+
+# --- the turn the clock changed in --------------------------------------------------------------
+
+
+def test_P7_the_turn_the_clock_changed_in_is_measured_on_the_working_clock() -> None:
+    """``in_call``'s first turn, whose call the clock was set 43 hours forward during, lasts
+    its real time: from its prompt (stamped as the sample was set up) to its answer, less the
+    43 hours the recipe set, to a few milliseconds (the step that held the change counts the
+    working time Inspect gave it)."""
+    transcript = turnfold.load(CLOCK, sample="in_call", epoch=1)
+    first = _turns(transcript)[0]
+    record = _record("in_call")
+    asked = next(e for e in record.events if isinstance(e, SampleInitEvent))
+    answered = [e for e in record.events if isinstance(e, ModelEvent)][1]
+    assert answered.completed is not None
+    real = (answered.completed - asked.timestamp).total_seconds() - FORWARD_S
+    assert first.header.duration_ms is not None
+    assert first.header.duration_ms / 1000 == pytest.approx(real, abs=0.005)
+    assert first.header.duration_note is None

@@ -329,6 +329,11 @@ _RULES = """\
 # the scale says is unchanged: a shape is only ever drawn wider, never moved along the axis
 # except at its end.
 
+#: The classes of a timeline's gap, its box and its label: an idle gap, or where the clock
+#: changed (``TimelineGap.clock``: ``tf-tl-clock``, drawn apart, as no time passed there), as
+#: the widget's ``gapClasses`` (``js/src/timeline.js``) names them.
+_GAP_SHAPE = {False: "tf-tl-gap", True: "tf-tl-gap tf-tl-clock"}
+_GAP_LABEL = {False: "tf-tl-idle", True: "tf-tl-idle tf-tl-clock"}
 #: The least width, in pixels, a page draws a turn, a call or a failure mark with: as the widget
 #: does (``MIN_BAR_PX``), a call of a few milliseconds in an hour's session can be seen and
 #: clicked.
@@ -350,6 +355,12 @@ _PLOT_RULES = f"""\
 /* An idle gap is long by definition: drawn as it is. */
 .turnfold .tf-tl-plot > .tf-tl-gap {{
   --tf-tl-width: calc(var(--w) * 100% / var(--tf-span)); border: 1px dashed var(--tf-faint);
+}}
+/* Where the clock changed: no time passed there, so no idle gap's look: a solid break in the
+   warning colour of the theme, tinted (its own box under it, so the tint is the colour's). */
+.turnfold .tf-tl-plot > .tf-tl-clock {{ border: 1px solid var(--tf-warn); }}
+.turnfold .tf-tl-plot > .tf-tl-clock::before {{
+  content: ""; position: absolute; inset: 0; background: var(--tf-warn); opacity: 0.15;
 }}
 .turnfold .tf-tl-plot > .tf-tl-bar {{ background: var(--tf-c); border-radius: 1px; }}
 .turnfold .tf-tl-plot > .tf-tl-mark {{ background: var(--tf-error); }}
@@ -377,11 +388,14 @@ _TIMELINE_RULES = (
 /* An idle gap's label ends where its gap does, clear of the turn's number at the left (a gap
    can start where its turn does) and of the next turn's number at the right. */
 .turnfold .tf-tl-labels > .tf-tl-idle { text-align: right; padding: 0 4px 0 1.8em; }
+.turnfold .tf-tl-labels > .tf-tl-clock { color: var(--tf-warn); }
 .turnfold .tf-tl-svg { display: block; width: 100%; overflow: visible; }
 .turnfold .tf-tl-svg rect { vector-effect: non-scaling-stroke; }
 .turnfold .tf-tl-band { fill: var(--tf-bg-soft); stroke: var(--tf-border); stroke-width: 1px; }
 .turnfold .tf-tl-gap { fill: none; stroke: var(--tf-faint); stroke-width: 1px;
   stroke-dasharray: 2 2; }
+.turnfold .tf-tl-gap.tf-tl-clock { fill: var(--tf-warn); fill-opacity: 0.15;
+  stroke: var(--tf-warn); stroke-dasharray: none; }
 .turnfold .tf-tl-bar { fill: var(--tf-c); stroke: var(--tf-c); stroke-width: 2px; }
 .turnfold .tf-tl-mark { fill: var(--tf-error); stroke: var(--tf-error); stroke-width: 2px; }
 .turnfold a:focus-visible > .tf-tl-bar, .turnfold .tf-tl-hit:focus-visible > .tf-tl-bar,
@@ -907,8 +921,8 @@ def timeline_html(timeline: TimelineNode | None) -> str:
         for gap in turn["gaps"]:
             label = _text(gap["label"])
             out.append(
-                f'<span class="tf-tl-idle" style="--x:{gap["x"]};--w:{gap["w"]}" title="{label}">'
-                f"{label}</span>"
+                f'<span class="{_GAP_LABEL[gap["clock"]]}" style="--x:{gap["x"]};--w:{gap["w"]}" '
+                f'title="{label}">{label}</span>'
             )
     height = timeline["height"]
     out.append(
@@ -945,7 +959,7 @@ def _timeline_turn(turn: TimelineTurn, bar: int, mark: int, height: int) -> str:
     x, w = turn["x"], turn["w"]
     parts = ["\n" + _shape("tf-tl-band", x, w, 0, height, turn["label"])]
     for gap in turn["gaps"]:
-        parts.append(_shape("tf-tl-gap", gap["x"], gap["w"], 0, height, gap["label"]))
+        parts.append(_shape(_GAP_SHAPE[gap["clock"]], gap["x"], gap["w"], 0, height, gap["label"]))
     bars = turn["bars"]
     if bars is None:  # coarse: the turn as one bar, linking to its first call
         kind = f"tf-tl-bar tf-c-{_text(turn['category'] or 'other')}"

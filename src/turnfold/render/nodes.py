@@ -84,11 +84,13 @@ class TimelineBar(TypedDict):
 
 
 class TimelineGap(TypedDict):
-    """U-4: an idle stretch over a minute, drawn shortened to ``w`` and labelled."""
+    """U-4: an idle stretch over a minute, drawn shortened to ``w`` and labelled; or where the
+    computer's clock changed, drawn as a break of its own look, never as idle time."""
 
     x: float
     w: float
-    label: str  #: how long it really was: ``12m idle``
+    label: str  #: how long it really was: ``12m idle``; or ``clock changed``
+    clock: bool  #: where the clock changed (else idle time): each is drawn its own way
 
 
 class TimelineTurn(TypedDict):

@@ -7,13 +7,19 @@ from the wall clock (``datetime.now``), and its ``working_start`` from the sampl
 (``init_sample_working_time``). From one event to the next the wall clock moves as far as the
 working time, or further by the waits between them; it moves less only when the computer's
 clock was set back, and far more when it was set forward. So a step of the wall clock that
-falls behind the working time by more than :data:`BACK_S` is a clock set back, and one that
-runs ahead of it by more than the slack the reader allows for waits (a sample whose span and
-Inspect's timing of it already disagree: :func:`turnfold.formats.harnesses.inspect_log.
-_duration`) is a clock set forward. Events without a ``working_start`` (logs before Inspect
-kept one) are told by their wall clock alone.
+falls behind the working time by more than :data:`BACK_S` is a clock set back. A step that runs
+ahead of it is a wait or a clock set forward; which, only the sample's whole run tells: the
+wall clock's span of it (``started_at`` to ``completed_at``) less Inspect's timing of it
+(``total_time``, the monotonic clock, waits included) is how far the clock was set in all
+(``net_s``). The steps ahead that make up that sum (less the changes back) are the changes
+forward; every other step ahead, however long, is a wait, as Inspect counted it. Events
+without a ``working_start`` (logs before Inspect kept one) are told by their wall clock alone.
 
-Each change found moves the stamps after it back onto the clock the sample started on: each
+Each attempt of a sample starts its working time anew (``init_sample_working_time`` in
+``_task_run_sample_attempt``), so the attempts retried before the one the sample holds
+(``error_retries``) are looked at each on its own.
+
+Each change found moves the stamps after it back onto the clock the attempt started on: each
 entry stamped after one carries ``meta["clock_shift_s"]``, the seconds to add to each of its
 stamps that moved (``{"timestamp": -154800.0, "ended_at": -154800.0}``), which the timeline
 places it by (:mod:`turnfold.timeline`) and where it changes, draws the change. The stamps
@@ -23,12 +29,12 @@ themselves are left as the source wrote them: the detail views show what was rec
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from turnfold.model import ToolCall, Transcript, utc
+from turnfold.model import Entry, ToolCall, Transcript, utc
 
 #: Seconds the wall clock may fall behind Inspect's working time between two events before the
 #: clock is taken to have been set back: a clock left alone never does, and two reads of the
@@ -45,41 +51,93 @@ class ClockChanges:
 
     changes: list[float] = field(default_factory=list)
     shifts: dict[datetime, float] = field(default_factory=dict)
+    #: Whether each change was measured on Inspect's working clock: False where one was found
+    #: by the wall clock alone (a log that keeps no ``working_start``), so how long its step
+    #: really took is unknown, and no span holding it measures anything.
+    measured: bool = True
+    #: The shift of the clock the attempt started on: 0 for a sample's first attempt; for a
+    #: later one, what the changes found in the attempts before it left (:func:`clock_changes`).
+    first: float = 0.0
 
 
 #: An event as :func:`clock_changes` reads it: its wall-clock stamp, its working time, the
 #: event, and whether it is of the setup before the sample's clock started.
 _Point = tuple[datetime | None, float | None, Mapping[str, Any], bool]
+#: A step between two events: how far the wall clock ran ahead of the working time (behind,
+#: negative), and whether the working time measured it (else the wall clock alone did).
+_Step = tuple[float, bool]
 
 
 def clock_changes(
-    events: Any, started: datetime | None, timed: float, slack_s: float, far: bool
+    events: Any,
+    *,
+    started: datetime | None,
+    ended: datetime | None,
+    longest: float,
+    slack_s: float,
+    net_s: float,
+    first: float = 0.0,
 ) -> ClockChanges:
-    """The changes of the clock among a sample's ``events`` (its own, not a retried attempt's:
-    each attempt starts its working time anew). ``started`` is its ``started_at``, where its
-    working time is 0: an event stamped earlier than it is a clock set back. A step ahead of
-    the working time by more than ``slack_s`` is a clock set forward where the sample's span
-    and Inspect's timing of it (``timed`` seconds) disagree (``far``) or the clock went back
-    (one set back is often set right again); elsewhere it is the sample's waits."""
-    points = list(_points(events, timed + slack_s))
-    steps = _steps(points, started)
-    back = any(excess < -BACK_S for excess in steps.values())
-    found = ClockChanges()
-    shift = 0.0
-    for index, (stamp, _, _, _) in enumerate(points):
-        excess = steps.get(index)
-        if excess is not None and (excess < -BACK_S or ((far or back) and excess > slack_s)):
-            found.changes.append(excess)
-            shift -= excess
-        if stamp is not None:
-            found.shifts[stamp] = shift
-    if not found.changes:
+    """The changes of the clock among an attempt's ``events`` (a sample's own, or a retried
+    attempt's). ``started`` is its ``started_at``, where its working time is 0: an event
+    stamped earlier than it is a clock set back; ``ended`` its ``completed_at``, stamped after
+    every event; ``longest`` the most its working time can be (a working time past it is none).
+    ``net_s`` is how far the clock was set in all over the attempt (see the module's doc): the
+    steps ahead of the working time by more than ``slack_s`` that make it up, less the changes
+    back, are the clock set forward, the rest waits. An attempt with no timing of its own says
+    0: a clock set back is taken to have been set right again, and only that is found ahead.
+
+    ``first`` is the shift of the clock the attempt started on, onto the clock the sample's
+    first attempt started on: an attempt after one whose clock changed runs on the clock that
+    one left (no change between them is seen, as none is between two events unless found), so
+    each of its stamps carries that shift, changes or none."""
+    points = list(_points(events, longest))
+    order, steps = _steps(points, started, ended)
+    chosen = _chosen(steps, slack_s, net_s)
+    found = ClockChanges(first=first)
+    shift = first
+    for index, moment in order:
+        change = chosen.get(index)
+        if change is not None:
+            found.changes.append(change)
+            found.measured = found.measured and steps[index][1]
+            shift -= change
+        found.shifts[moment] = shift
+    for stamp, _, _, before in points:
+        if stamp is not None and before:  # the setup, before any change could be seen
+            found.shifts.setdefault(stamp, first)
+    if not found.changes and not first:
         found.shifts.clear()
         return found
     for stamp, _, event, _ in points:
         if stamp is not None:
             _completed(event, stamp, found)
     return found
+
+
+def _chosen(steps: Mapping[int, _Step], slack_s: float, net_s: float) -> dict[int, float]:
+    """The steps that are changes of the clock, with how far each set it: every step behind
+    the working time by more than :data:`BACK_S`; and ahead, of the steps over ``slack_s``,
+    those that make up what the changes back leave of ``net_s``: the step that fits what is
+    left most closely first (a jump of ten minutes, not a longer wait), else the furthest ahead
+    (jumps that sum to it). A change's step may hold a wait beside it: one that runs past what
+    is left by more than the slack is taken as far as is left, and the rest stays a wait."""
+    chosen = {index: excess for index, (excess, _) in steps.items() if excess < -BACK_S}
+    needed = net_s - sum(chosen.values())
+    ahead = {index: excess for index, (excess, _) in steps.items() if excess > slack_s}
+    while needed > slack_s and ahead:
+        fitting = [index for index, excess in ahead.items() if excess >= needed - slack_s]
+        if fitting:
+            index = min(fitting, key=lambda i: (ahead[i], i))
+        else:
+            index = max(ahead, key=lambda i: (ahead[i], -i))
+        excess = ahead.pop(index)
+        # Past what is left by more than the slack, the step held a wait beside the change;
+        # within it, the two clocks read apart (``total_time`` is kept to the millisecond).
+        change = needed if excess - needed > slack_s else excess
+        chosen[index] = change
+        needed -= change
+    return chosen
 
 
 def _points(events: Any, longest: float, setup: set[str] | None = None) -> Iterator[_Point]:
@@ -105,31 +163,55 @@ def _points(events: Any, longest: float, setup: set[str] | None = None) -> Itera
         yield from _points(event.get("events"), longest, setup)
 
 
-def _steps(points: list[_Point], started: datetime | None) -> dict[int, float]:
+def _steps(
+    points: list[_Point], started: datetime | None, ended: datetime | None
+) -> tuple[list[tuple[int, datetime]], dict[int, _Step]]:
     """For each stamped point of the sample's own run (its setup left out), how far the wall
-    clock moved beyond the working time since the point before it (from ``started_at``, at
-    working time 0, for the first); by the wall clock alone where either records no working
-    time."""
+    clock moved beyond the working time since the point before it in time (from
+    ``started_at``, at working time 0, for the first); by the wall clock alone, in the log's
+    order, where either records no working time. With them, those points (their index and
+    stamp), in that order.
+
+    A point behind the one before it is a clock set back only if the point after it is behind
+    that one as well (after the last, the sample's ``completed_at``, stamped after every
+    event): a clock set back stays so. One alone behind is a stamp out of its place (by the
+    wall clock alone, a tool's event logged after the events of its span; a log whose stamps
+    were edited), which is left out of the steps."""
     own = [(i, stamp, working) for i, (stamp, working, _, before) in enumerate(points)
            if stamp is not None and not before]  # fmt: skip
-    steps: dict[int, float] = {}
+    if all(working is not None for _, _, working in own):
+        # In the order they happened, which the working time keeps (it never runs back): a
+        # log holds an event where it was finished, not always where it was stamped (a tool's
+        # event after its span's first, though stamped before it), and a change of the clock
+        # between the two would read as a change back, then forward.
+        own.sort(key=lambda point: (point[2], point[0]))
+    steps: dict[int, _Step] = {}
     previous: tuple[datetime, float | None] | None = (started, 0.0) if started else None
     for at, (index, stamp, working) in enumerate(own):
         if previous is not None:
-            wall = (stamp - previous[0]).total_seconds()
-            worked = previous[1]
-            if working is not None and worked is not None:
-                wall -= working - worked
-            elif wall < -BACK_S and not (
-                at + 1 < len(own) and (own[at + 1][1] - previous[0]).total_seconds() < -BACK_S
-            ):
-                # By the wall clock alone, an event made early and logged late (a tool's event
-                # after the events of its span) is behind the one before it too; the clock went
-                # back only if the event after it is behind as well.
-                continue
-            steps[index] = wall
+            excess = _excess(previous, stamp, working)
+            if excess < -BACK_S:
+                after = own[at + 1] if at + 1 < len(own) else None
+                if after is not None:
+                    behind = _excess(previous, after[1], after[2]) < -BACK_S
+                else:  # the wall clock alone: completed_at records no working time
+                    behind = ended is not None and (ended - previous[0]).total_seconds() < -BACK_S
+                if not behind:
+                    continue
+            steps[index] = (excess, working is not None and previous[1] is not None)
         previous = (stamp, working)
-    return steps
+    return [(index, stamp) for index, stamp, _ in own], steps
+
+
+def _excess(
+    previous: tuple[datetime, float | None], stamp: datetime, working: float | None
+) -> float:
+    """How far the wall clock moved beyond the working time from ``previous`` (a stamp and its
+    working time) to ``stamp`` at ``working``: by the wall clock alone where either is None."""
+    wall = (stamp - previous[0]).total_seconds()
+    if working is not None and previous[1] is not None:
+        wall -= working - previous[1]
+    return wall
 
 
 def _completed(event: Mapping[str, Any], stamp: datetime, found: ClockChanges) -> None:
@@ -141,9 +223,9 @@ def _completed(event: Mapping[str, Any], stamp: datetime, found: ClockChanges) -
         return
     working = _number(event.get("working_time"))
     expected = working if working is not None and working >= 0 else 0.0
-    own = found.shifts.get(stamp, 0.0)
+    own = found.shifts.get(stamp, found.first)
     lasted = (completed - stamp).total_seconds()
-    candidates = sorted(set(found.shifts.values()) | {0.0})
+    candidates = sorted(set(found.shifts.values()) | {found.first})
     best = min(candidates, key=lambda shift: (abs(lasted + shift - own - expected), shift != own))
     found.shifts.setdefault(completed, best)
 
@@ -185,4 +267,33 @@ def restate(transcript: Transcript, shifts: Mapping[datetime, float], depth: int
             restate(child, shifts, depth + 1)
 
 
-__all__ = ["BACK_S", "STAMPS", "ClockChanges", "clock_changes", "restate"]
+def span_on_first_clock_ms(entries: Iterable[Entry]) -> float | None:
+    """The span of a turn's stamps (its prompt's and entries' ``timestamp``, its calls'
+    ``ended_at``: those :func:`turnfold.process.recorded_duration_ms` spans) once each is put
+    back on the first clock by its ``meta["clock_shift_s"]`` (:func:`restate`), in
+    milliseconds: where the clock changed inside the turn, the step that held the change lasts
+    the working time Inspect gave it, and every other step what the wall clock says, as in any
+    turn. None with fewer than two stamps."""
+    moments: list[datetime] = []
+    for entry in entries:
+        said = entry.meta.get("clock_shift_s")
+        shifts = said if isinstance(said, Mapping) else {}
+        names = ("timestamp", "ended_at") if isinstance(entry, ToolCall) else ("timestamp",)
+        for name in names:
+            stamp = utc(getattr(entry, name, None))
+            shift = _number(shifts.get(name)) or 0.0
+            if stamp is not None:
+                moments.append(stamp + timedelta(seconds=shift))
+    if len(moments) < 2:
+        return None
+    return (max(moments) - min(moments)).total_seconds() * 1000
+
+
+__all__ = [
+    "BACK_S",
+    "STAMPS",
+    "ClockChanges",
+    "clock_changes",
+    "restate",
+    "span_on_first_clock_ms",
+]

@@ -120,6 +120,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple, overload
 
@@ -145,7 +146,13 @@ from turnfold.formats.harnesses.inspect_bridged import (
     agent_of_system_prompt,
     read_user_message,
 )
-from turnfold.formats.harnesses.inspect_clock import STAMPS, clock_changes, restate
+from turnfold.formats.harnesses.inspect_clock import (
+    STAMPS,
+    ClockChanges,
+    clock_changes,
+    restate,
+    span_on_first_clock_ms,
+)
 from turnfold.formats.source import Source
 from turnfold.formats.wording import failure, notice, stop, worded
 from turnfold.formats.wrappers import sample as detection_sample
@@ -2610,7 +2617,8 @@ def _duration(context: _Context, record: Mapping[str, Any], transcript: Transcri
     warning says so, and the stamps after each change found are put back on the clock the
     sample started on for the timeline (:func:`~turnfold.formats.harnesses.inspect_clock.
     restate`). The events before ``started_at`` are no sign of it: the sandbox's setup and the
-    attempts retried before run before the clock.
+    attempts retried before run before the clock. Those attempts are looked at each on its own
+    clock (:func:`_attempts_clock_changes`).
     """
     started, completed = utc(record.get("started_at")), utc(record.get("completed_at"))
     timed, by = _seconds(record.get("total_time")), "total_time"
@@ -2619,20 +2627,20 @@ def _duration(context: _Context, record: Mapping[str, Any], transcript: Transcri
     if timed is None:
         return
     transcript.metadata["duration_s"] = timed
-    if started is None:
-        return
-    stamps = [completed]
-    for entry in transcript.entries:
-        stamps.append(utc(entry.timestamp))
-        if isinstance(entry, ToolCall):
-            stamps.append(utc(entry.ended_at))
-    latest = max((s for s in stamps if s is not None), default=None)
-    if latest is None:
-        return
-    span = (latest - started).total_seconds()
-    slack = max(_CLOCK_SLACK_S, _CLOCK_SLACK_SHARE * timed)
-    far = abs(span - timed) > slack
-    found = clock_changes(_events_of(record), started, timed, slack, far)
+    retried, first = _attempts_clock_changes(context, record)
+    found = ClockChanges(first=first)
+    far, span = False, 0.0
+    latest = _latest(transcript, completed) if started is not None else None
+    if started is not None and latest is not None:
+        span = (latest - started).total_seconds()
+        slack = max(_CLOCK_SLACK_S, _CLOCK_SLACK_SHARE * timed)
+        far = abs(span - timed) > slack
+        # How far the clock was set in all while the sample ran: its span by the wall clock
+        # less by the monotonic one (the waits are in both).
+        net = ((completed or latest) - started).total_seconds() - timed
+        found = clock_changes(_events_of(record), started=started, ended=completed,
+                              longest=timed + slack, slack_s=slack, net_s=net,
+                              first=first)  # fmt: skip
     if far:
         apart = format_duration(abs(span) * 1000)
         context.warn(
@@ -2640,7 +2648,7 @@ def _duration(context: _Context, record: Mapping[str, Any], transcript: Transcri
             f"(started_at) and its last moment (its events, completed_at) are {apart} apart, "
             f"but Inspect timed the sample at {format_duration(timed * 1000)} ({by}); the "
             "computer's clock changed while it ran, or events were stamped later. The "
-            "duration shown is Inspect's, and no turn's is read across the change"
+            "duration shown is Inspect's, and no turn's duration holds the change"
             + _changes_said(found.changes)
         )
     elif found.changes:
@@ -2649,18 +2657,72 @@ def _duration(context: _Context, record: Mapping[str, Any], transcript: Transcri
             "than the one before it on Inspect's own clock of the sample (working_start; in "
             "the order of the log where it records none)"
             + _changes_said(found.changes)
-            + ". The duration shown is Inspect's, and no turn's is read across the change"
+            + ". The duration shown is Inspect's, and no turn's duration holds the change"
         )
-    else:
+    if not far and not found.changes and not retried:
         return
-    restate(transcript, found.shifts)
-    _unmeasured_turns(transcript, timed)
+    shifts: dict[datetime, float] = {}
+    for attempt in retried:
+        shifts.update(attempt.shifts)
+    shifts.update(found.shifts)  # the sample's own, should a stamp be in both
+    restate(transcript, shifts)
+    measured = all(changes.measured for changes in (found, *retried))
+    located = bool(found.changes) or any(attempt.changes for attempt in retried)
+    _unmeasured_turns(transcript, timed, measured, located)
+
+
+def _latest(transcript: Transcript, completed: datetime | None) -> datetime | None:
+    """The sample's last moment by the wall clock: ``completed_at``, or a later entry's stamp
+    (an event stamped after the sample completed)."""
+    stamps = [completed]
+    for entry in transcript.entries:
+        stamps.append(utc(entry.timestamp))
+        if isinstance(entry, ToolCall):
+            stamps.append(utc(entry.ended_at))
+    return max((s for s in stamps if s is not None), default=None)
+
+
+def _attempts_clock_changes(
+    context: _Context, record: Mapping[str, Any]
+) -> tuple[list[ClockChanges], float]:
+    """The changes of the clock inside each attempt retried before the one the sample holds
+    (``error_retries``), each warned of by its number; and the shift of the clock they left,
+    which the sample's own attempt starts on (:func:`~turnfold.formats.harnesses.
+    inspect_clock.clock_changes`'s ``first``).
+
+    Each attempt's working time started anew (``init_sample_working_time`` in
+    ``_task_run_sample_attempt``), and Inspect kept neither its start nor its timing: a clock
+    set back is found in the events kept of it as in the sample's own, and a clock set forward
+    only as setting one set back right again (how far it was set in all, ``net_s``, taken as
+    none): with no timing, a wait ahead of the working time is told from a jump by nothing
+    else."""
+    found: list[ClockChanges] = []
+    first = 0.0
+    for attempt, retry in enumerate(_retry_records(record), start=1):
+        changes = clock_changes(retry.get("events"), started=None, ended=None,
+                                longest=math.inf, slack_s=_CLOCK_SLACK_S, net_s=0.0,
+                                first=first)  # fmt: skip
+        if not changes.changes and not first:
+            continue
+        found.append(changes)
+        first -= sum(changes.changes)
+        if changes.changes:
+            context.warn(
+                f"the computer's clock changed while attempt {attempt} of the sample ran "
+                "(retried after its error): an event is stamped earlier than the one before "
+                "it on Inspect's own clock of the attempt (working_start; in the order of the "
+                "log where it records none)" + _changes_said(changes.changes) + ". No turn's "
+                "duration holds the change"
+            )
+    return found, first
 
 
 def _changes_said(changes: list[float]) -> str:
     """The changes found, as the warning names them: ``; it was set 43h forward``."""
     said = [
-        f"{format_duration(abs(change) * 1000, hide_trailing_zeros=True)} "
+        # To the second: the two clocks are read microseconds apart, total_time kept to the
+        # millisecond, and a change is one of a second at the least (inspect_clock.BACK_S).
+        f"{format_duration(round(abs(change)) * 1000, hide_trailing_zeros=True)} "
         f"{'forward' if change > 0 else 'back'}"
         for change in changes[:5]
     ]
@@ -2668,30 +2730,45 @@ def _changes_said(changes: list[float]) -> str:
     return f"; it was set {', then '.join(said)}{more}" if said else ""
 
 
-def _unmeasured_turns(transcript: Transcript, timed: float) -> None:
+def _unmeasured_turns(
+    transcript: Transcript, timed: float, measured: bool = True, located: bool = False
+) -> None:
     """After a clock change (:func:`_duration` warned of it): no turn's duration is read from
     stamps whose span may hold the change (P-7: never a wrong duration). Inspect times the
-    sample alone, never a turn, so a sample of one turn takes the sample's timing as the turn's
-    (``meta["turn_duration_ms"]`` of its last entry, the duration a source records for a
-    turn: :func:`turnfold.process.recorded_duration_ms`); that holds the sample's setup and
-    scoring too, a few moments that a 43-hour span does not measure better. Each turn of a
-    sample of several is marked ``meta["clock_changed"]`` instead: its header shows no
-    duration, and says why (:func:`turnfold.process.clock_changed`); but for a turn whose
-    stamps were all taken on one clock (the change found, and between turns: none of them
-    shifted, or all by the same), which measure it as well as any turn's."""
+    sample alone, never a turn, so a sample of one turn takes the sample's timing (``timed``)
+    as the turn's (``meta["turn_duration_ms"]`` of its last entry, the duration a source
+    records for a turn: :func:`turnfold.process.recorded_duration_ms`); that holds the
+    sample's setup and scoring too, a few moments that a 43-hour span does not measure better.
+
+    In a sample of several turns, a turn whose stamps were all taken on one clock (the change
+    found, and between turns: none of them shifted, or all by the same) is measured by them as
+    any turn is. A turn the clock changed inside is measured by its stamps put back on the
+    first clock (:func:`~turnfold.formats.harnesses.inspect_clock.span_on_first_clock_ms`):
+    the step that held the change lasts the working time Inspect gave it, the others what the
+    wall clock says. Where that cannot be (a change found by the wall clock alone, ``measured``
+    False, whose step's length is unknown; the stamps disagree with Inspect's timing but no
+    change was found in them: ``located`` False, and no entry was shifted), each of its
+    entries is marked ``meta["clock_changed"]``: its header shows no duration, and says why
+    (:func:`turnfold.process.clock_changed`)."""
     # The turns as the view splits them (imported here: the projection is no reader's concern
     # but for this one question, how many turns the sample shows).
     from turnfold.process import plan_projection
 
     turns = [item.segment for item in plan_projection(transcript) if item.segment is not None]
-    located = any("clock_shift_s" in entry.meta for entry in transcript.entries)
+    # A change after every entry (at the last event) shifted none of them, but was found.
+    located = located or any("clock_shift_s" in entry.meta for entry in transcript.entries)
     for segment in turns:
         entries = ([segment.user] if segment.user else []) + segment.entries
         if len(turns) == 1:
-            last = segment.entries[-1]
+            last = entries[-1]
             transcript.update(last, meta={**last.meta, "turn_duration_ms": timed * 1000})
             continue
         if located and len(_clocks(entries)) <= 1:
+            continue
+        lasted = span_on_first_clock_ms(entries) if located and measured else None
+        if lasted:
+            last = entries[-1]
+            transcript.update(last, meta={**last.meta, "turn_duration_ms": lasted})
             continue
         for entry in entries:
             transcript.update(entry, meta={**entry.meta, "clock_changed": True})
