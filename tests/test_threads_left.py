@@ -26,11 +26,11 @@ def test_a_pool_worker_is_not_counted():
 """
 
 
-def _run(tmp_path: Path, code: str) -> subprocess.CompletedProcess[str]:
+def _run(tmp_path: Path, code: str, *options: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "test_left.py").write_text(code)
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.threads_left",
-         "--rootdir", str(tmp_path), "-c", "/dev/null", str(tmp_path / "test_left.py")],
+         "--rootdir", str(tmp_path), "-c", "/dev/null", *options, str(tmp_path / "test_left.py")],
         capture_output=True, text=True, timeout=120, check=False,
         cwd=Path(__file__).parents[1],
     )  # fmt: skip
@@ -61,3 +61,13 @@ def test_a_failed_run_that_leaves_a_thread_ends_failed(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stdout + result.stderr
     assert "1 failed, 2 passed" in result.stdout
     assert "left running" in result.stdout
+
+
+def test_a_pytest_xdist_worker_that_leaves_a_thread_ends_properly(tmp_path: Path) -> None:
+    """CI runs the tests on pytest-xdist workers: a worker ended at once by the guard never told
+    its controller it finished ("node down: Not properly terminated"), and the run failed."""
+    result = _run(tmp_path, LEAVES_A_THREAD, "-p", "xdist", "-n", "1")
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out
+    assert "2 passed" in result.stdout
+    assert "node down" not in out
