@@ -23,6 +23,7 @@ from pathlib import Path
 import turnfold
 from tests.formats.test_codex import call, event, load, meta, of, output, user_item
 from turnfold.formats import codex
+from turnfold.formats.openai_responses import web_search_detail
 from turnfold.model import AbortMarker, AssistantError, ToolCall, Transcript, UserMessage
 from turnfold.process import plan_projection, segment_header
 from turnfold.tools import tool_category
@@ -192,6 +193,6 @@ def test_F2_codex_web_search_actions_are_described_as_codex_says_them() -> None:
 
 def test_F2_codex_find_in_page_pattern_is_one_line() -> None:
     action = {"type": "find_in_page", "url": "https://a.example", "pattern": "\nTF one\nTF two"}
-    assert codex.web_search_detail(action) == "'TF one TF two' in https://a.example"
-    assert codex.web_search_detail({"type": "find_in_page", "pattern": "TF"}) == "'TF'"
-    assert codex.web_search_detail({"type": "other"}) is None
+    assert web_search_detail(action) == "'TF one TF two' in https://a.example"
+    assert web_search_detail({"type": "find_in_page", "pattern": "TF"}) == "'TF'"
+    assert web_search_detail({"type": "other"}) is None

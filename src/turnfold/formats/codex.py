@@ -53,8 +53,9 @@ beyond the API (:class:`CodexBuilder`):
   is the recorded ``duration_ms``. An ``apply_patch`` call's patch is its arguments; its result
   is the tool's own message ("Success. Updated the following files: …", or why it failed),
   followed by ``patch_apply_end``'s unified diff when recorded. ``update_plan`` results are
-  plans. A ``web_search_call`` is described as Codex says it (:func:`web_search_detail`:
-  ``'pattern' in url`` for a find in a page). MCP calls (``namespace: "mcp__<server>…"``)
+  plans. A ``web_search_call`` is described as Codex says it (the Responses rule,
+  :func:`~turnfold.formats.openai_responses.web_search_detail`: ``'pattern' in url`` for a
+  find in a page). MCP calls (``namespace: "mcp__<server>…"``)
   are named ``mcp__<server>__<tool>``;
   their results are MCP content blocks as :mod:`turnfold.formats.mcp` shows them (in the
   output, a block that is neither text nor image is its JSON in an ``input_text`` part, read as
@@ -495,7 +496,6 @@ _RUNNING_MARKS = frozenset({"still_running", "running_at_turn_end"})
 _STDIN_TOOL = "write_stdin"
 _RUNNING_SESSION = re.compile(r"^Process running with session ID (\d+)", re.MULTILINE)
 _MAIL_TOOL = "agent_message"  # the row inter-agent mail becomes (issue 21.8)
-_WEB_SEARCH = "web_search"  # a ``web_search_call`` item's call; its args are the item's action
 
 _HEADER_START = (
     "Exit code: ", "Command: ", "Chunk ID: ", "Wall time: ", "Process exited with code ",
@@ -770,42 +770,6 @@ def script_description(script: str) -> str | None:
     if lines and _CELL_PRAGMA.match(lines[0]):
         lines = lines[1:]
     return describe_args(_CODE_MODE_TOOL, "\n".join(lines))
-
-
-def web_search_detail(action: Any) -> str | None:
-    """What a web search call did, as Codex says it (codex-rs/core/src/web_search.rs
-    ``web_search_action_detail``, the same in 0.171): a search its query (else its first query,
-    ``…`` after it when there are more), an opened page its URL, a find in a page the pattern
-    and the page. None for another action.
-
-    >>> web_search_detail({"type": "find_in_page", "url": "https://a.b/c", "pattern": "TF-X"})
-    "'TF-X' in https://a.b/c"
-    >>> web_search_detail({"type": "search", "queries": ["codex rollout", "jsonl"]})
-    'codex rollout ...'
-    """
-    if not isinstance(action, Mapping):
-        return None
-
-    def said(value: Any) -> str:
-        # One line, as every description: a pattern or a query is the model's text and may
-        # hold line breaks, after which only its first line would be left.
-        return " ".join(value.split()) if isinstance(value, str) else ""
-
-    kind = action.get("type")
-    url, pattern = said(action.get("url")), said(action.get("pattern"))
-    if kind == "find_in_page":
-        detail = (f"'{pattern}' in {url}" if url else f"'{pattern}'") if pattern else url
-    elif kind == "open_page":
-        detail = url
-    elif kind == "search":
-        queries = action.get("queries")
-        listed = [said(q) for q in queries] if isinstance(queries, list) else []
-        first = listed[0] if listed else ""
-        many = len(listed) > 1 and first
-        detail = said(action.get("query")) or (f"{first} ..." if many else first)
-    else:
-        return None
-    return describe_args(_WEB_SEARCH, {"description": detail}) if detail else None
 
 
 def mcp_name(namespace: str, name: str) -> str:
@@ -1950,10 +1914,6 @@ class CodexBuilder(ResponsesBuilder):
             self.transcript.update(call, description=target or f"cell {stringify(cell)}")
         elif name == _STDIN_TOOL and isinstance(args, dict):
             self._stdin_call(call, args)
-        elif name == _WEB_SEARCH:
-            detail = web_search_detail(args)
-            if detail is not None:
-                self.transcript.update(call, description=detail)
         if name in _SPAWN_TOOLS:
             self._spawns.append(call)
             task = _first_str(args, ("message", "prompt", "task", "description", "task_name"))

@@ -28,14 +28,18 @@ kept, with a warning.
 
 A query SQLite refuses for a long value it chooses or orders the rows by (an id over the
 record limit in an ``ORDER BY``, a namespace in a ``WHERE``) is read without the rows that
-hold one (:func:`_refused`): those rows alone are skipped, each warned of.
+hold one (:func:`_refused`): those rows alone are skipped, each warned of. Rows that name a
+session by such an id are told to name the same one by :func:`identities` (the id's size,
+then its digest read a piece at a time), so that a listing names each session once.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import sqlite3
 import sys
+from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -67,6 +71,9 @@ KEY_BYTES = 1024
 UNREADABLE_ID = "<unreadable id: "
 #: What a warning says of an id or a time longer than :data:`KEY_BYTES`.
 _OVER_KEY = f"over the {KEY_BYTES:,} bytes an id or a time may hold"
+#: How much of an id too long to read is read at a time to tell it from another
+#: (:func:`identities`).
+_PIECE = 64 * 1024
 #: The most rows :func:`_refused` takes out of a query SQLite refuses: each costs a few dozen
 #: queries of a range of rows, and a database of more is refused whole, saying why.
 MAX_REFUSED = 64
@@ -330,6 +337,62 @@ def refuse_unreadable(params: Sequence[Any]) -> None:
     for param in params:
         if isinstance(param, str) and param.startswith(UNREADABLE_ID) and param.endswith(">"):
             raise sqlite3.DataError(param[len(UNREADABLE_ID) : -1])
+
+
+def identities(
+    db: sqlite3.Connection, cells: list[tuple[str, str, int]]
+) -> list[tuple[int, bytes]]:
+    """What tells apart the values ``cells`` hold (each a table, its column and a rowid: ids
+    too long to read, which SQLite may refuse to compare) without holding one whole: its size,
+    and where another has that size, its SHA-256, read a piece at a time. Two cells hold the
+    same id when theirs are equal: a listing names each session so, once, however many rows
+    name it by an id :func:`rows` could not read."""
+    sizes = [_cell_size(db, *cell) for cell in cells]
+    counts = Counter(sizes)
+    return [(size, _cell_digest(db, *cell) if counts[size] > 1 else b"")
+            for cell, size in zip(cells, sizes, strict=True)]  # fmt: skip
+
+
+def _cell_size(db: sqlite3.Connection, table: str, column: str, rowid: int) -> int:
+    """The bytes of one value: its blob handle's length where the connection refuses a long
+    value whole (:func:`_handle`), else SQLite's ``length`` of its bytes."""
+    blob = _handle(db, table, column, rowid)
+    if blob is not None:
+        with blob:
+            return len(blob)
+    query = f"SELECT length(CAST({quoted(column)} AS BLOB)) FROM {quoted(table)} WHERE rowid = ?"
+    size: int = db.execute(query, (rowid,)).fetchone()[0] or 0
+    return size
+
+
+def _cell_digest(db: sqlite3.Connection, table: str, column: str, rowid: int) -> bytes:
+    """The SHA-256 of one value, read :data:`_PIECE` bytes at a time (as :func:`_cell_size`)."""
+    digest = hashlib.sha256()
+    blob = _handle(db, table, column, rowid)
+    if blob is not None:
+        with blob:
+            while piece := blob.read(_PIECE):
+                digest.update(piece)
+        return digest.digest()
+    query = (f"SELECT substr(CAST({quoted(column)} AS BLOB), ?, ?) "
+             f"FROM {quoted(table)} WHERE rowid = ?")  # fmt: skip
+    start = 1
+    while piece := db.execute(query, (start, _PIECE, rowid)).fetchone()[0]:
+        digest.update(piece)
+        start += len(piece)
+    return digest.digest()
+
+
+def _handle(db: sqlite3.Connection, table: str, column: str, rowid: int) -> Any:
+    """A read-only blob handle on one value where the connection refuses a long value whole
+    (:data:`LIMITED`); else None, and SQL reads it. No handle opens a null or a number (a
+    hostile row's id may be either): short, SQL reads it too."""
+    if not LIMITED:
+        return None
+    try:
+        return db.blobopen(table, column, rowid, readonly=True)  # type: ignore[attr-defined]
+    except sqlite3.OperationalError:
+        return None
 
 
 def rows(

@@ -49,7 +49,9 @@ Mapping (:class:`ResponsesBuilder`):
   ``code_interpreter_call``, ``image_generation_call`` and ``mcp_call`` map ``status``
   ``completed`` → ``success``, ``failed`` → ``error``, ``incomplete`` / ``cancelled`` →
   ``cancelled`` (``mcp_call.error`` → ``error``); their results (search results, logs, the
-  generated image) come from the item itself;
+  generated image) come from the item itself; a web search is described by what it did
+  (:func:`web_search_detail`: its query, the page it opened, ``'pattern' in url`` for a find
+  in a page);
 - an MCP call awaiting the user's approval: ``mcp_approval_request`` is the call (``server_label``,
   ``name``, ``arguments`` as an ``mcp_call``'s), ``confirming`` until its
   ``mcp_approval_response`` (by ``approval_request_id``) decides it: ``approve: false`` →
@@ -870,6 +872,9 @@ class ResponsesBuilder(MessageBuilder):
         call = self.start_call(
             _call_id(item, kind, line), name, args, line, timestamp, status, _server(item)
         )
+        detail = web_search_detail(args) if kind == "web_search_call" else None
+        if detail is not None:
+            self.transcript.update(call, description=detail)
         if text is not None or images:
             self.transcript.update(call, result=text_result(text, images=images))
 
@@ -1189,6 +1194,47 @@ def _hosted_output(kind: str, item: Mapping[str, Any]) -> tuple[str | None, list
         sources = action.get("sources") if isinstance(action, Mapping) else None
         return (stringify(sources), []) if sources else (None, [])
     return None, []
+
+
+def web_search_detail(action: Any) -> str | None:
+    """What a ``web_search_call`` did, by its ``action``, as Codex says it (codex-rs
+    ``core/src/web_search.rs``, ``web_search_action_detail``, the same in 0.171; the action
+    shapes are openai-python's ``response_function_web_search``): a search its query (else its
+    first query, ``...`` after it when there are more), an opened page its URL, a find in a page
+    the pattern and the page. None for another action, or one that names none of them.
+
+    >>> web_search_detail({"type": "find_in_page", "url": "https://a.b/c", "pattern": "TF-X"})
+    "'TF-X' in https://a.b/c"
+    >>> web_search_detail({"type": "search", "queries": ["codex rollout", "jsonl"]})
+    'codex rollout ...'
+    """
+    if not isinstance(action, Mapping):
+        return None
+
+    def said(value: Any) -> str:
+        # One line, as every description: a pattern or a query is the model's text and may
+        # hold line breaks, after which only its first line would be left.
+        return " ".join(value.split()) if isinstance(value, str) else ""
+
+    kind = action.get("type")
+    url, pattern = said(action.get("url")), said(action.get("pattern"))
+    # openai-python typed the find in a page ``find`` before 2.17.0 (the API's is
+    # ``find_in_page``): an item built by those types says so.
+    if kind in ("find_in_page", "find"):
+        detail = (f"'{pattern}' in {url}" if url else f"'{pattern}'") if pattern else url
+    elif kind == "open_page":
+        detail = url
+    elif kind == "search":
+        queries = action.get("queries")
+        listed = [said(q) for q in queries] if isinstance(queries, list) else []
+        first = listed[0] if listed else ""
+        many = len(listed) > 1 and first
+        detail = said(action.get("query")) or (f"{first} ..." if many else first)
+    else:
+        return None
+    if not detail:
+        return None
+    return describe_args(HOSTED_CALLS["web_search_call"], {"description": detail})
 
 
 # --- detection and reading -------------------------------------------------------------------

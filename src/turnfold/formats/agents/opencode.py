@@ -91,11 +91,9 @@ part's ids and fields), read where it lies (:func:`legacy_kind`), the folder by 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import sqlite3
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from glob import escape
@@ -585,14 +583,14 @@ class _Database:
         by an id too long to read) name, by the index of the first row of each: that row's
         (:func:`databases.stand_in`), one a session; none for a session that has its own row
         (its listing names it). Ids are told apart without reading one whole
-        (:func:`_identities`)."""
+        (:func:`databases.identities`)."""
         if not rows:
             return {}
         held = [row for row in databases.rows(self.db, "session", "id", key="id", bounded=_KEYS)
                 if isinstance(row, databases.OversizedRow)]  # fmt: skip
         cells = [("session", "id", row.rowid) for row in held]
         cells += [(row.table, "session_id", row.rowid) for row in rows]
-        found = _identities(self.db, cells)
+        found = databases.identities(self.db, cells)
         recorded = set(found[: len(held)])
         named = found[len(held) :]
         first: dict[tuple[int, bytes], int] = {}
@@ -1180,52 +1178,6 @@ def _owner(path: Path, kind: str, document: Mapping[str, Any]) -> str | None:
     for file in sibling_files(messages, f"*/{escape(path.parent.name)}.json"):
         return file.parent.name
     return held if isinstance(held, str) else None
-
-
-#: How much of an id too long to read is read at a time to tell it from another.
-_PIECE = 64 * 1024
-
-
-def _identities(
-    db: sqlite3.Connection, cells: list[tuple[str, str, int]]
-) -> list[tuple[int, bytes]]:
-    """What tells apart the values ``cells`` hold (each a table, its column and a rowid: ids
-    too long to read, which SQLite may refuse to compare) without holding one whole: its size,
-    and where another has that size, its SHA-256, read a piece at a time. Two cells hold the
-    same id when theirs are equal."""
-    sizes = [_size(db, *cell) for cell in cells]
-    counts = Counter(sizes)
-    return [(size, _digest(db, *cell) if counts[size] > 1 else b"")
-            for cell, size in zip(cells, sizes, strict=True)]  # fmt: skip
-
-
-def _size(db: sqlite3.Connection, table: str, column: str, rowid: int) -> int:
-    """The bytes of one value: its blob handle's length where the connection refuses a long
-    value whole (:data:`databases.LIMITED`), else SQLite's ``length`` of its bytes."""
-    if databases.LIMITED:
-        with db.blobopen(table, column, rowid, readonly=True) as blob:  # type: ignore[attr-defined]
-            return len(blob)
-    query = (f"SELECT length(CAST({databases.quoted(column)} AS BLOB)) "
-             f"FROM {databases.quoted(table)} WHERE rowid = ?")  # fmt: skip
-    size: int = db.execute(query, (rowid,)).fetchone()[0] or 0
-    return size
-
-
-def _digest(db: sqlite3.Connection, table: str, column: str, rowid: int) -> bytes:
-    """The SHA-256 of one value, read :data:`_PIECE` bytes at a time (as :func:`_size`)."""
-    digest = hashlib.sha256()
-    if databases.LIMITED:
-        with db.blobopen(table, column, rowid, readonly=True) as blob:  # type: ignore[attr-defined]
-            while piece := blob.read(_PIECE):
-                digest.update(piece)
-        return digest.digest()
-    query = (f"SELECT substr(CAST({databases.quoted(column)} AS BLOB), ?, ?) "
-             f"FROM {databases.quoted(table)} WHERE rowid = ?")  # fmt: skip
-    start = 1
-    while piece := db.execute(query, (start, _PIECE, rowid)).fetchone()[0]:
-        digest.update(piece)
-        start += len(piece)
-    return digest.digest()
 
 
 def _leadless(session_id: str, parent: str, where: str) -> str:

@@ -186,8 +186,15 @@ class _Database:
     def roots(self) -> list[tuple[str, str]]:
         """Every session (id, title), oldest first: each sessions table's rows, then the
         sessions its messages name that the table lacks. The title is the session's first
-        prompt."""
-        found: dict[str, str] = {}
+        prompt.
+
+        A session whose id is too long to read is listed by a stand-in
+        (:func:`databases.listed`), whose load says why: one for each such id, its first
+        row's (the session's row, when it has one), however many rows name it
+        (:meth:`_first_of_each`)."""
+        # An int: the index in ``long`` of a row naming its session by an id too long to read.
+        found: dict[str | int, str] = {}
+        long: list[databases.OversizedRow] = []
         for store in self.stores:
             listed = [] if store.sessions is None else databases.rows(
                 self.db, store.sessions, "session_id", "ORDER BY created_at, rowid",
@@ -198,11 +205,31 @@ class _Database:
                                      "GROUP BY session_id ORDER BY MIN(id)", key="session_id",
                                      bounded=_KEYS, unordered="ORDER BY id")  # fmt: skip
             for row in [*listed, *grouped]:
-                if isinstance(row, databases.OversizedRow):  # its load says why, alone
+                if isinstance(row, databases.OversizedRow) and row.key is None:
+                    found[len(long)] = "session"
+                    long.append(row)
+                elif isinstance(row, databases.OversizedRow):  # its load says why, alone
                     found.setdefault(databases.listed(row), "session")
                 elif str(row[0]) not in found:
                     found[str(row[0])] = self._title(store, str(row[0]))
-        return list(found.items())
+        kept = self._first_of_each(long)
+        return [
+            (key if isinstance(key, str) else databases.stand_in(long[key]), title)
+            for key, title in found.items()
+            if isinstance(key, str) or key in kept
+        ]
+
+    def _first_of_each(self, rows: list[databases.OversizedRow]) -> set[int]:
+        """The index of the first of ``rows`` (each naming its session by an id too long to
+        read) that names each session. SQLite refuses to group or compare an id over the
+        record limit, so the messages naming one come back a row each, and a session's row
+        and its messages' rows name it alike: the ids are told apart without reading one
+        whole (:func:`databases.identities`)."""
+        cells = [(row.table, "session_id", row.rowid) for row in rows]
+        first: dict[tuple[int, bytes], int] = {}
+        for index, identity in enumerate(databases.identities(self.db, cells)):
+            first.setdefault(identity, index)
+        return set(first.values())
 
     def _title(self, store: _Store, session_id: str) -> str:
         first = "WHERE session_id = ? ORDER BY id LIMIT 1"
