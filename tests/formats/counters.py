@@ -57,7 +57,7 @@ def claude_code(path: Path) -> int:
     ids: set[str] = set()
     shells = 0
     for file in files:
-        for record in records(file):
+        for record in _claude_records(file):
             if not isinstance(record, dict):
                 continue
             messages = [record.get("message")]
@@ -74,6 +74,16 @@ def claude_code(path: Path) -> int:
             notified = (record.get("origin") or {}).get("kind") == "task-notification"
             shells += record.get("type") == "user" and shell and not notified
     return len(ids) + shells + len(workflow_agents) + len(compaction_agents)
+
+
+def _claude_records(path: Path) -> Iterator[Any]:
+    """A Claude Code file's records; of a Remote Control fork seed, one JSON document
+    ``{version, parentSessionId, createdAt, messages}``, its messages."""
+    for record in records(path):
+        if isinstance(record, dict) and "parentSessionId" in record:
+            yield from record.get("messages") or []
+        else:
+            yield record
 
 
 #: Codex response items that are tool calls, and those that are their outputs.

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from turnfold.caches import INDEX_NAME
 from turnfold.corpus.runs import Span
-from turnfold.formats import tables
+from turnfold.formats import gemini, tables
 from turnfold.formats.agents import cline, copilot, crush, kimi, kimi_cli, opencode
 from turnfold.formats.compressed import candidate_names
 from turnfold.formats.credentials import (
@@ -245,8 +245,9 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   project's ``.claude``) and ``agent-memory-local/<agent type>/`` (``local`` scope),
 #:   Markdown notes as ``projects/<project>/memory/`` holds. Not ``remote-control/``: its
 #:   ``fork-seeds/<session>.json`` (``{version, parentSessionId, createdAt, messages}``, the
-#:   messages of a session a Remote Control fork starts from, whose transcript may be a
-#:   cloud session's) holds a session's messages, read as any file;
+#:   messages a Remote Control fork starts from, which the fork's own ``.jsonl`` never holds,
+#:   maybe a cloud session's) is a session, read as Claude Code's
+#:   (:data:`turnfold.formats.claude_code.FORK_SEED`);
 #: - Codex CLI 0.171.0, ``~/.codex``: ``installation_id``; its databases ``state_5.sqlite``
 #:   (the threads' index), ``logs_2.sqlite``, ``goals_1.sqlite``, ``queue_1.sqlite``,
 #:   ``memories_1.sqlite``, ``memories_v2_1.sqlite`` and ``thread_history_1.sqlite`` (the
@@ -319,7 +320,15 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   (``BootstrapService.storeDir``, which nothing of 2.1.0 writes but its clients are told
 #:   of), and the files handed to it, ``files/f_<uuid>`` with their list ``file/index.json``
 #:   (``FileServiceImpl``'s scopes ``files`` and ``file``); not ``imported/``, the sessions its
-#:   viewer imports, read as any;
+#:   viewer imports, read as any; and, as ``dist/main.mjs`` writes them, the installed plugins,
+#:   ``plugins/`` (their list ``installed.json``, ``writeInstalled``, and the copy of each
+#:   plugin's folder ``managed/<id>/``, ``copyPluginToManagedRoot``), the tools it fetches,
+#:   ``bin/`` (``getBinDir``: ``rg``, ``fd`` and ``fd``'s ``fd_extract_<pid>_…/`` while it
+#:   unpacks, ``downloadFd``), the user's colour themes ``themes/<name>.json`` (read by
+#:   ``getCustomThemesDir``, written by no code of it), and the skills its web bridge set aside,
+#:   ``backups/kimi-webbridge-skills/migration-<random>/<label>/`` (``migrateStandaloneSkills``,
+#:   moving ``skills/kimi-webbridge`` of ``~/.kimi-code`` and of ``~/.agents``): the one thing it
+#:   writes in ``backups/``, so anything else there (no session is written there) is read as any;
 #: - the older Kimi CLI 1.52.0 (``kimi-cli``, PyPI), ``~/.kimi`` (``$KIMI_SHARE_DIR``): its list
 #:   of work folders ``kimi.json`` and its log ``logs/kimi.log`` (rotated ``kimi.<time>.log``),
 #:   as a run wrote them (tests/fixtures/kimi/legacy/home-files); as its source writes them,
@@ -442,7 +451,8 @@ AGENT_FILES = (
         files=frozenset({
             "device_id", "session_index.jsonl", "workspaces.json", "cache/**",
             "file-history/*", "logs/*.log", "tui.toml", "blobs/**", "store/**", "server/**",
-            "skills/**", "files/**", "file/index.json",
+            "skills/**", "files/**", "file/index.json", "plugins/**", "bin/**", "themes/*.json",
+            "backups/kimi-webbridge-skills/**",
         }),
         variables=frozenset({"KIMI_CODE_HOME"}),
         temporaries=True,
@@ -840,7 +850,11 @@ def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> No
                 # ``cache-<fingerprint>.arrow`` beside the shards it read), its rows again.
                 if found.first_time(path):
                     found.skipped += 1
-            elif (name.endswith(suffixes) and name != INDEX_NAME) or name in CANDIDATE_NAMES:
+            elif (
+                (name.endswith(suffixes) and name != INDEX_NAME)
+                or name in CANDIDATE_NAMES
+                or (format in (None, gemini.NAME) and gemini.is_unreadable_copy(name))
+            ):
                 if links.sort(folder, [name], found, links.files):
                     _add_file(path, format, found)
             elif found.first_time(path):

@@ -85,6 +85,13 @@ agent's ``<agent-notification>`` (``<agent-id>``, ``<status>``, ``<summary>``) o
 Models: each :class:`AssistantText` has its response's model; a response that wrote no text keeps
 it in its first entry's ``meta["model"]``.
 
+Fork seeds: Remote Control's ``remote-control/fork-seeds/<session>.json``, one JSON document
+``{version: 1, parentSessionId, createdAt, messages}``, holds the start of a forked session that
+no ``.jsonl`` holds (:data:`FORK_SEED`): read as a session of its own, its messages as records
+chained in the order held, as Claude Code chains them when the fork resumes from them;
+``parentSessionId`` → ``metadata["forked_from_id"]``, the file's name in that folder →
+``session_id``.
+
 Branches: records form a uuid/parentUuid DAG (``logicalParentUuid`` bridges a compaction). The
 active branch is the one ending at the last conversational record. A rewind leaves an older
 branch that starts with a user prompt beside the active one and was written entirely before it;
@@ -142,7 +149,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from turnfold import codec
 from turnfold.formats import anthropic_blocks as blocks
@@ -159,7 +166,7 @@ from turnfold.formats.common import (
 from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.protocol import read_through
+from turnfold.formats.protocol import feed_each, read_through
 from turnfold.formats.source import (
     Source,
     join_warnings,
@@ -241,6 +248,25 @@ CREDENTIALS = Credentials(
     }),
     homes=frozenset({".claude.json"}),
 )  # fmt: skip
+
+#: Remote Control's fork seed, in Claude Code's folder (``~/.claude``, ``$CLAUDE_CONFIG_DIR``):
+#: ``remote-control/fork-seeds/<session>.json``. When claude.ai asks a session under Remote
+#: Control to fork its conversation (``fork_conversation``, whole or before a message), Claude
+#: Code makes the fork's session on the server and writes the messages it starts from to a file
+#: named by the fork's id (lowercased on macOS and Windows), ``JSON.stringify({version: 1,
+#: parentSessionId, createdAt, messages})``, each message a record as the session held it in
+#: memory, typed user, assistant, attachment, system or progress with its ``uuid`` (``vW``,
+#: ``bW``, the schema ``A3``; the ``claude`` binary of ``@anthropic-ai/claude-code`` 2.1.332).
+#: The fork's process takes them up at each start (``adoptSeed``, which refreshes the file's
+#: time so the clean-up of old files keeps it) and counts them as already written
+#: (``primeFilelessResume``): its own ``.jsonl`` never holds them, its first record's
+#: ``parentUuid`` naming the seed's last message. So the seed is the only record on the machine
+#: of how the fork began, its messages maybe a cloud session's; Claude Code deletes it only
+#: when the fork is revoked or discarded, or the seed is found malformed, too large or bound to
+#: no session. A session of its own, then (a row of a scan), never passed over. Its folder:
+FORK_SEED = ("remote-control", "fork-seeds")
+#: The record types a fork seed's messages are of (the schema's ``C3``).
+_SEED_TYPES = frozenset({"user", "assistant", "attachment", "system", "progress"})
 
 #: Record types whose text is the session title, weakest first.
 TITLE_KEYS = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
@@ -380,6 +406,9 @@ RECORDS = Records(
         "queue-operation/prompt": "a prompt typed while the agent worked: the user's message, "
         "where a `remove` says the agent took it, when no attachment or later prompt shows it "
         "(Claude Code 2.1.5x writes it nowhere else)",
+        "fork-seed": "Remote Control's fork seed: the start of a forked session, its messages "
+        'read in order as the session\'s records; `metadata["forked_from_id"]` its '
+        "`parentSessionId`",
     },
     ignored={
         "user/isMeta": "context Claude Code injects (expanded commands, caveats), not the "
@@ -448,8 +477,35 @@ def _classify(value: Any) -> int:
     return NOT_MINE
 
 
+def is_fork_seed(value: Any) -> TypeGuard[dict[str, Any]]:
+    """Whether ``value``, a JSON document, is Remote Control's fork seed (:data:`FORK_SEED`):
+    version 1, the id of the session it was forked from, and messages (weighed by
+    :func:`detect`). Its ``createdAt`` is not asked for: a seed whose time is broken still holds
+    the session's messages."""
+    return (
+        isinstance(value, dict)
+        and value.get("version") == 1
+        and isinstance(value.get("parentSessionId"), str)
+        and isinstance(value.get("messages"), list)
+    )
+
+
+def _classify_seed_message(value: Any) -> int:
+    """A fork seed's message as Claude Code's schema takes it (``P3``): a record of a session's
+    type with its ``uuid``."""
+    kind = value.get("type") if isinstance(value, dict) else None
+    if isinstance(kind, str) and kind in _SEED_TYPES:
+        return DISTINCTIVE if isinstance(value.get("uuid"), str) else READABLE
+    return NOT_MINE
+
+
 def detect(source: Source) -> Evidence:
-    """Claude Code message lines (uuid, sessionId, Anthropic ``message``) and its bookkeeping."""
+    """Claude Code message lines (uuid, sessionId, Anthropic ``message``) and its bookkeeping;
+    or a fork seed, its messages weighed."""
+    document = source.document if source.is_document else None
+    if is_fork_seed(document):
+        return Evidence.of(document["messages"][:60], _classify_seed_message,
+                           "no message of a session (type and uuid) in the fork seed")  # fmt: skip
     return Evidence.of(
         source.head_values(), _classify, "no user/assistant line with uuid, sessionId, message"
     )
@@ -572,7 +628,41 @@ def _context_for(path: Path | None) -> _Context:
 
 def read(source: Source) -> Transcript:
     """A transcript from Claude Code records; warnings go through ``source.warn``."""
+    if source.is_document and is_fork_seed(source.document):
+        return _read_fork_seed(source)
     return read_through(reader(source))
+
+
+def _read_fork_seed(source: Source) -> Transcript:
+    """A fork seed (:data:`FORK_SEED`) read as a session: its messages fed as records, chained as
+    the fork's process chains them when it resumes from them (``efl``: each one's ``parentUuid``
+    the last message's before it but a ``progress`` record's, ``isSidechain`` false, the order
+    held the conversation's), so no message is taken for a rewind's branch or a sidechain."""
+    reader = _Reader(source, _Context())  # no sub-agent file is kept beside a seed
+    # The messages' own sessionId is the session they were held in, not the fork's: Claude
+    # Code names the file by the fork's id, in its folder of seeds (elsewhere, any name).
+    del reader.envelope_keys["sessionId"]
+    if source.path is not None and source.path.parent.parts[-2:] == FORK_SEED:
+        reader.metadata["session_id"] = source.path.stem
+    for line, seed in source.records():
+        source.mapped("fork-seed")
+        reader.metadata["forked_from_id"] = seed["parentSessionId"]
+        feed_each(reader, ((line, record) for record in _chained(seed["messages"])))
+    return reader.finish()
+
+
+def _chained(messages: list[Any]) -> Iterator[Any]:
+    """A fork seed's messages as records of a session file: each linked to the message before
+    it; one that is no object is handed on as it is, for the reader to warn of."""
+    parent: str | None = None
+    for message in messages:
+        if not isinstance(message, dict):
+            yield message
+            continue
+        yield {**message, "parentUuid": parent, "isSidechain": False}
+        uuid = message.get("uuid")
+        if message.get("type") != "progress" and isinstance(uuid, str):
+            parent = uuid
 
 
 def reader(source: Source) -> _Reader:

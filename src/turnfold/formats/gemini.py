@@ -79,6 +79,9 @@ in one warning.
 Every line, and every message of a legacy file, is accounted for (``RECORDS``); a sub-agent
 session's records count under the same types.
 
+A session file Gemini CLI could not read and set aside, ``<session>.jsonl.unreadable-<ms>``
+(:data:`UNREADABLE_COPY`), is read as any: its readable lines shown, each bad one warned of.
+
 Metadata: ``session_id``, ``project_hash``, ``start_time``, ``last_updated``, ``title`` (the
 session ``summary``), ``kind``, ``directories``, ``model`` (the last one used). Gemini CLI records
 no cwd or version. A source with no Gemini record at all (e.g. a Claude Code file read with
@@ -160,6 +163,23 @@ CREDENTIALS = Credentials(
         "settings.json", ".env",
     }),
 )  # fmt: skip
+
+#: The copy Gemini CLI keeps of a session file it could not read (no line of its metadata, nor
+#: a legacy JSON document, could be parsed) when it writes the session again from memory on a
+#: resume: the file renamed ``<session>.jsonl.unreadable-<Date.now()>`` beside it, in its
+#: ``chats/`` folder, its bytes untouched, and the session written anew under the old name
+#: (``rewriteConversationFile``, ``packages/core/src/services/chatRecordingService.ts`` of
+#: ``@google/gemini-cli`` 0.61.0). Its session files are the names ending ``.json`` or
+#: ``.jsonl``, so it neither lists, reads nor clears this one again: a session file the user
+#: keeps, read as any (its bad lines warned of).
+UNREADABLE_COPY = re.compile(r"\.jsonl\.unreadable-\d+\Z")
+
+
+def is_unreadable_copy(name: str) -> bool:
+    """Whether a file's ``name`` is Gemini CLI's copy of a session file it could not read
+    (:data:`UNREADABLE_COPY`): a scan reads it, as it reads a name ending in ``.jsonl``."""
+    return ".unreadable-" in name and UNREADABLE_COPY.search(name) is not None
+
 
 #: What each record (JSONL line) and each message type becomes; see the module docstring.
 RECORDS = Records(
