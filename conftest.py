@@ -12,7 +12,7 @@ import atexit
 import os
 import shutil
 import tempfile
-from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,8 +23,8 @@ from turnfold.settings import SETTING_NAMES
 pytest_plugins = ("tests.threads_left",)
 
 #: Test folders whose tests share one costly thing, a whole run long: the JupyterLab server and
-#: Chromium of the browser suite, the plays of the real coding agents. Each is one group for
-#: pytest-xdist, so one worker starts it once.
+#: Chromium of the browser suite, the plays of the real coding agents. Each runs whole on one
+#: pytest-xdist worker, which starts that thing once.
 _SHARED = ("browser", "agents")
 
 #: The variables that change what turnfold shows (other TURNFOLD_* ones, such as the golden-file
@@ -42,14 +42,25 @@ def pytest_configure() -> None:
         del os.environ[name]
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Group the tests for ``pytest -n auto --dist loadgroup`` (the README's test command): a
-    file's tests run on one worker, in order (a notebook's cells under nbval share its kernel;
-    a module's fixtures are made once), and each folder of :data:`_SHARED` on one worker."""
-    tests = Path(__file__).parent / "tests"
-    for item in items:
-        group = next(
-            (name for name in _SHARED if item.path.is_relative_to(tests / name)),
-            str(item.path),
-        )
-        item.add_marker(pytest.mark.xdist_group(group))
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: a plain run has no scheduler
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """The work of ``pytest -n auto --dist loadfile`` (the README's test command): each file's
+    tests on one worker, in order (a notebook's cells under nbval share its kernel; a module's
+    fixtures are made once), and each folder of :data:`_SHARED` too, whole, as one unit.
+
+    Files are handed out in the order they were collected, not the largest first: the two
+    folders, the longest units by far, then start within the run's first minute, each on a
+    worker of its own."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedFolders(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            folder = next(
+                (f"tests/{n}/" for n in _SHARED if nodeid.startswith(f"tests/{n}/")), None
+            )
+            return folder or super()._split_scope(nodeid)
+
+    config.option.loadscopereorder = False
+    return SharedFolders(config, log)

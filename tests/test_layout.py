@@ -48,7 +48,7 @@ def test_ci_runs_the_readme_test_command() -> None:
     commands = re.findall(r"```bash\n(.+?)\n```", readme)
     setup = [c for c in commands if "install" in c or ".ci/run" in c]
     assert len(setup) == 2, "the README keeps exactly two set-up commands"
-    test_command = "python -m pytest -n auto --dist loadgroup"
+    test_command = "python -m pytest -n auto --dist loadfile"
     assert test_command in commands
     assert re.search(rf"^{re.escape(test_command)}$", ci, flags=re.M)
 
