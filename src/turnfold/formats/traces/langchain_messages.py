@@ -215,18 +215,29 @@ def run_input_messages(value: Any) -> list[dict[str, Any]] | None:
     return out
 
 
-def run_output_messages(value: Any) -> list[dict[str, Any]] | None:
-    """The reply of a LangChain model run's outputs (an OpenInference span's
-    ``output.value``, the ``LLMResult``), as its instrumentor reads them into
-    ``llm.output_messages`` (``_output_messages``): the message of each generation of the
-    first prompt's; a completion model's generation, which has no message, its ``text``. None
-    where the value is no ``LLMResult``."""
+def _llm_result(value: Any) -> tuple[Mapping[str, Any], list[Any]] | None:
+    """A LangChain ``LLMResult`` (an OpenInference span's ``output.value``, as JSON or
+    decoded) and its ``generations``, a list per prompt; None where the value is none (a
+    string is looked into only when it names ``generations``)."""
     if isinstance(value, str) and '"generations"' not in value:
         return None
     decoded = json_value(value)
     generations = decoded.get("generations") if isinstance(decoded, MAPPINGS) else None
     if not isinstance(generations, list) or not generations:
         return None
+    return decoded, generations
+
+
+def run_output_messages(value: Any) -> list[dict[str, Any]] | None:
+    """The reply of a LangChain model run's outputs (an OpenInference span's
+    ``output.value``, the ``LLMResult``), as its instrumentor reads them into
+    ``llm.output_messages`` (``_output_messages``): the message of each generation of the
+    first prompt's; a completion model's generation, which has no message, its ``text``. None
+    where the value is no ``LLMResult``."""
+    result = _llm_result(value)
+    if result is None:
+        return None
+    _, generations = result
     out: list[dict[str, Any]] = []
     for generation in as_list(generations[0]):
         if not isinstance(generation, MAPPINGS):
@@ -272,12 +283,10 @@ def run_output_model(value: Any) -> str | None:
     ...     '{"content": "hi", "response_metadata": {"model_name": "gpt-5"}}}}]]}')
     'gpt-5'
     """
-    if isinstance(value, str) and '"generations"' not in value:
+    result = _llm_result(value)
+    if result is None:
         return None
-    decoded = json_value(value)
-    generations = decoded.get("generations") if isinstance(decoded, MAPPINGS) else None
-    if not isinstance(generations, list) or not generations:
-        return None
+    decoded, generations = result
     named = _named_model(decoded.get("llm_output"))
     if named is not None:
         return named
