@@ -12,6 +12,7 @@ import atexit
 import os
 import shutil
 import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,10 +23,11 @@ from turnfold.settings import SETTING_NAMES
 #: A thread a test leaves running fails the run, named, instead of keeping it from ending.
 pytest_plugins = ("tests.threads_left",)
 
-#: Test folders whose tests share one costly thing, a whole run long: the JupyterLab server and
-#: Chromium of the browser suite, the plays of the real coding agents. Each runs whole on one
-#: pytest-xdist worker, which starts that thing once.
-_SHARED = ("browser", "agents")
+#: Test folders whose tests share one costly thing: the JupyterLab server and Chromium of the
+#: browser suite, the plays of the real coding agents. Each runs in so many parts, each part
+#: whole on one pytest-xdist worker, which starts that thing once for it: the browser suite,
+#: the longest by far, in two (its files taken in turn), so both cores share it.
+_SHARED = {"browser": 2, "agents": 1}
 
 #: The variables that change what turnfold shows (other TURNFOLD_* ones, such as the golden-file
 #: switch of the renderer tests, are left alone).
@@ -46,21 +48,26 @@ def pytest_configure() -> None:
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """The work of ``pytest -n auto --dist loadfile`` (the README's test command): each file's
     tests on one worker, in order (a notebook's cells under nbval share its kernel; a module's
-    fixtures are made once), and each folder of :data:`_SHARED` too, whole, as one unit.
+    fixtures are made once), and each part of a folder of :data:`_SHARED` too, whole, as one
+    unit.
 
-    Files are handed out in the order they were collected, not the largest first: the two
-    folders, the longest units by far, then start within the run's first minute, each on a
-    worker of its own."""
+    Units are handed out in the order they were collected, not the largest first: the shared
+    folders' parts, the longest units by far, then start within the run's first minutes."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
 
+    tests = Path(__file__).parent / "tests"
+    part_of = {
+        f"tests/{folder}/{file.name}": f"tests/{folder}/ (part {index % parts + 1} of {parts})"
+        for folder, parts in _SHARED.items()
+        for index, file in enumerate(sorted((tests / folder).glob("test_*.py")))
+    }
+
     class SharedFolders(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            folder = next(
-                (f"tests/{n}/" for n in _SHARED if nodeid.startswith(f"tests/{n}/")), None
-            )
-            return folder or super()._split_scope(nodeid)
+            file = super()._split_scope(nodeid)
+            return part_of.get(file, file)
 
     config.option.loadscopereorder = False
     return SharedFolders(config, log)
