@@ -362,7 +362,9 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   and its pasted images ``claude-<uid>/<project>/<session>/images/<n>.<ext>`` (``images``
 #:   under the same folder of the session: ``${e.id}.${ext}``, its clean-up's
 #:   ``/^(\d+)\.[a-z]+$/``), by those.
-AGENT_FILES = (
+#: Each agent's folder holds the copies its atomic writes leave too (``temporaries``), whatever
+#: file they were to replace: its own, as the folder's other files are.
+AGENT_FILES = tuple(replace(keeper, temporaries=True) for keeper in (
     Credentials(
         folders=frozenset({".copilot"}),
         files=frozenset({
@@ -371,7 +373,6 @@ AGENT_FILES = (
             "settings.json.lock", "config.json.trusted-folders.lock",
         }),
         variables=frozenset({"COPILOT_HOME"}),
-        temporaries=True,
     ),
     Credentials(
         folders=frozenset({".claude"}),
@@ -390,7 +391,6 @@ AGENT_FILES = (
             "agent-memory/**", "agent-memory-local/**",
         }),
         variables=frozenset({"CLAUDE_CONFIG_DIR"}),
-        temporaries=True,
     ),
     Credentials(
         folders=frozenset({".codex"}),
@@ -402,7 +402,6 @@ AGENT_FILES = (
             "plugins/data/**",
         }),
         variables=frozenset({"CODEX_HOME"}),
-        temporaries=True,
     ),
     Credentials(
         folders=frozenset({".gemini"}),
@@ -412,7 +411,6 @@ AGENT_FILES = (
             "tmp/*/tool-outputs/**", "tmp/bin/*", "tmp/*/*/plans/**", "tmp/*/plans/**",
             "tmp/*/*/tracker/*.json", "tmp/*/tracker/*.json",
         }),
-        temporaries=True,
     ),
     Credentials(
         folders=frozenset({".qwen"}),
@@ -425,7 +423,6 @@ AGENT_FILES = (
             "projects/*/consolidation.lock", "file-history/**", "plans/*.md",
         }),
         variables=frozenset({"QWEN_HOME", "QWEN_RUNTIME_DIR"}),
-        temporaries=True,
     ),
     Credentials(
         folders=frozenset({".cline"}),
@@ -438,14 +435,12 @@ AGENT_FILES = (
             )
         }),
         variables=frozenset({"CLINE_DIR", "CLINE_DATA_DIR"}),
-        temporaries=True,
     ),
     Credentials(folders=frozenset({"opencode"}),
-                files=frozenset({"log/*.log", "tool-output/*", "snapshot/**"}),
-                temporaries=True),
+                files=frozenset({"log/*.log", "tool-output/*", "snapshot/**"})),
     Credentials(folders=frozenset({".continue"}),
                 files=frozenset({"permissions.yaml", "logs/cn.log", "sessions/sessions.json"}),
-                variables=frozenset({"CONTINUE_GLOBAL_DIR"}), temporaries=True),
+                variables=frozenset({"CONTINUE_GLOBAL_DIR"})),
     Credentials(
         folders=frozenset({".kimi-code"}),
         files=frozenset({
@@ -455,7 +450,6 @@ AGENT_FILES = (
             "backups/kimi-webbridge-skills/**",
         }),
         variables=frozenset({"KIMI_CODE_HOME"}),
-        temporaries=True,
     ),
     Credentials(
         folders=frozenset({".kimi"}),
@@ -465,7 +459,6 @@ AGENT_FILES = (
             "kimi_code_tips.json", "latest_version.txt", "skipped_version.txt", "bin/*",
         }),
         variables=frozenset({"KIMI_SHARE_DIR"}),
-        temporaries=True,
     ),
     Credentials(
         folders=frozenset({"kilo"}),
@@ -475,13 +468,12 @@ AGENT_FILES = (
             "log/background-process/*/*.log", "tool-output/tool_*", "snapshot/**",
             "storage/migration", "storage/session_diff/*.json", "plans/*.md",
         }),
-        temporaries=True,
     ),
     Credentials(folders=frozenset(), files=frozenset(),
                 anywhere=frozenset({"gemini-client-error-*.json",
                                     "claude-*/*/*/tasks/*.output",
                                     "claude-*/*/*/images/[0-9]*"})),
-)  # fmt: skip
+))  # fmt: skip
 _HIDDEN_WALKED = AGENT_FOLDERS | {DATA_HOME[0]}
 #: Kilo Code's folders of checkouts of code in its data folder (``Global.Path.data``, the
 #: ``kilo`` binary of ``@kilocode/cli-linux-x64`` 7.7.9): the git worktrees it makes of the
