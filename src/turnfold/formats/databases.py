@@ -29,7 +29,7 @@ kept, with a warning.
 A query SQLite refuses for a long value it chooses or orders the rows by (an id over the
 record limit in an ``ORDER BY``, a namespace in a ``WHERE``) is read without the rows that
 hold one (:func:`_refused`): those rows alone are skipped, each warned of. Rows that name a
-session by such an id are told to name the same one by :func:`identities` (the id's size,
+session by such an id are told to name the same one by :func:`first_of_each` (the id's size,
 then its digest read a piece at a time), so that a listing names each session once.
 """
 
@@ -72,7 +72,7 @@ UNREADABLE_ID = "<unreadable id: "
 #: What a warning says of an id or a time longer than :data:`KEY_BYTES`.
 _OVER_KEY = f"over the {KEY_BYTES:,} bytes an id or a time may hold"
 #: How much of an id too long to read is read at a time to tell it from another
-#: (:func:`identities`).
+#: (:func:`first_of_each`).
 _PIECE = 64 * 1024
 #: The most rows :func:`_refused` takes out of a query SQLite refuses: each costs a few dozen
 #: queries of a range of rows, and a database of more is refused whole, saying why.
@@ -339,14 +339,31 @@ def refuse_unreadable(params: Sequence[Any]) -> None:
             raise sqlite3.DataError(param[len(UNREADABLE_ID) : -1])
 
 
+def first_of_each(
+    db: sqlite3.Connection,
+    cells: list[tuple[str, str, int]],
+    known: Sequence[tuple[str, str, int]] = (),
+) -> set[int]:
+    """The index of the first of ``cells`` (each a table, its column and a rowid: ids too long
+    to read, which SQLite refuses to group or compare) that holds each value, but for the
+    values a cell of ``known`` holds: a listing names each session so, once, however many rows
+    name it by an id :func:`rows` could not read, and not at all where its own row (``known``)
+    names it. Values are told apart without holding one whole (:func:`identities`)."""
+    found = identities(db, [*known, *cells])
+    held = set(found[: len(known)])
+    first: dict[tuple[int, bytes], int] = {}
+    for index, identity in enumerate(found[len(known) :]):
+        if identity not in held:
+            first.setdefault(identity, index)
+    return set(first.values())
+
+
 def identities(
     db: sqlite3.Connection, cells: list[tuple[str, str, int]]
 ) -> list[tuple[int, bytes]]:
-    """What tells apart the values ``cells`` hold (each a table, its column and a rowid: ids
-    too long to read, which SQLite may refuse to compare) without holding one whole: its size,
-    and where another has that size, its SHA-256, read a piece at a time. Two cells hold the
-    same id when theirs are equal: a listing names each session so, once, however many rows
-    name it by an id :func:`rows` could not read."""
+    """What tells apart the values ``cells`` hold without holding one whole: its size, and
+    where another has that size, its SHA-256, read a piece at a time. Two cells hold the same
+    value when theirs are equal."""
     sizes = [_cell_size(db, *cell) for cell in cells]
     counts = Counter(sizes)
     return [(size, _cell_digest(db, *cell) if counts[size] > 1 else b"")

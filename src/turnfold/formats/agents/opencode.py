@@ -583,21 +583,15 @@ class _Database:
         by an id too long to read) name, by the index of the first row of each: that row's
         (:func:`databases.stand_in`), one a session; none for a session that has its own row
         (its listing names it). Ids are told apart without reading one whole
-        (:func:`databases.identities`)."""
+        (:func:`databases.first_of_each`)."""
         if not rows:
             return {}
         held = [row for row in databases.rows(self.db, "session", "id", key="id", bounded=_KEYS)
                 if isinstance(row, databases.OversizedRow)]  # fmt: skip
-        cells = [("session", "id", row.rowid) for row in held]
-        cells += [(row.table, "session_id", row.rowid) for row in rows]
-        found = databases.identities(self.db, cells)
-        recorded = set(found[: len(held)])
-        named = found[len(held) :]
-        first: dict[tuple[int, bytes], int] = {}
-        for index, identity in enumerate(named):
-            if identity not in recorded:
-                first.setdefault(identity, index)
-        return {index: databases.stand_in(rows[index]) for index in first.values()}
+        cells = [(row.table, "session_id", row.rowid) for row in rows]
+        known = [("session", "id", row.rowid) for row in held]
+        firsts = databases.first_of_each(self.db, cells, known)
+        return {index: databases.stand_in(rows[index]) for index in sorted(firsts)}
 
     def session(self, session_id: str) -> Session | None:
         """The session ``session_id``; one with no row whose messages or parts are there read

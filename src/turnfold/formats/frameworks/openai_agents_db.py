@@ -191,7 +191,7 @@ class _Database:
         A session whose id is too long to read is listed by a stand-in
         (:func:`databases.listed`), whose load says why: one for each such id, its first
         row's (the session's row, when it has one), however many rows name it
-        (:meth:`_first_of_each`)."""
+        (:func:`databases.first_of_each`)."""
         # An int: the index in ``long`` of a row naming its session by an id too long to read.
         found: dict[str | int, str] = {}
         long: list[databases.OversizedRow] = []
@@ -212,24 +212,17 @@ class _Database:
                     found.setdefault(databases.listed(row), "session")
                 elif str(row[0]) not in found:
                     found[str(row[0])] = self._title(store, str(row[0]))
-        kept = self._first_of_each(long)
+        # SQLite refuses to group or compare an id over the record limit, so the messages
+        # naming one come back a row each, and a session's row and its messages' rows name it
+        # alike: the first row naming each id is kept.
+        kept = databases.first_of_each(
+            self.db, [(row.table, "session_id", row.rowid) for row in long]
+        )
         return [
             (key if isinstance(key, str) else databases.stand_in(long[key]), title)
             for key, title in found.items()
             if isinstance(key, str) or key in kept
         ]
-
-    def _first_of_each(self, rows: list[databases.OversizedRow]) -> set[int]:
-        """The index of the first of ``rows`` (each naming its session by an id too long to
-        read) that names each session. SQLite refuses to group or compare an id over the
-        record limit, so the messages naming one come back a row each, and a session's row
-        and its messages' rows name it alike: the ids are told apart without reading one
-        whole (:func:`databases.identities`)."""
-        cells = [(row.table, "session_id", row.rowid) for row in rows]
-        first: dict[tuple[int, bytes], int] = {}
-        for index, identity in enumerate(databases.identities(self.db, cells)):
-            first.setdefault(identity, index)
-        return set(first.values())
 
     def _title(self, store: _Store, session_id: str) -> str:
         first = "WHERE session_id = ? ORDER BY id LIMIT 1"
