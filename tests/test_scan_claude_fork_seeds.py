@@ -6,7 +6,9 @@ under Remote Control: ``{version: 1, parentSessionId, createdAt, messages}``, th
 fork starts from. The fork's process takes them up at each start without writing them to its own
 ``.jsonl`` (``primeFilelessResume``), so the seed is the only record of how the fork began
 (:data:`turnfold.formats.claude_code.FORK_SEED`). The seed here holds the messages of a session
-the real Claude Code 2.1.332 wrote (tests/fixtures/claude-code/v2.1.332_real_fork-seed).
+the real Claude Code 2.1.332 wrote (tests/fixtures/claude-code/v2.1.332_real_fork-seed). The
+fork's own ``.jsonl`` starts with a message whose ``parentUuid`` is the seed's last: its load
+names the seed beside it that holds its first messages (v2.1.332_real_fork-continued).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pytest
 import turnfold
 from tests.credential_homes import scan_here
 from turnfold.model import ToolCall, UserMessage
+from turnfold.tools import format_subagent_line
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SEEDS = FIXTURES / "claude-code" / "v2.1.332_real_fork-seed" / "remote-control" / "fork-seeds"
@@ -191,3 +194,108 @@ def test_C7_a_seed_with_no_message_of_a_session_is_an_error_row_never_a_lost_fil
     assert (len(corpus), corpus.skipped) == (1, 0)
     assert corpus.rows[0]["error"] is not None
     assert str(path) in corpus.rows[0]["key"]
+
+
+# --- the fork's own session file ----------------------------------------------------------------
+
+#: A Remote Control fork's own session file beside the seed it continues, from the real Claude
+#: Code 2.1.332 (tests/fixtures/claude-code/v2.1.332_real_fork-continued/recipe.py): the seed is
+#: named by the body of the fork's server session id, the fork's file by its local id.
+FORK_HOME = FIXTURES / "claude-code" / "v2.1.332_real_fork-continued" / "home"
+FORK_FILE = next((FORK_HOME / ".claude" / "projects").glob("*/*.jsonl"))
+FORK_SEED = next((FORK_HOME / ".claude" / "remote-control" / "fork-seeds").glob("*.json"))
+FORK_PARENT = "session_01KC2F6M8P0R2T4V6X8Z0B2D4F"
+
+
+def _raw(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _first_link() -> tuple[str, int]:
+    """The fork file's first message's ``parentUuid`` and its line, read from the raw lines."""
+    rows = _raw(FORK_FILE)
+    line, row = next((n, r) for n, r in enumerate(rows, 1) if r.get("parentUuid"))
+    return row["parentUuid"], line
+
+
+def _fork_elsewhere(root: Path, seeds: list[Path]) -> Path:
+    """The fork's file in a Claude Code folder of its own under ``root``, ``seeds`` beside it."""
+    file = root / ".claude" / "projects" / FORK_FILE.parent.name / FORK_FILE.name
+    file.parent.mkdir(parents=True)
+    shutil.copyfile(FORK_FILE, file)
+    for seed in seeds:
+        target = root / ".claude" / "remote-control" / "fork-seeds" / seed.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(seed, target)
+    return file
+
+
+def test_L4_a_fork_s_own_file_names_the_seed_its_first_messages_are_in() -> None:
+    link, line = _first_link()
+    # Claude Code chains the fork's first message to the seed's last (efl, primeFilelessResume).
+    assert _seed_last_uuid(FORK_SEED) == link
+    transcript = turnfold.load(FORK_FILE)
+    assert [(w.reason, w.line) for w in transcript.warnings] == [
+        (
+            f"parentUuid {link!r} is not in the file: the session continues the fork seed "
+            f"{FORK_SEED}; its first messages are there",
+            line,
+        )
+    ]
+    assert transcript.metadata["forked_from_id"] == FORK_PARENT  # the seed's parentSessionId
+    assert transcript.metadata["session_id"] == FORK_FILE.stem  # the fork's own, not the seed's
+    # Everything the fork's file holds is shown, from its first prompt on.
+    assert _prompts(transcript) == [PROMPTS[1]]
+    assert _calls(transcript) == [("Bash", "success")]
+
+
+def _seed_last_uuid(path: Path) -> str:
+    messages = json.loads(path.read_text(encoding="utf-8"))["messages"]
+    last = [m for m in messages if m["type"] != "progress"][-1]
+    assert isinstance(last["uuid"], str)
+    return last["uuid"]
+
+
+@pytest.mark.parametrize("beside", ["no seed", "another fork's seed"])
+def test_L4_a_fork_s_file_without_its_seed_keeps_the_missing_link_warning(
+    tmp_path: Path, beside: str
+) -> None:
+    """A seed Claude Code deleted (the fork revoked or discarded) or another fork's explains
+    nothing: the link is said missing as any other."""
+    seeds = [] if beside == "no seed" else [SEED]  # v2.1.332_real_fork-seed: other messages
+    transcript = turnfold.load(_fork_elsewhere(tmp_path, seeds))
+    link, line = _first_link()
+    assert [(w.reason, w.line) for w in transcript.warnings] == [
+        (f"parentUuid {link!r} is not in the file; read as a root", line)
+    ]
+    assert "forked_from_id" not in transcript.metadata
+    assert _prompts(transcript) == [PROMPTS[1]]
+
+
+def test_C1_a_home_scan_shows_the_fork_s_file_and_its_seed_each_a_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME", str(FORK_HOME))
+    corpus = scan_here(FORK_HOME)
+    assert sorted(corpus.keys) == sorted([str(FORK_FILE), str(FORK_SEED)])
+    rows = {r["key"]: r for r in corpus.rows}
+    assert (rows[str(FORK_FILE)]["warnings"], rows[str(FORK_FILE)]["error"]) == (1, None)
+    assert (rows[str(FORK_SEED)]["warnings"], rows[str(FORK_SEED)]["error"]) == (0, None)
+    assert rows[str(FORK_SEED)]["title"] == PROMPTS[0]
+
+
+def test_L4_a_seed_s_agent_call_says_its_steps_are_not_in_the_record() -> None:
+    """The seed names no folder of the session it was forked from, where the Agent call's
+    sub-agent file is: the call keeps its result and says its steps are not recorded, instead
+    of a count of steps that opens onto nothing."""
+    for seed in (SEED, FORK_SEED):
+        transcript = turnfold.load(seed)
+        (call,) = [c for c in transcript.tool_calls() if c.name == "Agent"]
+        assert call.status == "success"
+        assert call.result is not None
+        assert call.result.text == "TF-SUB-DONE: the sub-agent echoed its word."
+        agent = call.subagent
+        assert agent is not None
+        assert (agent.transcript, agent.steps_missing) == (None, True)
+        assert "steps not recorded in this file" in format_subagent_line(call).split(" · ")
+        assert transcript.warnings == []

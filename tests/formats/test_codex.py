@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import turnfold
+from tests.formats.codex_cells import nested
 from turnfold import (
     AbortMarker,
     AssistantError,
@@ -1727,6 +1728,45 @@ def test_issue21_2_codex_code_mode_status_from_what_it_printed(printed: str, sta
     )
     c = only_call(t)
     assert (c.description, c.status) == ("make", status)
+
+
+def test_issue21_2_codex_code_mode_cell_passing_its_command_as_a_string_is_described_by_it() -> (
+    None
+):
+    # The real Codex 0.171 (v0.171_code-mode-string-argument_recipe.py): a string handed to
+    # tools.exec_command is refused before anything runs; the cell asked for that command all
+    # the same, and its answer says it was refused.
+    t = turnfold.load(CODEX_DIR / "v0.171_code-mode-string-argument.jsonl")
+    assert t.warnings == []
+    cells = {c.call_id: c for c in t.tool_calls()}
+    assert [(k, c.name, c.description, c.status) for k, c in cells.items()] == [
+        ("call_cell1", "exec", "echo TF-STRING-ARG", "error"),  # Script failed
+        ("call_cell2", "exec", "echo TF-STRING-CAUGHT; echo TF-OBJECT-ARG", "success"),
+    ]
+    refused = "tool `exec_command` expects a JSON object for arguments"
+    assert all(refused in (c.result.text if c.result else "") for c in cells.values())
+    # Only the object form ran: the one command nested under its cell.
+    assert cells["call_cell1"].subagent is None
+    assert nested(cells["call_cell2"]) == [("echo TF-OBJECT-ARG", "success", 0)]
+
+
+@pytest.mark.parametrize(
+    ("script", "description"),
+    [
+        ("await tools.exec_command('npm  test');", "npm test"),
+        ('await tools.exec_command(`make ${"all"}`);', 'make ${"all"}'),
+        ('await tools.exec_command({"cmd": "make", yield_time_ms: 5});', "make"),
+        ("await tools.exec_command(command);", "exec_command"),  # no literal: the tool
+    ],
+)
+def test_issue21_2_codex_code_mode_command_in_every_literal_form(
+    script: str, description: str
+) -> None:
+    t = load(
+        item("custom_tool_call", call_id="x1", name="exec", input=script, status="completed"),
+        item("custom_tool_call_output", call_id="x1", output="Script completed\nOutput:\n"),
+    )
+    assert only_call(t).description == description
 
 
 def test_issue21_7_codex_multi_agent_calls_have_outcomes_and_names() -> None:

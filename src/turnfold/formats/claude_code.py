@@ -90,7 +90,10 @@ Fork seeds: Remote Control's ``remote-control/fork-seeds/<session>.json``, one J
 no ``.jsonl`` holds (:data:`FORK_SEED`): read as a session of its own, its messages as records
 chained in the order held, as Claude Code chains them when the fork resumes from them;
 ``parentSessionId`` → ``metadata["forked_from_id"]``, the file's name in that folder →
-``session_id``.
+``session_id``. The fork's own ``.jsonl`` starts with a message whose ``parentUuid`` is the
+seed's last: when a seed beside it (``<config dir>/remote-control/fork-seeds/``) holds that
+message, the warning of the missing link names the seed, where the fork's first messages are,
+and the seed's ``parentSessionId`` is the fork's ``metadata["forked_from_id"]``.
 
 Branches: records form a uuid/parentUuid DAG (``logicalParentUuid`` bridges a compaction). The
 active branch is the one ending at the last conversational record. A rewind leaves an older
@@ -253,7 +256,8 @@ CREDENTIALS = Credentials(
 #: ``remote-control/fork-seeds/<session>.json``. When claude.ai asks a session under Remote
 #: Control to fork its conversation (``fork_conversation``, whole or before a message), Claude
 #: Code makes the fork's session on the server and writes the messages it starts from to a file
-#: named by the fork's id (lowercased on macOS and Windows), ``JSON.stringify({version: 1,
+#: named by the fork's id without its ``session_`` / ``cse_`` prefix (``vy``: the id's
+#: ``sessionIdBody``; lowercased on macOS and Windows), ``JSON.stringify({version: 1,
 #: parentSessionId, createdAt, messages})``, each message a record as the session held it in
 #: memory, typed user, assistant, attachment, system or progress with its ``uuid`` (``vW``,
 #: ``bW``, the schema ``A3``; the ``claude`` binary of ``@anthropic-ai/claude-code`` 2.1.332).
@@ -663,6 +667,42 @@ def _chained(messages: list[Any]) -> Iterator[Any]:
         uuid = message.get("uuid")
         if message.get("type") != "progress" and isinstance(uuid, str):
             parent = uuid
+
+
+class _SeedMessages:
+    """The messages of the fork seeds in the Claude Code folder a session file is in
+    (``<config dir>/projects/<project>/<session>.jsonl`` beside
+    ``<config dir>/remote-control/fork-seeds/``), by uuid: what a fork's own file links its
+    first message to. A seed is named by the fork's server session id (its body, ``vy``), which
+    the fork's file does not hold, so a seed is found by the message it holds; the folder is
+    read once, and only for a file with a ``parentUuid`` that is none of its records."""
+
+    def __init__(self, session: Path | None) -> None:
+        self.session = session
+        self._found: dict[str, tuple[Path, str]] | None = None
+
+    def holding(self, uuid: str) -> tuple[Path, str] | None:
+        """The seed holding the message ``uuid`` and the id of the session it was forked
+        from, or None."""
+        if self._found is None:
+            self._found = self._read()
+        return self._found.get(uuid)
+
+    def _read(self) -> dict[str, tuple[Path, str]]:
+        found: dict[str, tuple[Path, str]] = {}
+        session = self.session
+        if session is None or session.parent.parent.name != "projects":
+            return found
+        folder = session.parent.parent.parent.joinpath(*FORK_SEED)
+        for path in sibling_files(folder, "*.json") if folder.is_dir() else []:
+            seed = json_object_file(path)
+            if not is_fork_seed(seed):
+                continue  # no seed Claude Code would take up: no fork continues it
+            for message in seed["messages"]:
+                uuid = message.get("uuid") if isinstance(message, dict) else None
+                if isinstance(uuid, str):
+                    found.setdefault(uuid, (path, seed["parentSessionId"]))
+        return found
 
 
 def reader(source: Source) -> _Reader:
@@ -1485,10 +1525,22 @@ class _Reader:
 
     def warn_dangling(self) -> None:
         threads = [self.main, *self.sidechains]
+        seeds: _SeedMessages | None = None  # read only for a file with a parent missing
         for thread in threads:
             for node in thread.nodes:
-                if node.parent is not None and node.parent not in self.thread_of:
+                if node.parent is None or node.parent in self.thread_of:
+                    continue
+                if seeds is None:
+                    seeds = _SeedMessages(self.source.path)
+                seed = seeds.holding(node.parent)
+                if seed is None:
                     self.source.warn(_dangling(node.parent), node.line)
+                    continue
+                # A fork's own file: its process took the seed's messages up without writing
+                # them here, so the link is no loss; the warning says where they are.
+                path, forked_from = seed
+                self.metadata.setdefault("forked_from_id", forked_from)
+                self.source.warn(_continues_seed(node.parent, path), node.line)
 
     def assemble(self, nodes: list[_Node]) -> Iterator[Entry]:
         dropped = _abandoned(nodes)
@@ -1904,6 +1956,13 @@ def _wrappers(text: str) -> list[str] | None:
 def _dangling(parent: str) -> str:
     """The warning for a record whose ``parentUuid`` is no record of its file."""
     return f"parentUuid {parent!r} is not in the file; read as a root"
+
+
+def _continues_seed(parent: str, seed: Path) -> str:
+    """The warning for a fork's first record, whose ``parentUuid`` is a message of the fork
+    seed ``seed`` (:data:`FORK_SEED`)."""
+    return (f"parentUuid {parent!r} is not in the file: the session continues the fork seed "
+            f"{seed}; its first messages are there")  # fmt: skip
 
 
 def _epoch(stamp: str | None) -> float | None:

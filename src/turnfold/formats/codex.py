@@ -73,8 +73,9 @@ beyond the API (:class:`CodexBuilder`):
   ``BashOutput``), described by that command (the ``chars`` first, as JSON), its session in
   ``meta["session_id"]``, its status read from its own header as any output's.
 - **Code mode.** A ``custom_tool_call`` ``exec`` whose input is a script calling ``tools.*``
-  is described by the commands it ran (``tools.exec_command({cmd})``, else the tools it
-  called, else its first line of code); its status comes from the exit codes it printed, else
+  is described by the commands it ran (``tools.exec_command({cmd})``, or the command as a
+  plain string, which Codex refuses: the cell's answer says so; else the tools it called,
+  else its first line of code); its status comes from the exit codes it printed, else
   from its answer: ``Script completed`` (it ran to its end) is ``success``. The end events of
   the calls the script made (``mcp_tool_call_end``, ``patch_apply_end``, ``exec_command_end`` with a
   ``call_id`` no item holds, ``exec-<uuid>``) become calls nested under it (its
@@ -548,8 +549,15 @@ _PRINTED_EXIT = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _PRINTED_SCAN = 65536
+#: A command a script hands ``tools.exec_command``: the ``cmd`` of its object (a quoted key
+#: is JavaScript too), or the string itself. Code mode's ``exec`` description says a nested
+#: tool takes "either a string or an object", so models write both; Codex refuses the string
+#: for a function tool (codex-rs ``core/src/tools/code_mode/mod.rs``,
+#: ``serialize_function_tool_arguments``: "tool `exec_command` expects a JSON object for
+#: arguments", 0.171), which the cell's answer shows; the cell still asked for that command.
 _SCRIPT_COMMAND = re.compile(
-    r"""tools\.exec_command\(\s*\{[^{}]*?\bcmd\s*:\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`)"""
+    r"""tools\.exec_command\(\s*(?:\{[^{}]*?(?<![\w$])(?:cmd|"cmd"|'cmd')\s*:\s*)?"""
+    r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`)"""
 )
 _SCRIPT_TOOL = re.compile(r"\btools\.([A-Za-z_][\w$]*)\s*\(")
 _SAFE_ID = re.compile(r"^[0-9A-Za-z_-]{1,80}$")  # a thread id is safe to put in a glob
@@ -728,7 +736,14 @@ def script_outcome(printed: ToolStatus | None, ended: ToolStatus) -> ToolStatus:
 
 
 def script_commands(script: str) -> list[str]:
-    """The ``tools.exec_command({cmd: ...})`` commands of a code-mode script, in order."""
+    """The commands a code-mode script passes ``tools.exec_command``, in order: the ``cmd``
+    of an object, or a plain string.
+
+    >>> script_commands('await tools.exec_command("ls -a");\\n'
+    ...                 "tools.exec_command({yield_time_ms: 5, 'cmd': 'make'}); "
+    ...                 "tools.exec_command(`git  status`); tools.exec_command({cmd: c})")
+    ['ls -a', 'make', 'git status']
+    """
     commands = []
     for match in _SCRIPT_COMMAND.finditer(script):
         literal = match.group(1)
