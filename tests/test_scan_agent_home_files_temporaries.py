@@ -22,7 +22,19 @@ file's (values made up):
   ``oauth_creds.json``, ``${filePath}.tmp.${process.pid}.${randomUUID()}``;
 - Codex CLI (openai/codex ``codex-rs/core/src/config/edit.rs``): ``write_atomically``'s copy
   of ``config.toml``, Rust ``tempfile``'s ``NamedTempFile::new_in``: ``.tmp`` and six random
-  letters or digits, naming no file (hidden: a walk never meets it, a load of it is refused).
+  letters or digits, naming no file (hidden: a walk never meets it, a load of it is refused);
+- OpenCode 1.18.33 (the ``opencode`` binary of tests/agents) and Kilo Code, in their data
+  folders (``Global.Path.data``: ``opencode`` and ``kilo`` right in ``$XDG_DATA_HOME``, else
+  ``~/.local/share``): a copy named as OpenCode's atomic JSON write names its own
+  (``${file}.${process.pid}.${crypto.randomUUID()}.tmp``) and a log; the same in a project's
+  folder called ``opencode`` or ``kilo`` are a project's files, counted as any;
+- OpenCode 1.18.33, in its cache folder (``Global.Path.cache``: ``opencode`` right in
+  ``$XDG_CACHE_HOME``, else ``~/.cache``): a remote skill's update cut short leaves the new
+  version in ``skills/<skill>.tmp-<uuid>/`` and the old one moved aside in
+  ``skills/<skill>.old-<uuid>/`` (``Discovery.pull``, anomalyco/opencode
+  ``packages/opencode/src/skill/discovery.ts``; ``skills/<hash>/<skill>.tmp-<uuid>/`` of its
+  newer ``SkillDiscovery``, both in the binary): the skill's ``SKILL.md`` and files as the
+  index lists them, and its ``.opencode-version``.
 
 The sessions are real files of tests/fixtures: a Codex rollout, a Gemini CLI 0.61 session, a
 Claude Code 2.1.56 session and a Kimi Code 2.1.0 session folder.
@@ -32,13 +44,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.credential_homes import refused_unopened, said_unopened, scan_here, touched
-from turnfold.corpus.discover import discover
-from turnfold.formats.credentials import keeper_of, replaced_names
+from turnfold.corpus.discover import AGENT_FILES, discover
+from turnfold.formats.credentials import is_temporary_folder, keeper_of, replaced_names
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CODEX = FIXTURES / "codex_rollout_v0.129_two-turns.jsonl"
@@ -47,6 +60,9 @@ CLAUDE = FIXTURES / "claude-code" / "v2.1.56_real_prompt-taken-mid-turn.jsonl"
 KIMI = FIXTURES / "kimi" / "work" / "session_60f3c294-da52-4c40-857c-c0696d973df5"
 KEY = "sk-not-a-real-key"
 GEMINI_CHAT = ".gemini/tmp/shop/chats/session-2026-12-05T18-37-e004f15a.jsonl"
+OPENCODE_LOG = FIXTURES / "opencode/home-files/.local/share/opencode/log/opencode.log"
+#: ``crypto.randomUUID()``'s, as OpenCode names its copies and its skills' update folders.
+UUID = "0b7e1c9a-4c1d-4f5e-9a2b-3c4d5e6f7a8b"
 #: Each credential's copy, by its place in the home: what it holds and whose it is.
 SECRET_COPIES: dict[str, tuple[str, str]] = {
     ".kimi-code/config.toml.tmp.48213.9f3c2a71": (
@@ -81,7 +97,7 @@ pytestmark = pytest.mark.usefixtures("cache_dir")
 def own_agent_folders(monkeypatch: pytest.MonkeyPatch) -> None:
     """The agents' folders are the test's: a developer's variables would move them."""
     for variable in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "QWEN_HOME",
-                     "KIMI_CODE_HOME", "XDG_DATA_HOME"):  # fmt: skip
+                     "KIMI_CODE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):  # fmt: skip
         monkeypatch.delenv(variable, raising=False)
 
 
@@ -203,3 +219,131 @@ def test_C7_copies_outside_the_agents_folders_are_counted_as_any_file(tmp_path: 
     assert (found.items, found.skipped) == ([], len(stray))
     nameless = _write(project / ".tmpQx7Lb2", 'name = "shop"\n')  # a copy in no agent's folder
     assert [keeper_of(path) for path in (*stray, nameless)] == [None, None, None]
+
+
+def _opencode_like(folder: Path) -> list[Path]:
+    """What OpenCode (or Kilo Code) leaves in its data folder ``folder``: a copy of its atomic
+    JSON write and its log, as a run of tests/agents wrote it (tests/fixtures/opencode/
+    home-files); no session: those are in its database, not made here."""
+    log = folder / "log" / OPENCODE_LOG.name
+    log.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(OPENCODE_LOG, log)
+    return [_write(folder / f"kv.json.48213.{UUID}.tmp", json.dumps({"theme": "opencode"})), log]
+
+
+def test_C7_opencode_s_and_kilo_s_files_are_theirs_only_in_their_data_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: list[str]
+) -> None:
+    """OpenCode's data folder is ``opencode`` right in ``~/.local/share``, Kilo Code's ``kilo``
+    right in ``$XDG_DATA_HOME``: their copies and logs are passed over there, unopened and
+    uncounted. A project's folders of those names are the user's: the same files there are
+    counted as any, and a session in a folder named as a skill's update is a row."""
+    home, sessions = _home(tmp_path)
+    data = tmp_path / "data"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    own = [*_opencode_like(home / ".local" / "share" / "opencode"),
+           *_opencode_like(data / "kilo")]  # fmt: skip
+    work = home / "work"
+    stray = [*_opencode_like(work / "opencode"), *_opencode_like(work / "kilo")]
+    kept = work / "opencode" / "skills" / f"review.tmp-{UUID}" / "rollout.jsonl"
+    kept.parent.mkdir(parents=True)
+    shutil.copyfile(CODEX, kept)
+    found = discover(home, None)
+    assert sorted(item.path for item in found.items) == sorted([*sessions, str(kept)])
+    assert found.skipped == len(stray)
+    opened.clear()
+    corpus = scan_here(home)
+    assert (len(corpus), corpus.skipped) == (len(sessions) + 1, len(stray))
+    assert touched(opened, [str(path.relative_to(tmp_path)) for path in own]) == []
+    # Named, each is read, never dropped: a row (its error says why) or a skipped file.
+    for path in own:
+        named = scan_here(path)
+        assert len(named) + named.skipped == 1, path
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_C7_opencode_s_unfinished_skill_updates_are_passed_over_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, moved: bool
+) -> None:
+    """The folders a skill's update leaves in OpenCode's cache folder (``~/.cache/opencode``,
+    or ``opencode`` of ``$XDG_CACHE_HOME``) are its own, every file of them: a walk does not
+    enter them. The skill's folder itself is no copy: its ``SKILL.md`` is counted as any."""
+    discovery = sys.modules["turnfold.corpus.discover"]  # the package's ``discover`` hides it
+    home = tmp_path / "me"
+    cache = (tmp_path / "cache" if moved else home / ".cache") / "opencode"
+    if moved:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(cache.parent))
+    monkeypatch.setenv("HOME", str(home))
+    skill = "---\nname: review\ndescription: Reviews a change.\n---\n\nReview it.\n"
+    updates = [
+        cache / "skills" / f"review.tmp-{UUID}",
+        cache / "skills" / "7d1c2b3a4e5f6a7b" / f"review.tmp-{UUID}",  # its newer discovery
+        cache / "skills" / f"review.old-{UUID}",
+    ]
+    own = [
+        path
+        for folder in updates
+        for path in (
+            _write(folder / "SKILL.md", skill),
+            _write(folder / "references" / "checklist.json", json.dumps({"steps": ["read"]})),
+            _write(folder / ".opencode-version", "1.2.0"),
+        )
+    ]
+    current = _write(cache / "skills" / "review" / "SKILL.md", skill)
+    asked: list[Path] = []
+    real = discovery.is_credentials
+
+    def asking(path: Path, keepers: object) -> bool:
+        asked.append(path)
+        return real(path, keepers)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(discovery, "is_credentials", asking)
+    found = discover(cache, None)
+    assert (found.items, found.skipped) == ([], 1)
+    assert not [path for path in asked if any(map(path.is_relative_to, updates))]
+    assert current.is_file()
+    for folder in updates:
+        assert any(keeper.covers(folder) for keeper in AGENT_FILES), folder
+    # Named, each is read, never dropped (the hidden version file too, named).
+    for path in own:
+        named = scan_here(path)
+        assert len(named) + named.skipped == 1, path
+
+
+def test_C1_a_folder_of_a_project_named_like_a_copy_holds_sessions_read_as_any(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a whole ``crypto.randomUUID()`` after ``.tmp-`` or ``.old-`` names a folder moved
+    whole: Kimi Code's folder of a project called ``site.tmp-2`` (``wd_<slug>_<hash>``,
+    ``encodeWorkDirKey``) and Gemini CLI's of a project called ``app.tmp-1`` (its short name)
+    hold sessions, each a row."""
+    home, sessions = _home(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    kimi = home / ".kimi-code" / "sessions" / "wd_site.tmp-2_4f1e2d3c4b5a" / KIMI.name
+    shutil.copytree(KIMI, kimi)
+    gemini = home / ".gemini" / "tmp" / "app.tmp-1" / "chats" / Path(GEMINI_CHAT).name
+    gemini.parent.mkdir(parents=True)
+    shutil.copyfile(GEMINI, gemini)
+    more = [str(kimi / "agents" / "main" / "wire.jsonl"), str(gemini)]
+    found = discover(home, None)
+    assert (sorted(item.path for item in found.items), found.skipped) == (
+        sorted([*sessions, *more]), 0)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "moved_whole"),
+    [
+        (f"review.tmp-{UUID}", True),
+        (f"review.old-{UUID}", True),
+        (f"my.skill.tmp-{UUID}", True),
+        (f"review.tmp-{UUID.upper()}", False),  # crypto.randomUUID() is lowercase
+        ("review.tmp-48213", False),
+        (f"review.tmp-{UUID}_4f1e2d3c4b5a", False),
+        (f".tmp-{UUID}", False),  # no folder's name before it
+        ("wd_site.tmp-2_4f1e2d3c4b5a", False),
+        ("review", False),
+    ],
+)
+def test_C7_a_folder_moved_whole_is_told_by_its_whole_name(name: str, moved_whole: bool) -> None:
+    assert is_temporary_folder(name) is moved_whole

@@ -17,13 +17,35 @@ up):
 - ``backups/kimi-webbridge-skills/migration-<random>/<label>/``: the skills its web bridge set
   aside (``migrateStandaloneSkills``: ``skills/kimi-webbridge`` of ``~/.kimi-code``, label
   ``kimi-code``, and of ``~/.agents``, label ``agents``), the one thing it writes in
-  ``backups/``.
+  ``backups/``;
+- its CLI's data files (``src/utils/paths.ts`` there): the shell's prompt history
+  ``user-history/<md5 of the work folder>.jsonl`` (``appendInputHistory``: ``{"content"}`` a
+  line); the updater's ``updates/latest.json`` (``writeUpdateCache``: ``{source, checkedAt,
+  latest, manifest}``), ``install.json`` (``writeUpdateInstallState``: ``{active,
+  lastFailure, lastSuccess}``), ``install.lock`` (``createLockFile``: ``{version, pid,
+  startedAt}``) and its ``install.lock.takeover`` (``publishTakeoverMarker``:
+  ``<pid>.<ms>.<hex>``), ``rollout.log`` (``appendRolloutDecisionLog``: a JSON line per
+  decision) and ``plugin-notices.json`` (``{version: 1, notified}``), each JSON document
+  written ``JSON.stringify(value, null, 2)`` and a newline (``writeJsonFile``); the survey's
+  ``feedback-survey-state.json`` (``{version: 1, last_shown_time}``) and
+  ``recommended-effort-state.json`` (``{<model>: {version, applied_at}}``);
+- unsent telemetry ``telemetry/failed_<12 hex>.jsonl`` (``AsyncTransport.saveToDisk``: a
+  ``{event_id, device_id, session_id, event, timestamp, properties}`` a line); a rotated log
+  ``logs/kimi-code.log.1`` (``rotate()``: ``<path>.<n>``); the global search's index
+  ``search-index/`` (a MiniDb: ``db.lock``, ``{pid, ts, token}``, ``db.wal``,
+  ``db.textindexes.json``);
+- what ``kimi migrate`` writes: a Kimi CLI plan copied to ``plans/<hero>.md``
+  (``migratePlansStep``), ``migration-report.json`` (``writeReport``),
+  ``migration-errors.log`` (``writeMigrationErrorsLog``: ``===== migration run @ <time>
+  =====`` and ``no failures.``) and ``tui.migrated-from-kimi-cli.toml`` (``siblingTuiToml``).
 
-The session is a real Kimi Code 2.1.0 session folder of tests/fixtures.
+The session is a real Kimi Code 2.1.0 session folder of tests/fixtures; the Codex rollout one of
+tests/fixtures too.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -35,6 +57,7 @@ from turnfold.corpus.discover import AGENT_FILES, discover
 
 FIXTURES = Path(__file__).parent / "fixtures"
 KIMI = FIXTURES / "kimi" / "work" / "session_60f3c294-da52-4c40-857c-c0696d973df5"
+CODEX = FIXTURES / "codex_rollout_v0.129_two-turns.jsonl"
 PLUGIN = "acme-review"
 #: Bytes an executable starts with: a fetched tool is no text.
 ELF = b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 56
@@ -67,6 +90,71 @@ def _home(root: Path) -> tuple[Path, Path, str]:
     return home, kimi, str(session / "agents" / "main" / "wire.jsonl")
 
 
+def _json(value: object) -> str:
+    """As Kimi Code's ``writeJsonFile`` writes a document."""
+    return json.dumps(value, indent=2) + "\n"
+
+
+def _lines(*values: object) -> str:
+    """As its ``appendJsonlLine`` and ``saveToDisk`` write records, one compact line each."""
+    return "".join(json.dumps(value, separators=(",", ":")) + "\n" for value in values)
+
+
+def _data_files(kimi: Path) -> list[Path]:
+    """Kimi Code's CLI data files, each as ``dist/main.mjs`` writes it."""
+    # Its name: the MD5 of the work folder, as ``getInputHistoryFile`` names it.
+    history = hashlib.md5(b"/home/me/work").hexdigest()
+    manifest = {"version": "2.2.0", "publishedAt": "2026-12-06T10:00:00.000Z",
+                "rollout": [{"percent": 10, "delaySeconds": 0},
+                            {"percent": 100, "delaySeconds": 86400}]}  # fmt: skip
+    decision = {"ts": "2026-12-07T08:15:01.736Z", "phase": "background-refresh",
+                "reason": "not-newer", "current": "2.1.0", "latest": "2.1.0", "target": None,
+                "manifestPresent": True, "publishedAt": "2026-12-06T10:00:00.000Z",
+                "bucket": None, "delaySeconds": None, "eligibleAt": None}  # fmt: skip
+    event = {"event_id": "5d1c0e9a7b3d4a419c2e8d7f6a5b4c3d",
+             "device_id": "0f1e2d3c4b5a69788796a5b4c3d2e1f0", "session_id": KIMI.name,
+             "event": "first_launch", "timestamp": 1796643301.736, "properties": {}}  # fmt: skip
+    report = {"scope": "all", "sessionsAttempted": 1, "sessionsMigrated": 1,
+              "sessionsFailed": [], "sessionsConflicts": []}  # fmt: skip
+    index = kimi / "search-index"
+    return [
+        _write(kimi / "user-history" / f"{history}.jsonl",
+               _lines({"content": "fix the failing test"}, {"content": "now run it"})),
+        _write(kimi / "updates" / "latest.json", _json({
+            "source": "cdn", "checkedAt": "2026-12-07T08:15:01.736Z", "latest": "2.1.0",
+            "manifest": manifest})),
+        _write(kimi / "updates" / "install.json", _json({
+            "active": None, "lastFailure": None, "lastSuccess": {
+                "version": "2.1.0", "installedAt": "2026-12-06T10:05:00.000Z",
+                "notifiedAt": None}})),
+        _write(kimi / "updates" / "install.lock", _json({
+            "version": "2.2.0", "pid": 48213, "startedAt": "2026-12-07T08:15:01.736Z"})),
+        _write(kimi / "updates" / "install.lock.takeover", "48213.1796643301736.9f3c2a71b0e4"),
+        _write(kimi / "updates" / "rollout.log", _lines(decision)),
+        _write(kimi / "updates" / "plugin-notices.json",
+               _json({"version": 1, "notified": {PLUGIN: "1.3.0"}})),
+        _write(kimi / "feedback-survey-state.json",
+               _json({"version": 1, "last_shown_time": 1796643301736})),
+        _write(kimi / "recommended-effort-state.json", _json({
+            "kimi-for-coding": {"version": 2, "applied_at": "2026-12-07T08:15:01.736Z"}})),
+        _write(kimi / "telemetry" / "failed_9f3c2a71b0e4.jsonl", _lines(event)),
+        _write(kimi / "logs" / "kimi-code.log.1", "2026-12-07T08:21:23.407Z INFO  minidb "
+               "query-store opening  dir=/home/me/.kimi-code/cache/query-store shardCount=16\n"),
+        _write(index / "db.lock", json.dumps({"pid": 48213, "ts": 1796643301736,
+                                              "token": "9f3c2a71b0e4d5c6"})),
+        _write(index / "db.wal", b"\x01\x00\x00\x00" + b'{"text": "fix the failing test"}'),
+        _write(index / "db.textindexes.json", json.dumps([
+            {"name": "text", "fields": ["text"], "tokenizer": "default"},
+            {"name": "tri", "fields": ["text"], "tokenizer": "ngram"}])),
+        _write(kimi / "plans" / "bold-ember-falcon.md", "# Plan\n\n1. Fix it\n"),
+        _write(kimi / "migration-report.json", json.dumps(report, indent=2)),
+        _write(kimi / "migration-errors.log",
+               "===== migration run @ 2026-12-07T08:15:01.736Z =====\nno failures.\n"),
+        _write(kimi / "tui.migrated-from-kimi-cli.toml",
+               'theme = "dark"\n\n[editor]\ncommand = "vim"\n'),
+    ]  # fmt: skip
+
+
 def _own_files(kimi: Path) -> list[Path]:
     managed = kimi / "plugins" / "managed" / PLUGIN
     installed = {"version": 1, "plugins": [{
@@ -95,6 +183,7 @@ def _own_files(kimi: Path) -> list[Path]:
         _write(migration / "kimi-code" / "SKILL.md", skill),
         _write(migration / "agents" / "SKILL.md", skill),
         _write(migration / "agents" / "scripts" / "state.json", "{}"),
+        *_data_files(kimi),
     ]
 
 
@@ -122,10 +211,12 @@ def test_C7_kimi_code_s_own_folders_are_passed_over_unopened_and_uncounted(
 def test_C7_the_folders_are_not_entered_but_backups_is() -> None:
     """``plugins/`` and ``bin/`` hold nothing but Kimi Code's own at any depth, so a walk does
     not enter them; ``backups/`` is entered, only its web bridge's skills passed over."""
-    for folder in ("plugins", "bin", "backups/kimi-webbridge-skills"):
+    for folder in ("plugins", "bin", "backups/kimi-webbridge-skills", "search-index"):
         path = Path("/home/me/.kimi-code", folder)
         assert any(keeper.covers(path) for keeper in AGENT_FILES), folder
-    for folder in (".kimi-code/backups", ".kimi-code/themes", "project/plugins", "project/bin"):
+    for folder in (".kimi-code/backups", ".kimi-code/themes", "project/plugins", "project/bin",
+                   ".kimi-code/updates", ".kimi-code/user-history", ".kimi-code/telemetry",
+                   "project/search-index"):  # fmt: skip
         path = Path("/home/me", folder)
         assert not any(keeper.covers(path) for keeper in AGENT_FILES), folder
 
@@ -146,3 +237,19 @@ def test_C1_a_session_kept_in_backups_is_read(
     rows = {row["key"]: row for row in corpus.rows}
     assert rows[copy]["error"] is None
     assert rows[copy]["tool_calls"] == rows[session]["tool_calls"]
+
+
+def test_C1_a_session_kept_among_kimi_code_s_update_files_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``updates/`` is passed over by the names Kimi Code writes there, never whole: a session
+    the user keeps there is a row, as a file of its own in ``telemetry/`` not so named is."""
+    home, kimi, session = _home(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    _own_files(kimi)
+    kept = [kimi / "updates" / "kept-rollout.jsonl", kimi / "telemetry" / "rollout.jsonl"]
+    for path in kept:
+        shutil.copyfile(CODEX, path)
+    corpus = scan_here(home)
+    assert (sorted(corpus.keys), corpus.skipped) == (sorted([session, *map(str, kept)]), 0)
+    assert all(row["error"] is None for row in corpus.rows)

@@ -118,6 +118,22 @@ DATA_FOLDERS = frozenset({"opencode", "kilo", "crush"})
 #: ``GlobalWorkspaceDir`` are under ``$XDG_DATA_HOME/crush`` (charmbracelet/crush
 #: ``internal/config/load.go``). A scan of the home walks its agents' folders there too.
 XDG_DATA_HOME = "XDG_DATA_HOME"
+#: OpenCode's and Kilo Code's data folders, as keepers of no file yet (:data:`AGENT_FILES`
+#: names their files): a folder ``opencode`` or ``kilo`` only right in a data home, where
+#: ``Global.Path.data`` puts it, since a project's folder may have either name. Files in a
+#: project's ``opencode/`` named as OpenCode's own are read as any.
+OPENCODE_DATA_FOLDER, KILO_DATA_FOLDER = (
+    Credentials(folders=frozenset({name}), files=frozenset(),
+                parents=frozenset({"/".join(DATA_HOME)}),
+                parent_variables=frozenset({XDG_DATA_HOME}))
+    for name in ("opencode", "kilo")
+)  # fmt: skip
+#: OpenCode's cache folder: ``Global.Path.cache`` is ``$XDG_CACHE_HOME`` (else ``~/.cache``)
+#: joined with ``opencode`` (the ``opencode`` binary 1.18.33 of tests/agents), where it keeps
+#: remote skills (``skills/<skill>/``), updating each by a move of the whole folder.
+OPENCODE_CACHE_FOLDER = Credentials(folders=frozenset({"opencode"}), files=frozenset(),
+                                    parents=frozenset({".cache"}),
+                                    parent_variables=frozenset({"XDG_CACHE_HOME"}))  # fmt: skip
 #: Crush's own data folder when it is set, checked before ``$XDG_DATA_HOME``: the folder
 #: itself, not a parent (``GlobalConfigData`` is ``$CRUSH_GLOBAL_DATA/crush.json``, and
 #: ``crush server``'s workspace, ``GlobalWorkspaceDir``, its folder: charmbracelet/crush
@@ -178,8 +194,10 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #: (:func:`_passed_over_folder`). The copy an interrupted atomic write leaves beside the file it
 #: was to replace (``config.toml.tmp.<pid>.<hex>``: each agent's names,
 #: :func:`~turnfold.formats.credentials.replaced_names`) is the agent's own anywhere in its
-#: folder (``temporaries``), whatever file it replaces, and a credential where that file is
-#: one (:class:`~turnfold.formats.credentials.Credentials`): never opened either way.
+#: folder (``temporaries``), whatever file it replaces, as is every file of a folder an atomic
+#: move of a whole folder leaves there (OpenCode's ``<skill>.tmp-<uuid>/``, not entered), and
+#: a credential where the file it replaces is one
+#: (:class:`~turnfold.formats.credentials.Credentials`): never opened either way.
 #: The prompt histories hold every prompt the user typed. A file the user names (a path, a
 #: pattern's match) is read as any other. Each as the pinned CLI of tests/agents wrote it in a
 #: run of its scenarios there (interactive too, for Gemini CLI's and Qwen Code's checkpoints),
@@ -303,7 +321,14 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   (``cline.log``, ``hooks.jsonl``, ``connectors/``);
 #: - OpenCode 1.18.33, its data folder ``opencode`` (``Global.Path.data``): ``log/*.log``,
 #:   ``tool-output/tool_<id>`` (long outputs kept whole) and ``snapshot/`` (the git objects of
-#:   its undo points);
+#:   its undo points); and, in its cache folder ``opencode`` (``Global.Path.cache``:
+#:   ``$XDG_CACHE_HOME``, else ``~/.cache``, joined with ``opencode``), the folders a remote
+#:   skill's update leaves when cut short, ``skills/<skill>.tmp-<uuid>/`` (the new version)
+#:   and ``skills/<skill>.old-<uuid>/`` (the old one moved aside: ``Discovery.pull``,
+#:   anomalyco/opencode ``packages/opencode/src/skill/discovery.ts``), by the rule of every
+#:   agent's folder below (``temporaries``). Only where OpenCode puts those folders
+#:   (:data:`OPENCODE_DATA_FOLDER`, :data:`OPENCODE_CACHE_FOLDER`): a project's folder may be
+#:   called ``opencode``;
 #: - Continue CLI 1.5.47, ``~/.continue`` (``$CONTINUE_GLOBAL_DIR``): ``permissions.yaml``,
 #:   ``logs/cn.log`` and the sessions' index ``sessions/sessions.json``;
 #: - Kimi Code 2.1.0, ``~/.kimi-code`` (``$KIMI_CODE_HOME``): ``device_id``,
@@ -329,6 +354,20 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   ``backups/kimi-webbridge-skills/migration-<random>/<label>/`` (``migrateStandaloneSkills``,
 #:   moving ``skills/kimi-webbridge`` of ``~/.kimi-code`` and of ``~/.agents``): the one thing it
 #:   writes in ``backups/``, so anything else there (no session is written there) is read as any;
+#:   and, as ``dist/main.mjs`` writes them (``src/utils/paths.ts`` there), the shell's prompt
+#:   history ``user-history/<md5 of the work folder>.jsonl`` (``{"content"}`` per prompt,
+#:   ``getInputHistoryFile``, ``appendInputHistory``; ``kimi migrate`` copies the Kimi CLI's
+#:   there too), the updater's ``updates/`` (``latest.json``, ``install.json``,
+#:   ``install.lock`` and its ``install.lock.takeover``, ``rollout.log``,
+#:   ``plugin-notices.json``: ``getUpdateStateFile``…), the survey's and the recommended
+#:   effort's states ``feedback-survey-state.json`` and ``recommended-effort-state.json``,
+#:   unsent telemetry ``telemetry/failed_<12 hex>.jsonl`` (``AsyncTransport.saveToDisk``), the
+#:   rotated logs ``logs/<name>.log.<n>`` (``rotate()``), the global search's index
+#:   ``search-index/`` (a MiniDb of the sessions' text, ``GlobalSearchService.indexDir``), and
+#:   what ``kimi migrate`` writes: the Kimi CLI's plans copied to ``plans/<hero>.md``
+#:   (``migratePlansStep``), ``migration-report.json``, ``migration-errors.log`` and
+#:   ``tui.migrated-from-kimi-cli.toml`` (``writeReport``, ``writeMigrationErrorsLog``,
+#:   ``siblingTuiToml``);
 #: - the older Kimi CLI 1.52.0 (``kimi-cli``, PyPI), ``~/.kimi`` (``$KIMI_SHARE_DIR``): its list
 #:   of work folders ``kimi.json`` and its log ``logs/kimi.log`` (rotated ``kimi.<time>.log``),
 #:   as a run wrote them (tests/fixtures/kimi/legacy/home-files); as its source writes them,
@@ -346,10 +385,11 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   table, ``session_export_sequence``: a counter per session) and
 #:   ``session-export-workspace.json``, ``retention/state.json``, ``snapshot/`` (as OpenCode's),
 #:   background commands' logs ``log/background-process/<scope>/<id>.log`` and plan mode's
-#:   ``plans/<time>-<slug>.md`` (a project with no git). Each by its exact name, as a folder of
-#:   any project may be called ``kilo`` (its checkouts of code: :data:`KILO_CHECKOUTS`). They
-#:   matter where the folder is walked whole: its database elsewhere (``$KILO_DB``) or not made
-#:   yet (:func:`turnfold.formats.agents.opencode.walked_folders`);
+#:   ``plans/<time>-<slug>.md`` (a project with no git). Each by its exact name, and only in
+#:   Kilo Code's data folder itself (:data:`KILO_DATA_FOLDER`), as a folder of any project may be
+#:   called ``kilo`` (its checkouts of code: :data:`KILO_CHECKOUTS`). They matter where the
+#:   folder is walked whole: its database elsewhere (``$KILO_DB``) or not made yet
+#:   (:func:`turnfold.formats.agents.opencode.walked_folders`);
 #: - in the system's temp folder (Node's ``os.tmpdir()``: ``$TMPDIR``, ``$TMP``, ``$TEMP`` or
 #:   ``/tmp``; ``/var/folders/…/T`` on macOS, ``%TEMP%`` on Windows), which has no fixed name to
 #:   anchor on: Gemini CLI 0.61.0's crash reports ``gemini-client-error-<context>-<time>.json``
@@ -363,7 +403,9 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   under the same folder of the session: ``${e.id}.${ext}``, its clean-up's
 #:   ``/^(\d+)\.[a-z]+$/``), by those.
 #: Each agent's folder holds the copies its atomic writes leave too (``temporaries``), whatever
-#: file they were to replace: its own, as the folder's other files are.
+#: file they were to replace, and the folders its atomic moves of a whole folder leave
+#: (OpenCode's ``<skill>.tmp-<uuid>/``: :func:`~turnfold.formats.credentials.is_temporary_folder`):
+#: its own, as the folder's other files are.
 AGENT_FILES = tuple(replace(keeper, temporaries=True) for keeper in (
     Credentials(
         folders=frozenset({".copilot"}),
@@ -436,8 +478,8 @@ AGENT_FILES = tuple(replace(keeper, temporaries=True) for keeper in (
         }),
         variables=frozenset({"CLINE_DIR", "CLINE_DATA_DIR"}),
     ),
-    Credentials(folders=frozenset({"opencode"}),
-                files=frozenset({"log/*.log", "tool-output/*", "snapshot/**"})),
+    replace(OPENCODE_DATA_FOLDER, files=frozenset({"log/*.log", "tool-output/*", "snapshot/**"})),
+    OPENCODE_CACHE_FOLDER,
     Credentials(folders=frozenset({".continue"}),
                 files=frozenset({"permissions.yaml", "logs/cn.log", "sessions/sessions.json"}),
                 variables=frozenset({"CONTINUE_GLOBAL_DIR"})),
@@ -447,7 +489,12 @@ AGENT_FILES = tuple(replace(keeper, temporaries=True) for keeper in (
             "device_id", "session_index.jsonl", "workspaces.json", "cache/**",
             "file-history/*", "logs/*.log", "tui.toml", "blobs/**", "store/**", "server/**",
             "skills/**", "files/**", "file/index.json", "plugins/**", "bin/**", "themes/*.json",
-            "backups/kimi-webbridge-skills/**",
+            "backups/kimi-webbridge-skills/**", "user-history/*.jsonl", "updates/latest.json",
+            "updates/install.json", "updates/install.lock", "updates/install.lock.takeover",
+            "updates/rollout.log", "updates/plugin-notices.json", "feedback-survey-state.json",
+            "recommended-effort-state.json", "telemetry/failed_*.jsonl", "logs/*.log.[0-9]*",
+            "search-index/**", "plans/*.md", "migration-report.json", "migration-errors.log",
+            "tui.migrated-from-kimi-cli.toml",
         }),
         variables=frozenset({"KIMI_CODE_HOME"}),
     ),
@@ -460,8 +507,8 @@ AGENT_FILES = tuple(replace(keeper, temporaries=True) for keeper in (
         }),
         variables=frozenset({"KIMI_SHARE_DIR"}),
     ),
-    Credentials(
-        folders=frozenset({"kilo"}),
+    replace(
+        KILO_DATA_FOLDER,
         files=frozenset({
             "telemetry-id", "telemetry-profile.json", "session-export.db",
             "session-export-workspace.json", "retention/state.json", "log/*.log",
@@ -482,7 +529,7 @@ _HIDDEN_WALKED = AGENT_FOLDERS | {DATA_HOME[0]}
 #: ``repos/<host>/<owner>/<repo>/`` (``Path.repos``). A walk does not enter them: copies of
 #: code kept where their project is, any file of which may be anything (its packages, its test
 #: data), none of them Kilo's sessions, which are in its database. Only in Kilo's data folder
-#: itself, ``kilo`` right in a data home (:func:`_in_data_home`): a project's folder may be
+#: itself, ``kilo`` right in a data home (:data:`KILO_DATA_FOLDER`): a project's folder may be
 #: called ``kilo`` and hold a ``repos/`` of its own.
 KILO_CHECKOUTS = frozenset({"worktree", "repos"})
 
@@ -759,7 +806,7 @@ def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> No
         # hold no sessions, but for the agents' own and a home's data folder.
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") or d in _HIDDEN_WALKED)
         dirs[:] = [d for d in dirs if not _passed_over_folder(os.path.join(folder, d), found)]
-        if os.path.basename(folder) == "kilo" and _in_data_home(folder):
+        if os.path.basename(folder) == "kilo" and KILO_DATA_FOLDER.is_folder(Path(folder)):
             dirs[:] = [d for d in dirs if d not in KILO_CHECKOUTS]
         entered = _data_home_step(folder, start)
         if entered is not None:
@@ -872,16 +919,6 @@ def _data_home_step(folder: str, start: str) -> frozenset[str] | None:
     ):
         return DATA_FOLDERS
     return None
-
-
-def _in_data_home(folder: str) -> bool:
-    """Whether ``folder`` lies right in a data home: ``.local/share`` (:data:`DATA_HOME`), or
-    the folder ``$XDG_DATA_HOME`` names."""
-    parent = os.path.dirname(os.path.abspath(folder))
-    if parent.split(os.sep)[-2:] == list(DATA_HOME):
-        return True
-    data_home = _xdg_data_home()
-    return data_home is not None and _same(parent, data_home)
 
 
 def _xdg_data_home() -> str | None:

@@ -83,7 +83,8 @@ class Credentials:
     """Where a tool keeps its secrets: ``files`` (each a path inside the tool's folder,
     ``/``-separated, a ``*`` matching any one name: ``credentials/*``; a last ``**`` any file
     at any depth under the folder before it, ``models/**``) in a folder named one of
-    ``folders``, or in the folder one of the environment's ``variables`` names (the tool's
+    ``folders`` (where the tool puts it, ``parents``, when any project's folder may have its
+    name), or in the folder one of the environment's ``variables`` names (the tool's
     folder moved, ``$CONTINUE_GLOBAL_DIR``, under any name); or, for a file right in its
     folder, in any folder that holds one of ``marks`` (a name, or a pattern of names: the
     tool's database, which names the folder the tool's whatever it is called); or, its path
@@ -107,17 +108,30 @@ class Credentials:
     file_variables: frozenset[str] = frozenset()
     endings: frozenset[str] = frozenset()
     #: Whether an atomic write's copy (:func:`replaced_names`) of any file at any depth in the
-    #: tool's folder is one of these, whatever file it replaces: the tool's own, as the folder
-    #: holds it. A copy of one of :attr:`files` is one of these anyway, in any keeper.
+    #: tool's folder is one of these, whatever file it replaces, and every file of a folder
+    #: written whole and moved into place there (:func:`is_temporary_folder`): the tool's own,
+    #: as the folder holds it. A copy of one of :attr:`files` is one of these anyway, in any
+    #: keeper.
     temporaries: bool = False
     #: Whether a copy that names no file (Rust's ``tempfile``: ``.tmp`` and six random
     #: characters), right in the tool's folder, is one of these: the tool writes its secrets
     #: there through such copies, and which file one was to replace no name tells.
     nameless_copies: bool = False
+    #: Where a folder named one of :attr:`folders` must lie to be the tool's, when any
+    #: project's folder may have that name (``opencode``, ``kilo``): right in a folder whose
+    #: path ends with one of these (``/``-separated, ``.local/share``), or right in the folder
+    #: one of :attr:`parent_variables` names, set to an absolute path (``$XDG_DATA_HOME``).
+    #: Neither given: a folder of that name anywhere is the tool's.
+    parents: frozenset[str] = frozenset()
+    parent_variables: frozenset[str] = frozenset()
 
     @cached_property
     def _index(self) -> _Index:
         return _Index.of(self)
+
+    @cached_property
+    def _parent_tails(self) -> tuple[tuple[str, ...], ...]:
+        return tuple(tuple(parent.split("/")) for parent in sorted(self.parents))
 
     def holds(self, path: PurePath) -> bool:
         """Whether ``path`` is one of these files, told by names alone (but for
@@ -125,22 +139,48 @@ class Credentials:
         opening it. Only the patterns that can match ``path``'s last two names are tried, and
         the deep ones of a folder among its parents (a scan asks it of every file of a
         ``data/`` folder). An atomic write's copy is one of these when the file it replaces
-        is, or, of a keeper of :attr:`temporaries`, when it lies in the tool's folder."""
+        is, or, of a keeper of :attr:`temporaries`, when it lies in the tool's folder, as is
+        each file of a folder moved whole there (:func:`is_temporary_folder`)."""
         if self._holds(path):
             return True
         replaced = replaced_names(path.name)
         if any(self._holds(path.with_name(name)) for name in replaced):
             return True
-        if self.nameless_copies and _RUST_TEMPORARY.fullmatch(path.name) is not None:
-            folder = path.parent
-            if folder.name in self.folders or _named_by(folder, self.variables):
-                return True
-        return self.temporaries and is_temporary(path.name) and self._in_folder(path)
+        nameless = self.nameless_copies and _RUST_TEMPORARY.fullmatch(path.name) is not None
+        if nameless and self.is_folder(path.parent):
+            return True
+        return self.temporaries and self._in_copy(path)
 
-    def _in_folder(self, path: PurePath) -> bool:
-        """Whether ``path`` lies at any depth in the tool's folder."""
-        return any(folder.name in self.folders or _named_by(folder, self.variables)
-                   for folder in path.parents)  # fmt: skip
+    def is_folder(self, folder: PurePath) -> bool:
+        """Whether ``folder`` is the tool's: named one of :attr:`folders` where the tool puts
+        it (:attr:`parents`), or the folder one of :attr:`variables` names."""
+        if folder.name in self.folders and self._placed(folder):
+            return True
+        return _named_by(folder, self.variables)
+
+    def _placed(self, folder: PurePath) -> bool:
+        """Whether ``folder`` lies where the tool puts its folder (:attr:`parents`)."""
+        if not self.parents and not self.parent_variables:
+            return True
+        parent = PurePath(os.path.abspath(folder)).parent
+        if any(parent.parts[-len(tail) :] == tail for tail in self._parent_tails):
+            return True
+        return any(
+            os.path.isabs(os.environ.get(variable, ""))
+            and os.path.realpath(os.environ[variable]) == os.path.realpath(parent)
+            for variable in self.parent_variables
+        )
+
+    def _in_copy(self, path: PurePath) -> bool:
+        """Whether ``path`` is an atomic write's copy (:func:`is_temporary`), or lies in a
+        folder written whole and moved into place (:func:`is_temporary_folder`), at any depth
+        in the tool's folder."""
+        copy = is_temporary(path.name)
+        for folder in path.parents:
+            if copy and self.is_folder(folder):
+                return True
+            copy = copy or is_temporary_folder(folder.name)
+        return False
 
     def _holds(self, path: PurePath) -> bool:
         index, parts = self._index, path.parts
@@ -155,13 +195,13 @@ class Credentials:
             if not _ends_as(parts, inner):
                 continue
             folder = path.parents[len(inner) - 1]
-            if folder.name in self.folders or _named_by(folder, self.variables):
+            if self.is_folder(folder):
                 return True
             if len(inner) == 1 and self.marks and _marked(folder, self.marks):
                 return True
         for at in index.deep(parts):  # ``parts[at]`` is a deep pattern's folder
             folder = path.parents[len(parts) - 1 - at]  # the tool's folder, holding it
-            if folder.name in self.folders or _named_by(folder, self.variables):
+            if self.is_folder(folder):
                 return True
         if name in self.homes and _is_home(path.parent):
             return True
@@ -181,9 +221,15 @@ class Credentials:
                 ):
                     continue
                 tool = folder.parents[size - 1]
-                if tool.name in self.folders or _named_by(tool, self.variables):
+                if self.is_folder(tool):
                     return True
-        return False
+        # A folder written whole and moved into place (OpenCode's ``<skill>.tmp-<uuid>/``),
+        # in the tool's folder: every file of it is a copy, as :meth:`holds` tells of each.
+        return (
+            self.temporaries
+            and is_temporary_folder(folder.name)
+            and any(map(self.is_folder, folder.parents))
+        )
 
 
 @dataclass(frozen=True)
@@ -314,6 +360,23 @@ def is_temporary(name: str) -> bool:
     """Whether ``name`` is an atomic write's copy's (:func:`replaced_names`), Rust's
     ``tempfile``'s too, which names no file."""
     return bool(replaced_names(name)) or _RUST_TEMPORARY.fullmatch(name) is not None
+
+
+#: A folder an atomic move of a whole folder leaves when cut short: OpenCode 1.18.33 writes a
+#: remote skill's new version into ``<skill>.tmp-<uuid>/`` and moves the old one aside to
+#: ``<skill>.old-<uuid>/`` before renaming the new one into place (``crypto.randomUUID()``;
+#: anomalyco/opencode ``packages/opencode/src/skill/discovery.ts``, ``Discovery.pull``). The
+#: whole lowercase UUID and nothing after it: a folder of the user's is named so by no chance
+#: (Kimi Code's ``wd_<project>_<hash>`` of a project called ``site.tmp-2`` is not).
+_TEMPORARY_FOLDER = re.compile(
+    r".+\.(?:tmp|old)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+)
+
+
+def is_temporary_folder(name: str) -> bool:
+    """Whether ``name`` is a folder's that an atomic move of a whole folder left
+    (:data:`_TEMPORARY_FOLDER`): every file under it is a copy, its tool's own."""
+    return (".tmp-" in name or ".old-" in name) and _TEMPORARY_FOLDER.fullmatch(name) is not None
 
 
 def _is_wild(name: str) -> bool:
@@ -467,10 +530,17 @@ def named_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
         ):
             return True
         # An atomic write's copy, told by the file it replaces (one search of ``.tmp`` in the
-        # name of any other file), or by its folder's when copies of any file are kept.
+        # name of any other file), or by its folder's when copies of any file are kept, as is
+        # a file of a folder moved whole (one search of each word in the rest of its path).
         if nameless and _RUST_TEMPORARY.fullmatch(name) is not None:
             return True
-        return any(map(named, replaced_names(name))) or (temporaries and is_temporary(name))
+        if any(map(named, replaced_names(name))):
+            return True
+        return temporaries and (
+            is_temporary(name)
+            or ((".tmp-" in head or ".old-" in head)
+                and any(map(is_temporary_folder, head.split(os.sep))))
+        )  # fmt: skip
 
     return test
 
@@ -481,7 +551,9 @@ def covered_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
     of their deep patterns' folders (``plugins`` of ``plugins/**``, ``plans`` of
     ``tmp/*/*/plans/**``). A walk makes one when it starts and asks it of every folder."""
     names: set[str] = set()
+    temporaries = False  # whether a folder moved whole (:func:`is_temporary_folder`) may be one
     for keeper in keepers:
+        temporaries = temporaries or keeper.temporaries
         for pattern in keeper.files:
             if not pattern.endswith("/**"):
                 continue
@@ -489,7 +561,10 @@ def covered_like(keepers: Iterable[Credentials]) -> Callable[[str], bool]:
             if _is_wild(last):  # a folder of any name may be one
                 return lambda name: True
             names.add(last)
-    return frozenset(names).__contains__
+    frozen = frozenset(names)
+    if not temporaries:
+        return frozen.__contains__
+    return lambda name: name in frozen or is_temporary_folder(name)
 
 
 @cache
