@@ -11,6 +11,7 @@ The shapes no real database here holds (reasoning, an image, a cancelled call's 
 
 from __future__ import annotations
 
+import html
 import json
 import shutil
 import sqlite3
@@ -27,11 +28,15 @@ from turnfold.model import (
     AssistantError,
     AssistantText,
     CompactionBoundary,
+    SubAgent,
     SystemNotice,
     Thinking,
     ToolCall,
+    Transcript,
     UserMessage,
 )
+from turnfold.nesting import MAX_DEPTH
+from turnfold.render.viewmodel import build_view_model
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 QUAY = FIXTURES / "crush" / "quay" / ".crush" / "crush.db"
@@ -170,6 +175,92 @@ def test_the_agent_call_nests_its_sub_agent_s_session() -> None:
     assert agent.status == "error"
     assert agent.result is not None
     assert agent.result.text == ""
+
+
+#: The quay lead's message holding its agent call, and the tool message answering it.
+DELEGATING = "da10e058-9ae5-4cb2-b00c-17a87bba656e"
+ANSWERING = "1f80dd81-3edd-40c5-8359-7d2a3230c0bf"
+
+
+def _link(k: int) -> str:
+    return f"toolu_chain{k:03d}"
+
+
+def _chain(tmp_path: Path, links: int) -> Path:
+    """The quay database with ``links`` sessions between the delegating lead and its real
+    sub-agent: each link a copy of the lead's session whose agent call (its session the call's
+    id, as this Crush named it) runs the next link, the last link's the real sub-agent."""
+    path = tmp_path / "crush.db"
+    shutil.copyfile(QUAY, path)
+    ids = [DELEGATED, *(_link(k) for k in range(1, links + 1)), SUB_AGENT]
+    with sqlite3.connect(path) as db:
+        columns = [row[1] for row in db.execute("PRAGMA table_info(messages)")]
+        written = {m: db.execute("SELECT parts FROM messages WHERE id = ?", (m,)).fetchone()[0]
+                   for m in (DELEGATING, ANSWERING)}  # fmt: skip
+        for k in range(links + 1):
+            if k:
+                db.execute("INSERT INTO sessions (id, parent_session_id, title, message_count, "
+                           "updated_at, created_at) SELECT ?, ?, title, 2, updated_at + ?, "
+                           "created_at + ? FROM sessions WHERE id = ?",
+                           (ids[k], ids[k - 1], k, k, DELEGATED))  # fmt: skip
+            for message in (DELEGATING, ANSWERING):
+                picked = ", ".join(
+                    "?" if c in ("id", "session_id", "parts") else c for c in columns
+                )
+                named = written[message].replace(SUB_AGENT, ids[k + 1])
+                if k:  # the lead's own messages are renamed in place; each link's are copies
+                    db.execute(f"INSERT INTO messages ({', '.join(columns)}) SELECT {picked} "
+                               "FROM messages WHERE id = ?",
+                               [*(v for c, v in (("id", f"{message}-{k:03d}"),
+                                                 ("session_id", ids[k]), ("parts", named))
+                                  if c in columns), message])  # fmt: skip
+                else:
+                    db.execute("UPDATE messages SET parts = ? WHERE id = ?", (named, message))
+        db.execute("UPDATE sessions SET parent_session_id = ? WHERE id = ?",
+                   (ids[links], SUB_AGENT))  # fmt: skip
+    db.close()
+    return path
+
+
+def _levels(transcript: Transcript) -> list[SubAgent]:
+    """Each level's sub-agent down the chain, the lead's first."""
+    found = []
+    while True:
+        agents = [c.subagent for c in transcript.tool_calls() if c.name == "agent"]
+        if len(agents) != 1 or agents[0] is None:
+            return found
+        found.append(agents[0])
+        if agents[0].transcript is None:
+            return found
+        transcript = agents[0].transcript
+
+
+def test_C7_sub_agents_nest_down_to_the_bound_and_one_deeper_is_named(tmp_path: Path) -> None:
+    """A chain of sub-agents nested only 8 deep: the ninth session was not read, and nothing
+    said so. Now they nest down to every reader's bound (turnfold.nesting); the session one
+    level deeper is named in a warning and loads on its own, its sub-agent nested in it."""
+    path = _chain(tmp_path, MAX_DEPTH + 1)
+    transcript = turnfold.load(path, sample=DELEGATED)
+    levels = _levels(transcript)
+    assert [a.agent_id for a in levels] == [_link(k) for k in range(1, MAX_DEPTH + 2)]
+    past = levels[-1]
+    assert past.transcript is None
+    assert not past.steps_missing  # recorded, not missing: loaded on its own below
+    assert [w.reason for w in transcript.warnings] == [
+        f"sub-agent session {_link(MAX_DEPTH + 1)} of session {_link(MAX_DEPTH)} is "
+        f"{MAX_DEPTH + 1} sub-agents deep, past the {MAX_DEPTH} that nest under their calls: "
+        f"not shown here; sample={_link(MAX_DEPTH + 1)!r} loads it as a session of its own"
+    ]
+    alone = turnfold.load(path, sample=_link(MAX_DEPTH + 1))
+    assert [a.agent_id for a in _levels(alone)] == [SUB_AGENT]
+    assert alone.warnings == []
+    # The deepest level read is one the view draws, with no cut of its own to warn of.
+    view = build_view_model(transcript)
+    assert view["notice"] is not None
+    (warning,) = transcript.warnings
+    assert [html.unescape(item) for item in view["notice"]["items"]] == [
+        f"crush.db: {warning.reason}"
+    ]
 
 
 def test_statuses_finishes_and_cost_of_a_session() -> None:

@@ -15,6 +15,7 @@ import turnfold
 from turnfold.corpus import scan
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.model import AbortMarker, AssistantText, CompactionBoundary, Thinking, UserMessage
+from turnfold.nesting import MAX_DEPTH
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "kimi"
 WORK_SESSION = FIXTURES / "work" / "session_60f3c294-da52-4c40-857c-c0696d973df5"
@@ -141,6 +142,45 @@ def test_a_subagent_journal_loads_on_its_own() -> None:
     t = turnfold.load(SUBAGENT)
     assert [c.name for c in t.tool_calls()] == ["Bash"]
     assert "session_id" in t.metadata
+
+
+def test_C7_sub_agents_nest_down_to_the_bound_and_one_deeper_is_named(tmp_path: Path) -> None:
+    """Sub-agents that spawn sub-agents: their journals nested only 8 deep, the ninth said to be
+    missing ("no journal beside this one"), which it was not. Now they nest down to every
+    reader's bound (turnfold.nesting); the one a level deeper is named in a warning saying
+    where its journal is, which loads on its own, its own sub-agent nested in it. Each link is
+    the lead's real journal, its ``subagent.spawned`` naming the next link's folder."""
+    session = tmp_path / WORK_SESSION.name
+    shutil.copytree(WORK_SESSION, session)
+    journal = WORK.read_text()
+    spawned = '"subagentId":"agent-0"'
+    assert journal.count(spawned) == 3  # spawned, started, completed
+    links = [f"link-{k}" for k in range(1, MAX_DEPTH + 2)]
+    for at, spawns in zip(["main", *links], [*links, "agent-0"], strict=True):
+        folder = session / "agents" / at
+        folder.mkdir(exist_ok=True)
+        (folder / "wire.jsonl").write_text(journal.replace(spawned, f'"subagentId":"{spawns}"'))
+    transcript = turnfold.load(session / "agents" / "main" / "wire.jsonl")
+    levels, inner = [], transcript
+    while True:  # down the chain: each level holds one sub-agent
+        (agent,) = [c.subagent for c in inner.tool_calls() if c.subagent]
+        levels.append(agent.agent_id)
+        if agent.transcript is None:
+            break
+        inner = agent.transcript
+    assert levels == links
+    past = links[-1]
+    assert [w.reason for w in transcript.warnings] == [
+        f"sub-agent {past!r} is {MAX_DEPTH + 1} sub-agents deep, past the {MAX_DEPTH} that nest "
+        f"under their calls: not shown here; its journal {past}/wire.jsonl loads as a session "
+        "of its own"
+    ]
+    alone = turnfold.load(session / "agents" / past / "wire.jsonl")
+    (spawn,) = [c for c in alone.tool_calls() if c.subagent]
+    assert spawn.subagent is not None
+    assert spawn.subagent.agent_id == "agent-0"
+    assert spawn.subagent.transcript is not None
+    assert not alone.warnings
 
 
 def test_a_scan_of_kimi_code_gives_one_row_per_session(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ import turnfold
 from turnfold.corpus import scan
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.model import AbortMarker, AssistantText, Thinking, UserMessage
+from turnfold.nesting import MAX_DEPTH
 
 LEGACY = Path(__file__).parents[1] / "fixtures" / "kimi" / "legacy"
 WORK_SESSION = LEGACY / "work" / "ea564de4-19b4-46fa-bb90-96824cb99092"
@@ -179,6 +180,66 @@ def test_a_turn_ended_after_its_calls_is_stopped_and_its_running_calls_cancelled
     assert kinds == ["UserMessage", "AssistantText", "UserMessage", "ToolCall", "AbortMarker"]
     (call,) = t.tool_calls()
     assert call.status == "cancelled"
+
+
+def _nested(event: dict, runs: list[tuple[str, str]]) -> dict:
+    """``event`` of the agent ``runs`` lead down to: each ``(call id, agent id)`` runs the next
+    level's agent, outermost first, as the wire nests a sub-agent's events
+    (``SubagentEvent`` in its parent's, ``kimi_cli/wire/``)."""
+    for call_id, agent_id in reversed(runs):
+        event = {"type": "SubagentEvent", "payload": {"parent_tool_call_id": call_id,
+                 "agent_id": agent_id, "subagent_type": "coder", "event": event}}  # fmt: skip
+    return event
+
+
+def test_C7_sub_agents_nest_down_to_the_bound_and_one_deeper_is_counted(tmp_path: Path) -> None:
+    """Sub-agents that run sub-agents, their events nested in the lead's wire: past 8 levels
+    they were dropped, and nothing said so. Now they nest down to every reader's bound
+    (turnfold.nesting); the events of the one a level deeper are counted in a warning naming
+    it and its lines. The real sub-agent's events are moved down a chain of links, each an
+    agent whose one call runs the next."""
+    session = tmp_path / WORK_SESSION.name
+    shutil.copytree(WORK_SESSION, session)
+    runs = [("call_tffirst_5_0", "link-1")]
+    runs += [(f"call_link_{k}", f"link-{k + 1}") for k in range(1, MAX_DEPTH)]
+    runs += [(f"call_link_{MAX_DEPTH}", "a999e2ce6")]  # the real sub-agent, a level too deep
+    lines: list[str] = []
+    cut: list[int] = []
+    for line in (WORK_SESSION / "wire.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        message = record.get("message") or {}
+        if message.get("type") != "SubagentEvent":
+            lines.append(line)
+            continue
+        if not cut:  # each link's prompt and call, before the real sub-agent's first event
+            for k in range(1, MAX_DEPTH + 1):
+                arguments = json.dumps({"prompt": f"TF-LINK-{k + 1}", "subagent_type": "coder"})
+                for event in (
+                    {"type": "TurnBegin", "payload": {"user_input": f"TF-LINK-{k}"}},
+                    {"type": "StepBegin", "payload": {"n": 1}},
+                    {"type": "ToolCall", "payload": {"type": "function", "id": f"call_link_{k}",
+                     "function": {"name": "Agent", "arguments": arguments}}},
+                ):  # fmt: skip
+                    lines.append(json.dumps({**record, "message": _nested(event, runs[:k])}))
+        lines.append(json.dumps({**record, "message": _nested(message["payload"]["event"], runs)}))
+        cut.append(len(lines))  # its line in the file
+    (session / "wire.jsonl").write_text("\n".join(lines) + "\n")
+    transcript = turnfold.load(session)
+    levels, inner = [], transcript
+    while True:  # down the chain: each level holds one sub-agent
+        (agent,) = [c.subagent for c in inner.tool_calls() if c.subagent]
+        levels.append(agent.agent_id)
+        if agent.transcript is None:
+            break
+        inner = agent.transcript
+    assert levels == [agent for _, agent in runs]
+    assert (agent.name, agent.task) == ("coder", f"TF-LINK-{MAX_DEPTH + 1}")
+    assert [w.reason for w in transcript.warnings] == [
+        f"sub-agent 'a999e2ce6' of call call_link_{MAX_DEPTH} is {MAX_DEPTH + 1} sub-agents "
+        f"deep, past the {MAX_DEPTH} that nest under their calls: not shown here; its "
+        f"{len(cut)} events (lines {cut[0]}-{cut[-1]}) are not read"
+    ]
+    assert [w.line for w in transcript.warnings] == [cut[0]]
 
 
 def test_a_command_that_failed_on_its_own_before_a_stop_stays_failed(tmp_path: Path) -> None:

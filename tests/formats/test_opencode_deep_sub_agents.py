@@ -5,7 +5,7 @@ A sub-agent whose agent may use the ``task`` tool runs sub-agents of its own, ea
 naming its lead (``parent_id``; ``parentID`` before 1.2) and named by its lead's ``task`` call
 (``state.metadata.sessionId``). Such a chain nested only 8 deep: the ninth session was neither
 under its call nor a row of its own, and nothing said so. Now a chain nests down to
-``opencode._MAX_DEPTH`` (what the view can nest with room to spare: it builds a level by
+``turnfold.nesting.MAX_DEPTH`` (what the view can nest with room to spare: it builds a level by
 recursion); a session deeper is named in a warning and loads as a session of its own.
 
 The chains are made of the real sessions OpenCode wrote (``fixtures/opencode/work``, 1.18.33's
@@ -29,9 +29,9 @@ import pytest
 
 import turnfold
 from tests.formats.opencode_storage import LEAD, SUB, copy_storage, session_file
-from turnfold.formats.agents import opencode
 from turnfold.formats.errors import SampleSelectionError
 from turnfold.model import ToolCall, Transcript
+from turnfold.nesting import MAX_DEPTH
 from turnfold.render.viewmodel import build_view_model
 
 DATABASE = Path(__file__).parents[1] / "fixtures" / "opencode" / "work" / "opencode.db"
@@ -43,7 +43,7 @@ DB_TASK_PART = "prt_246638796001eKPH6Hy1xHhiZ0"
 #: The storage lead's message holding its task call, and that call's part.
 TASK_MESSAGE = "msg_2467bcb600016c43twagZnHIrr"
 TASK_PART = "prt_2467bcb6f001jH8LqFL2E2WqA9"
-DEPTH = opencode._MAX_DEPTH
+DEPTH = MAX_DEPTH
 
 
 def _link(k: int) -> str:

@@ -42,6 +42,7 @@ from turnfold.model import (
     UserMessage,
     Wording,
 )
+from turnfold.nesting import MAX_DEPTH, Cut, cut_under, cut_warning
 from turnfold.process import (
     ActivityGroup,
     BatchPiece,
@@ -308,6 +309,8 @@ class _Options:
     reuse: NodeReuse | None = None
     #: Whether the transcript being drawn records its tokens per turn (:func:`_drawing`).
     tokens_per_turn: bool = True
+    #: How many sub-agents deep the transcript being drawn nests (0: the top-level one).
+    depth: int = 0
 
 
 def _drawing(transcript: Transcript, options: _Options) -> _Options:
@@ -399,7 +402,7 @@ class ViewPlan:
             session=session_header(transcript, snapshot.locale, facts),
             timeline=(self.timeline or Timeline()).node(items, snapshot.locale, facts),
             outcome=outcome_badge(transcript.metadata, snapshot.locale),
-            notice=_warnings_notice(transcript, snapshot.locale),
+            notice=_warnings_notice(transcript, snapshot.locale, _cut(transcript, items)),
         )
 
     def nodes(self, items: list[PlannedItem], reuse: NodeReuse | None = None) -> list[TopNode]:
@@ -678,15 +681,49 @@ def _score_text(score: Any) -> str:
     return ""
 
 
-def _warnings_notice(transcript: Transcript, locale: str) -> NoticeNode | None:
-    """One quiet notice for everything the loader skipped (L-4)."""
-    if not transcript.warnings:
+#: What the view leaves out of each turn's sub-agents (:class:`~turnfold.nesting.Cut`), by the
+#: id of the transcript, with each turn's planned item (weakly) by its key: a widget's head walks
+#: only the sub-agents of the turns its projection planned anew (Q-3), as its timeline lays out
+#: only those. A change in a sub-agent it draws plans its turn anew; one deeper does not.
+_CUTS: dict[int, tuple[weakref.ref[Transcript], dict[str, tuple[weakref.ref[PlannedItem], Cut]]]]
+_CUTS = {}
+
+
+def _cut(transcript: Transcript, items: Sequence[PlannedItem]) -> LoadWarning | None:
+    """The warning for what the view of ``transcript`` (planned as ``items``) leaves out of
+    sub-agents nested past :data:`~turnfold.nesting.MAX_DEPTH`, None when it draws them all."""
+    known = _CUTS.get(id(transcript))
+    last = known[1] if known is not None and known[0]() is transcript else {}
+    cuts: dict[str, tuple[weakref.ref[PlannedItem], Cut]] = {}
+    for item in items:
+        if item.segment is None:
+            continue  # a prompt, a notice or a compaction of its own runs nothing
+        kept = last.get(item.key)
+        if kept is not None and kept[0]() is item:
+            cuts[item.key] = kept
+        else:
+            cuts[item.key] = (weakref.ref(item), cut_under(item.segment.entries, transcript))
+    if known is None or known[0]() is not transcript:
+        weakref.finalize(transcript, _CUTS.pop, id(transcript), None)
+    _CUTS[id(transcript)] = (weakref.ref(transcript), cuts)
+    return cut_warning(cut for _, cut in cuts.values())
+
+
+def _warnings_notice(
+    transcript: Transcript, locale: str, cut: LoadWarning | None = None
+) -> NoticeNode | None:
+    """One quiet notice for everything the loader skipped (L-4), and ``cut``, what the view
+    leaves out of sub-agents nested too deep (:func:`_cut`; first: the loader's list may end on
+    a count of the warnings it did not list)."""
+    warnings = transcript.warnings if cut is None else [cut, *transcript.warnings]
+    if not warnings:
         return None
-    # Only here: a transcript with warnings was loaded, so the loaders are imported already.
+    # Only here: a transcript with warnings was loaded, so the loaders are imported already
+    # (one cut by the view alone pays for the import).
     from turnfold.formats.source import UnlistedWarnings, warning_count
 
-    count = warning_count(transcript.warnings)
-    listed = sum(type(w) is not UnlistedWarnings for w in transcript.warnings)
+    count = warning_count(warnings)
+    listed = sum(type(w) is not UnlistedWarnings for w in warnings)
     # Past the listed ones a load only counts its warnings: the count is all of them (L-4).
     text = (
         plural("warnings.skipped", count, locale)
@@ -697,7 +734,7 @@ def _warnings_notice(transcript: Transcript, locale: str) -> NoticeNode | None:
         "kind": "notice",
         "key": "warnings",
         "text": text,
-        "items": [escape(str(_published(w))) for w in transcript.warnings],
+        "items": [escape(str(_published(w))) for w in warnings],
     }
 
 
@@ -1029,15 +1066,19 @@ def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> ToolNode
     if call.subagent is not None:
         child = call.subagent.transcript
         prefix = keys.child_prefix(key)
+        deeper = replace(options, depth=options.depth + 1)
         nodes: list[TopNode] = []
-        if child and options.reuse is not None:  # a live view: built as it changed
-            nodes = options.reuse.subagent_nodes(call, child, prefix, options)
+        line = row.subagent_line
+        if child and options.depth >= MAX_DEPTH:
+            # Past the bound (turnfold.nesting, which says why it is not drawn flat): the line
+            # and the result its caller read, its steps counted in the view's notice.
+            too_deep = translate("subagent.too_deep", locale, limit=MAX_DEPTH)
+            line = f"{line} · {too_deep}" if line else too_deep
+        elif child and options.reuse is not None:  # a live view: built as it changed
+            nodes = options.reuse.subagent_nodes(call, child, prefix, deeper)
         elif child:
-            nodes = _nodes(child, options, running=None, prefix=prefix)
-        subagent = {
-            "line": escape(row.subagent_line) if row.subagent_line else None,
-            "nodes": nodes,
-        }
+            nodes = _nodes(child, deeper, running=None, prefix=prefix)
+        subagent = {"line": escape(line) if line else None, "nodes": nodes}
     args = _arguments(call.args)
     # A sub-agent's report that is its own last answer, word for word, is shown once: as the
     # answer that ends its transcript, above where the call's result would repeat it.

@@ -35,9 +35,10 @@ each message's ``parts`` a JSON list of ``{"type", "data"}`` (``internal/message
 
 A sub-agent's run (the ``agent`` and ``agentic_fetch`` tools) is a session of its own whose
 ``parent_session_id`` is the lead's and whose id is ``<message id>$$<call id>`` (before 0.10,
-the call's id alone): read and nested under its call (:class:`~turnfold.model.SubAgent`). The
-title Crush has a model write is a child session too (``title-<id>``), nested nowhere: it is
-no turn of the conversation.
+the call's id alone): read and nested under its call (:class:`~turnfold.model.SubAgent`), its
+own sub-agents' in turn, down to :data:`~turnfold.nesting.MAX_DEPTH` levels; one deeper is named
+in a warning (``sample=`` its id loads it). The title Crush has a model write is a child
+session too (``title-<id>``), nested nowhere: it is no turn of the conversation.
 
 Usage: Crush records no tokens per message. The session's ``cost`` is what its responses cost,
 as Crush kept it: ``cost_usd`` (newer releases add its sub-agents' runs in,
@@ -95,6 +96,7 @@ from turnfold.model import (
     Transcript,
     UserMessage,
 )
+from turnfold.nesting import MAX_DEPTH, too_deep
 
 NAME = "crush"
 #: A database holds many sessions: ``sample=`` names one by its id.
@@ -138,8 +140,6 @@ RECORDS = Records(
 #: The database's name (``.crush/crush.db`` of a project), by which a scan finds it.
 DATABASE = "crush.db"
 _TABLES = frozenset({"sessions", "messages"})
-#: A sub-agent nests its own sub-agents' sessions at most this deep (a cycle of ids ends).
-_MAX_DEPTH = 8
 #: The results Crush writes for a call the user's cancel stopped (``internal/agent/agent.go``),
 #: for one whose permission the user denied (``Permission denied``; later ``User denied
 #: permission``), and for the calls after it in the same response, which never ran.
@@ -419,6 +419,7 @@ class SessionReader:
         self.store = store
         self.depth = depth
         self.seen = seen
+        self.session_id: str | None = None  # the session read (:meth:`read`)
         self.transcript = Transcript()
         self.calls: dict[str, ToolCall] = {}
         self.model: str | None = None
@@ -439,7 +440,8 @@ class SessionReader:
 
     def read(self, session: Session) -> Transcript:
         info = session.info
-        self.seen = self.seen | {str(info.get("id"))}
+        self.session_id = str(info.get("id"))
+        self.seen = self.seen | {self.session_id}
         self.children = session.children
         for message in session.messages:
             if message.role in ("user", "assistant", "tool"):
@@ -705,7 +707,15 @@ class SessionReader:
             task=as_text(args.get("prompt")) or as_text(args.get("url")),
             agent_id=child_id,
         )
-        session = self.store.session(child_id) if self.depth < _MAX_DEPTH else None
+        if self.depth >= MAX_DEPTH:
+            # Sub-agents nest down to every reader's bound (a cycle of ids ends sooner): one
+            # deeper is named, never read here, and loads as a session of its own. Its steps are
+            # recorded, so they are not said to be missing.
+            shown = f"sub-agent session {child_id} of session {self.session_id}"
+            instead = f"sample={child_id!r} loads it as a session of its own"
+            self.source.warn(too_deep(shown, self.depth + 1, instead))
+            return sub
+        session = self.store.session(child_id)
         if session is None:
             sub.steps_missing = True
             return sub

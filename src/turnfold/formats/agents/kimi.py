@@ -27,7 +27,9 @@ and said on its line; the CLI's own list of durable types is
   ``assistant`` or ``tool`` message (as the legacy-session migration writes them) is read as
   the loop events are;
 - ``subagent.spawned`` → the ``Agent`` call's :class:`~turnfold.model.SubAgent`, its child
-  transcript read from ``../<subagentId>/wire.jsonl`` beside this journal;
+  transcript read from ``../<subagentId>/wire.jsonl`` beside this journal (its own sub-agents'
+  in turn, down to :data:`~turnfold.nesting.MAX_DEPTH` levels; one deeper is named in a
+  warning, its journal loading on its own);
   ``subagent.completed`` / ``subagent.failed`` its summary or failure;
 - ``turn.cancel`` → :class:`~turnfold.model.AbortMarker` (the running calls ``cancelled``);
   ``turn.ended`` with an ``error`` → :class:`~turnfold.model.AssistantError`;
@@ -93,6 +95,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.nesting import MAX_DEPTH, too_deep
 from turnfold.usage import attach_usage
 
 NAME = "kimi"
@@ -118,9 +121,6 @@ CREDENTIALS = Credentials(
     }),
     variables=frozenset({"KIMI_CODE_HOME"}),
 )  # fmt: skip
-
-#: A sub-agent journal's nesting depth at most (a sub-agent may spawn its own).
-_MAX_DEPTH = 8
 
 _UI = "the UI's copy (kind: event) of what the journal's own records hold"
 _TRACE = "request tracing for debugging"
@@ -580,10 +580,14 @@ class _Reader:
             agent.steps_missing = True
             return
         journal = path.parent.parent / agent_id / path.name
-        if not journal.is_file() or self.depth >= _MAX_DEPTH:
+        if not journal.is_file():
             agent.steps_missing = True
             self.source.warn(f"sub-agent {agent_id!r}: no journal {journal.name} beside this "
                              "one", line)  # fmt: skip
+            return
+        if self.depth >= MAX_DEPTH:  # sub-agents' journals nest down to every reader's bound
+            instead = f"its journal {agent_id}/{journal.name} loads as a session of its own"
+            self.source.warn(too_deep(f"sub-agent {agent_id!r}", self.depth + 1, instead), line)
             return
         try:
             child_source, stream = open_source(journal)

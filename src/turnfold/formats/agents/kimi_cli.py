@@ -26,7 +26,9 @@ compaction, ``/clear`` or a checkpoint revert, while the wire keeps every event.
   there is no output, else in ``meta["note"]``, and after the output of a failure: why it
   failed, "Command failed with exit code: 3."), ``is_error`` an ``error``;
 - ``SubagentEvent`` (``parent_tool_call_id``, ``agent_id``, ``subagent_type``, ``event``): the
-  ``Agent`` call's :class:`~turnfold.model.SubAgent`, its events read as a transcript of their own;
+  ``Agent`` call's :class:`~turnfold.model.SubAgent`, its events read as a transcript of their own
+  (a sub-agent's own sub-agents' in turn, down to :data:`~turnfold.nesting.MAX_DEPTH` levels;
+  the events of one deeper are counted in a warning, not read);
 - ``StepInterrupted`` → :class:`~turnfold.model.AbortMarker` (running calls ``cancelled``);
   ``TurnEnd`` after a step that made calls, too: the model never saw their results, as when
   Ctrl-C stops a command (``KimiSoul.run`` writes no ``StepInterrupted`` for a cancel, only
@@ -94,6 +96,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.nesting import MAX_DEPTH, too_deep
 from turnfold.usage import attach_usage
 
 NAME = "kimi-cli"
@@ -119,8 +122,6 @@ CREDENTIALS = Credentials(
 
 CONTEXT = "context.jsonl"
 WIRE = "wire.jsonl"
-#: A sub-agent's nesting depth at most.
-_MAX_DEPTH = 8
 #: The Shell tool's message for a command SIGINT killed (``asyncio``'s return code -signal;
 #: ``kimi_cli/tools/shell/__init__.py``).
 _KILLED_BY_SIGINT = "Command failed with exit code: -2."
@@ -225,6 +226,9 @@ class _Reader:
         self.calls: dict[str, ToolCall] = {}
         self.open: dict[str, ToolCall] = {}
         self.children: dict[str, _Reader] = {}
+        #: The sub-agents nested past :data:`~turnfold.nesting.MAX_DEPTH`, by their call's id:
+        #: the lines of their events, which are not read (:meth:`_too_deep`).
+        self.past_bound: dict[str, list[int]] = {}
         #: An approval request's id → the call it asks about.
         self.approvals: dict[str, str] = {}
         self.recognised = False
@@ -299,6 +303,15 @@ class _Reader:
             agent = self.calls[call_id].subagent
             if agent is not None:
                 attach_child(agent, child.finish())
+        for call_id, lines in self.past_bound.items():
+            agent = self.calls[call_id].subagent
+            named = agent.agent_id if agent is not None else None
+            what = f"sub-agent {named or '(no id)'!r} of call {call_id}"
+            if len(lines) == 1:
+                instead = f"its 1 event (line {lines[0]}) is not read"
+            else:
+                instead = f"its {len(lines):,} events (lines {lines[0]}-{lines[-1]}) are not read"
+            self.source.warn(too_deep(what, self.depth + 1, instead), lines[0])
         return self.transcript
 
     # --- the wire ---------------------------------------------------------------------------
@@ -423,7 +436,8 @@ class _Reader:
             return
         child = self.children.get(call.call_id)
         if child is None:
-            if self.depth >= _MAX_DEPTH:
+            if self.depth >= MAX_DEPTH:
+                self._too_deep(call, payload, line)
                 return
             transcript = Transcript(metadata={"source_format": NAME, "agent_id": agent_id})
             transcript.metadata["cwd"] = self.transcript.metadata.get("cwd")
@@ -435,6 +449,20 @@ class _Reader:
                 agent_id=agent_id,
             )
         child.event(inner, stamp, line)
+
+    def _too_deep(self, call: ToolCall, payload: Mapping[str, Any], line: int) -> None:
+        """An event of a sub-agent one level deeper than sub-agents nest: its call names it,
+        its events are counted for the warning :meth:`finish` gives (they are lines of the
+        lead's wire, read nowhere else)."""
+        lines = self.past_bound.setdefault(call.call_id, [])
+        if not lines:
+            args = call.args if isinstance(call.args, MAPPINGS) else {}
+            call.subagent = SubAgent(
+                name=as_text(payload.get("subagent_type")),
+                task=as_text(args.get("prompt")),
+                agent_id=as_text(payload.get("agent_id")),
+            )
+        lines.append(line)
 
     # --- the context, where there is no wire --------------------------------------------------
 

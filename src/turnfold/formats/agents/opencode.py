@@ -75,8 +75,8 @@ Each message's parts, in order (``part.id`` ascends in time):
   session) are shown from the oldest of them, a session of its own, the others under it, with
   a warning naming the circle. A session of its own is shown there once: a ``task`` call that
   names it says so, its steps not nested under the call too. Sub-agents' own sub-agents nest
-  in turn, up to :data:`_MAX_DEPTH` deep; one deeper is named in a warning (``sample=`` its id
-  loads it), its steps not shown under its call.
+  in turn, up to :data:`~turnfold.nesting.MAX_DEPTH` deep; one deeper is named in a warning
+  (``sample=`` its id loads it), its steps not shown under its call.
 
 No file of ``storage/`` is read past :func:`~turnfold.formats.source.record_limit`: a larger
 one is warned of, and one that was not opened to learn where files belong is said by the load
@@ -144,6 +144,7 @@ from turnfold.model import (
     Transcript,
     UserMessage,
 )
+from turnfold.nesting import MAX_DEPTH, too_deep
 from turnfold.usage import attach_usage, counts_of, usage_carrier
 
 T = TypeVar("T")
@@ -252,13 +253,10 @@ _LEGACY_FOLDER = {"session": "", "message": "ses_", "part": "msg_"}
 #: A key that may name a file of ``storage/``: one name, no separator (a ``sample=`` or a
 #: sub-agent's id from a document names no other file); as long as a file's name may be.
 _NAME = re.compile(r"^[^/\\\x00]{1,250}$")
-#: How many sub-agents deep a session's sub-agents nest under its calls (a cycle of ids ends
-#: sooner: a session is never nested in itself). The view builds each nested sub-agent inside
-#: its lead's call by recursion, ten to fifteen frames a level (a widget of a chain 65 deep
-#: reached Python's default limit of 1,000): the bound leaves room for a notebook's own stack.
-#: A session deeper is named by a warning (it loads as a session of its own, ``sample=`` its
-#: id), never dropped unsaid; in ``storage/`` it is a row of its own (:meth:`_Storage.top`).
-_MAX_DEPTH = 32
+# Sub-agents' sessions nest down to turnfold.nesting.MAX_DEPTH, every reader's bound (a cycle of
+# ids ends sooner: a session is never nested in itself). A session deeper is named by a warning
+# (it loads as a session of its own, ``sample=`` its id), never dropped unsaid; in ``storage/``
+# it is a row of its own (:meth:`_Storage.top`).
 #: A session of the database that is a row of its own: with no lead, its own lead (a hostile
 #: id), or whose lead's row is not there (:meth:`_Database.roots`).
 _NO_LEAD = ('(parent_id IS NULL OR parent_id = id OR NOT EXISTS (SELECT 1 FROM main."session" '
@@ -882,12 +880,12 @@ class _Storage:
     def _walk(self, path: Path, info: Mapping[str, Any]) -> _Walked:
         """:meth:`top`, with the circle of leads the walk up from ``path`` came round (from its
         oldest: :meth:`_oldest`), and whether its leads go deeper than a sub-agent nests
-        (:data:`_MAX_DEPTH`)."""
+        (:data:`~turnfold.nesting.MAX_DEPTH`)."""
         seen = [path]
         documents: dict[Path, Mapping[str, Any]] = {path: info}
         current, document = path, info
-        # Up to _MAX_DEPTH leads: a session that many sub-agents deep still nests in its top.
-        while len(seen) <= _MAX_DEPTH + 1:
+        # Up to MAX_DEPTH leads: a session that many sub-agents deep still nests in its top.
+        while len(seen) <= MAX_DEPTH + 1:
             parent = document.get("parentID")
             if not isinstance(parent, str) or not parent:
                 return _Walked(current)
@@ -989,7 +987,7 @@ class _Storage:
                 if walked.circle:
                     why = "it is the oldest of a circle of sessions naming each other as lead"
                 elif walked.deep:
-                    why = f"its leads go deeper than the {_MAX_DEPTH} sub-agents that nest"
+                    why = f"its leads go deeper than the {MAX_DEPTH} sub-agents that nest"
                 else:
                     why = "its parentID leads to no session here"
                 self.source.warn(_shown_apart(session_id, why))
@@ -1466,7 +1464,7 @@ class SessionReader:
             return
         lead = session.info.get("id")
         found = self.unclaimed(session, frozenset(self.claimed | self.seen))
-        if self.depth >= _MAX_DEPTH:
+        if self.depth >= MAX_DEPTH:
             for sub in found:
                 self._too_deep(sub.info.get("id"))
             return
@@ -1770,7 +1768,7 @@ class SessionReader:
         # A session already on the way down from the top is not nested in itself again.
         if self.child is not None and child_id is not None and child_id not in self.seen:
             session = self.child(child_id)
-        if session is not None and self.depth >= _MAX_DEPTH:
+        if session is not None and self.depth >= MAX_DEPTH:
             self._too_deep(child_id)  # read to know it is there: never named if it is not
             session = None
         if session is None:
@@ -1781,13 +1779,12 @@ class SessionReader:
 
     def _too_deep(self, session_id: Any) -> None:
         """Says the sub-agent's session ``session_id`` of this one is not nested: it is one
-        level deeper than sub-agents nest (:data:`_MAX_DEPTH`). It loads as a session of its
-        own, its own sub-agents nested in it."""
+        level deeper than sub-agents nest (:data:`~turnfold.nesting.MAX_DEPTH`). It loads as a
+        session of its own, its own sub-agents nested in it."""
         shown = _clipped(str(session_id))
-        self.source.warn(f"sub-agent session {shown} of session {_clipped(str(self.session_id))} "
-                         f"is {self.depth + 1} sub-agents deep, past the {_MAX_DEPTH} that nest "
-                         f"under their calls: not shown here; sample={shown!r} loads it as a "
-                         "session of its own", self.line)  # fmt: skip
+        what = f"sub-agent session {shown} of session {_clipped(str(self.session_id))}"
+        apart = f"sample={shown!r} loads it as a session of its own"
+        self.source.warn(too_deep(what, self.depth + 1, apart), self.line)
 
     def _nest(self, sub: SubAgent, session: Session) -> None:
         """``session`` read as ``sub``'s, a level deeper: its own sub-agents nested in it."""

@@ -1,0 +1,166 @@
+"""How deep sub-agents nest under their calls (spec F-7): one bound for every reader and the view.
+
+A sub-agent's transcript nests under the call that ran it, its own sub-agents under theirs, and
+the view builds each level inside its parent's by recursion, ten to sixteen frames a level (a
+widget's the most): a widget of a chain 65 deep reached Python's default limit of 1,000. So
+:data:`MAX_DEPTH` levels nest, and no more, wherever a transcript comes from:
+
+- a reader that nests sub-agents' sessions or journals reads down to that level and names each
+  one deeper in a warning (:func:`too_deep`), saying where it loads on its own;
+- the view draws any transcript (one built through the public model, a reader's that nests
+  deeper) down to that level; a call there shows its sub-agent's line and result, not its
+  steps, and one warning in the view's notice counts what is not shown (:func:`cut_warning`).
+
+>>> from turnfold.model import SubAgent, ToolCall, Transcript
+>>> top = inner = Transcript()
+>>> for _ in range(MAX_DEPTH + 3):
+...     child = Transcript()
+...     _ = inner.append(ToolCall(call_id="t", name="Task", subagent=SubAgent(transcript=child)))
+...     inner = child
+>>> print(cut_warning([cut_under(top.entries, top)]))
+(t): sub-agents nest 34 deep, past the 32 that nest under their calls: 2 sub-agents deeper \
+(2 entries) are not shown; the call at level 32 that runs one shows its line and result
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from turnfold.model import Entry, LoadWarning, ToolCall, Transcript
+
+#: How many sub-agents deep a transcript's sub-agents nest under their calls: the top-level
+#: transcript is level 0, the sub-agents its calls run level 1, and the calls of a level-32
+#: sub-agent run none nested. 32 levels take a widget's recursion to some 550 frames of Python's
+#: default limit of 1,000: the rest is the notebook's own stack (a kernel, a cell, a display
+#: hook). The tests build views of chains 2,000 deep under a lowered limit to keep it so.
+MAX_DEPTH = 32
+
+
+def too_deep(what: str, depth: int, instead: str) -> str:
+    """What a reader's warning says of a sub-agent it does not nest: ``what`` names it, ``depth``
+    is the level it would nest at, ``instead`` says how to load it on its own (or, where it
+    cannot be, what of it is left unread).
+
+    >>> too_deep("sub-agent session s2 of session s1", 33, "sample='s2' loads it")
+    "sub-agent session s2 of session s1 is 33 sub-agents deep, past the 32 that nest under \
+their calls: not shown here; sample='s2' loads it"
+    """
+    return (f"{what} is {depth} sub-agents deep, past the {MAX_DEPTH} that nest under their "
+            f"calls: not shown here; {instead}")  # fmt: skip
+
+
+def runs(entries: Iterable[Entry]) -> list[tuple[ToolCall, Transcript]]:
+    """Each call among ``entries`` that runs a sub-agent with steps, and that sub-agent's
+    transcript."""
+    # One comprehension: a view's notice asks it of every entry of a turn planned anew.
+    return [
+        (entry, child)
+        for entry in entries
+        if isinstance(entry, ToolCall)
+        and entry.subagent is not None
+        and (child := entry.subagent.transcript)  # an empty one nests nothing, as the view draws
+    ]
+
+
+@dataclass(frozen=True)
+class Cut:
+    """What a view leaves out of the sub-agents some calls of a top-level transcript run (a
+    turn's): it holds counts and an id, no entry, so a view may keep it as long as the turn."""
+
+    calls: int = 0
+    """The calls at level :data:`MAX_DEPTH` whose sub-agent's steps are not drawn."""
+    first: str | None = None
+    """The source's id of the first of them."""
+    agents: int = 0
+    """The sub-agents no level drawn shows, each once."""
+    entries: int = 0
+    """Their entries."""
+    deepest: int = 0
+    """The level the deepest of them nests at."""
+
+
+def cut_under(entries: Iterable[Entry], top: Transcript) -> Cut:
+    """What the view of the top-level transcript ``top`` leaves out under the calls among
+    ``entries`` (its own: level 0).
+
+    Walked without recursion, each transcript once per level it is drawn at (two calls running
+    one transcript draw it twice; one that runs itself is drawn down to the bound), what no
+    level shows counted once, at the shallowest level it nests.
+    """
+    drawn = {id(top)}
+    visited: set[tuple[int, int]] = set()
+    cut: list[tuple[ToolCall, Transcript]] = []
+    todo = [(child, 1) for _, child in reversed(runs(entries))]  # popped in reading order
+    while todo:
+        current, level = todo.pop()
+        if (id(current), level) in visited:
+            continue
+        visited.add((id(current), level))
+        drawn.add(id(current))
+        found = runs(current.entries)
+        if level == MAX_DEPTH:
+            cut += found
+        else:
+            todo += [(child, level + 1) for _, child in reversed(found)]
+    if not cut:
+        return Cut()
+    agents = total = deepest = 0
+    hidden: set[int] = set()
+    queue = deque((child, MAX_DEPTH + 1) for _, child in cut)
+    while queue:
+        current, level = queue.popleft()
+        if id(current) in drawn or id(current) in hidden:
+            continue
+        hidden.add(id(current))
+        agents, total, deepest = agents + 1, total + len(current.entries), level
+        queue.extend((child, level + 1) for _, child in runs(current.entries))
+    calls = len({id(call) for call, _ in cut})
+    return Cut(calls, cut[0][0].call_id or None, agents, total, deepest)
+
+
+def cut_warning(cuts: Iterable[Cut]) -> LoadWarning | None:
+    """The warning a view shows when its sub-agents nest deeper than :data:`MAX_DEPTH`, from
+    what it leaves out under each turn (:func:`cut_under`, in reading order): how deep they go,
+    how many sub-agents and entries are not shown, and the calls where the nesting stops (the
+    first one's id as the record). None when nothing is cut.
+
+    The view summarises what is deeper rather than drawing it flat at the last level: drawn
+    there, the turns of many agents would follow each other in one fold with nothing to say
+    whose they are, and each key names the chain of calls above it (P-10), so a file thousands
+    of levels deep would make a view of gigabytes. The call at the last level still shows its
+    sub-agent's line and the result it handed back, what its caller read.
+    """
+    found = [cut for cut in cuts if cut.calls]
+    if not found:
+        return None
+    calls = sum(cut.calls for cut in found)
+    agents = sum(cut.agents for cut in found)
+    entries = sum(cut.entries for cut in found)
+    deepest = max(cut.deepest for cut in found)
+    at_bound = f"at level {MAX_DEPTH} that {'runs' if calls == 1 else 'run'}"
+    shown = f"{'the call' if calls == 1 else f'the {calls:,} calls'} {at_bound}"
+    if not agents:  # every call cut runs a transcript drawn above it: one that holds itself
+        reason = (
+            f"sub-agents nest in a circle (a transcript runs itself, or one it is nested "
+            f"in): drawn down to level {MAX_DEPTH}, the last that nests under its call; "
+            f"{shown} it again {'shows' if calls == 1 else 'show'} its line and result"
+        )
+    else:
+        reason = (
+            f"sub-agents nest {deepest:,} deep, past the {MAX_DEPTH} that nest under their "
+            f"calls: {_counted(agents, 'sub-agent')} deeper "
+            f"({_counted(entries, 'entry', 'entries')}) {'is' if agents == 1 else 'are'} "
+            f"not shown; {shown} one {'shows its' if calls == 1 else 'show their'} line "
+            "and result"
+        )
+    return LoadWarning(reason=reason, record=found[0].first)
+
+
+def _counted(count: int, one: str, other: str | None = None) -> str:
+    """``count`` things, named in the singular or the plural."""
+    return f"{count:,} {one if count == 1 else other or one + 's'}"
+
+
+__all__ = ["MAX_DEPTH", "Cut", "cut_under", "cut_warning", "runs", "too_deep"]
