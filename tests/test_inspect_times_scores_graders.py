@@ -4,10 +4,10 @@ multi-metric scorer's mapping gives a score and an outcome where they are well d
 
 On two logs the real ``inspect_ai`` 0.3.285 wrote: ``inspect-timing/timing_mockllm.eval``
 (``timing_recipe.py``: one scorer scoring each sample with a mapping of two metrics; the
-``jumped`` sample's clock set 43 hours forward as its tool call began, with inspect_ai's own log
-API) and ``inspect-leftovers/leftovers_mockllm.eval`` (``leftovers_recipe.py``: ``match()`` and
-``model_graded_qa()``, whose grader call Inspect records in its scorer's span). Expectations
-come from the logs as inspect_ai reads them, apart from the loader.
+computer's clock, as Inspect read it, set 43 hours forward mid-run as the ``jumped`` sample's
+tool call began) and ``inspect-leftovers/leftovers_mockllm.eval`` (``leftovers_recipe.py``:
+``match()`` and ``model_graded_qa()``, whose grader call Inspect records in its scorer's span).
+Expectations come from the logs as inspect_ai reads them, apart from the loader.
 """
 
 from __future__ import annotations

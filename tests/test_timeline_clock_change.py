@@ -4,8 +4,9 @@ A reader that found the change gave each stamp after it the seconds that put it 
 clock the session started on (``meta["clock_shift_s"]``); the timeline places every moment so,
 and draws each change where it happened as a break labelled as the clock's change, never as
 idle time, and no bar as long as the jump. On the ``jumped`` sample the real ``inspect_ai``
-0.3.285 wrote (``inspect-timing/timing_recipe.py``: its stamps set 43 hours forward as its one
-call began) and on a session built here whose clock went back and then forward.
+0.3.285 wrote (``inspect-timing/timing_recipe.py``: the clock it reads set 43 hours forward
+mid-run, as its one call began) and on a session built here whose clock went back and then
+forward.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def labels(node: dict[str, Any]) -> list[str]:
 
 
 def test_U4_a_clock_set_forward_is_a_break_not_43_hours_idle() -> None:
-    """The ``jumped`` sample's stamps span 43 hours; Inspect timed it at 51 ms. Its timeline
+    """The ``jumped`` sample's stamps span 43 hours; Inspect timed it at 94 ms. Its timeline
     draws one break, labelled as the clock's change, before the call stamped on the new clock,
     and the call's bar as long as the call ran."""
     record = read_eval_log_sample(str(TIMING), id="jumped", epoch=1)

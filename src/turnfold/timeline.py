@@ -19,7 +19,9 @@ on (an entry's ``meta["clock_shift_s"]``, by stamp: ``timestamp``, ``started_at`
 so: a 43-hour jump is no 43 hours of idle, and no bar is as long as one. Each change is drawn
 where it happened (after a call it happened during) as a break of :data:`GAP_SHOWN_S`,
 labelled as the clock's change and marked so (``TimelineGap.clock``), which each renderer
-draws apart from idle time (the sparkline's ``¦``).
+draws apart from idle time (the sparkline's ``¦``). Idle time is read on that first clock too:
+where the session sat idle over :data:`GAP_S` and the clock changed between the same two
+moments (two turns, or two moments of one), both are drawn, the idle gap, then the break.
 
 A session of more than :data:`DETAIL_CALLS` calls is drawn coarse: each turn one bar, of the
 category that took most of its tools' time. A reader zooms into a turn to see its calls
@@ -328,9 +330,10 @@ def _idle(first: float, moments: list[float], calls: list[_Call]) -> list[tuple[
 
 @dataclass(frozen=True)
 class _Placed:
-    """A turn on the axis: its facts, its number among all turns, where it starts, and the idle
-    gap before it (seconds, None when not over :data:`GAP_S`), or the break before it where the
-    clock changed between it and the turn before (``changed``: then no gap)."""
+    """A turn on the axis: its facts, its number among all turns, where it starts, the idle gap
+    before it (seconds, on the session's first clock; None when not over :data:`GAP_S`), and
+    whether the clock changed between it and the turn before (``changed``): a break before it,
+    after the idle gap where there was both, as a gap and a break inside a turn are drawn."""
 
     item: PlannedItem
     span: _Span
@@ -440,12 +443,15 @@ class Timeline:
             if span is None:
                 continue
             x, gap, changed = 0.0, None, False
-            if placed and span.first_clock != clock:  # the clock changed between the turns
-                x, changed = end + GAP_SHOWN_S, True
-            elif placed:
+            if placed:
+                # Both moments on the first clock: the time between them is real, however the
+                # clock was set between them (then a break too, which stands for any shorter
+                # stretch than an idle gap's).
                 idle = span.first - last
                 gap = idle if idle > GAP_S else None
-                x = end + (GAP_SHOWN_S if gap else max(idle, 0.0))
+                changed = span.first_clock != clock
+                x = end + (GAP_SHOWN_S if gap else 0.0 if changed else max(idle, 0.0))
+                x += GAP_SHOWN_S if changed else 0.0
             placed.append(_Placed(item, span, number, x, gap, changed))
             end = x + span.length
             if len(placed) == 1 or span.last >= last:
@@ -484,8 +490,10 @@ def _draw(turn: _Placed, detail: bool, locale: str) -> TimelineTurn:
     """The record of one turn a renderer draws: its calls as bars (``detail``), else one bar."""
     span, x = turn.span, turn.x
     gaps: list[TimelineGap] = []
-    if turn.gap is not None or turn.changed:
-        gaps.append(_gap(x - GAP_SHOWN_S, turn.gap, locale))
+    if turn.gap is not None:
+        gaps.append(_gap(x - GAP_SHOWN_S * (1 + turn.changed), turn.gap, locale))
+    if turn.changed:
+        gaps.append(_gap(x - GAP_SHOWN_S, None, locale))
     for at, idle in span.shown:
         gaps.append(_gap(x + at, idle, locale))
     number = str(turn.number)
@@ -606,8 +614,11 @@ def _sparkline(placed: list[_Placed], start: float, end: float) -> str:
 
     for turn in placed:
         span, x = turn.span, turn.x
-        if (turn.gap is not None or turn.changed) and x > start:
-            add(changed if turn.changed else idle, x - GAP_SHOWN_S, x)
+        if turn.changed and x > start:
+            add(changed, x - GAP_SHOWN_S, x)
+        if turn.gap is not None and x > start:
+            before = x - GAP_SHOWN_S * (1 + turn.changed)
+            add(idle, before, before + GAP_SHOWN_S)
         for at, idle_s in span.shown:
             add(idle if idle_s is not None else changed, x + at, x + at + GAP_SHOWN_S)
         covered = float("-inf")

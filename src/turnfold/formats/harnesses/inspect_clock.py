@@ -7,13 +7,28 @@ from the wall clock (``datetime.now``), and its ``working_start`` from the sampl
 (``init_sample_working_time``). From one event to the next the wall clock moves as far as the
 working time, or further by the waits between them; it moves less only when the computer's
 clock was set back, and far more when it was set forward. So a step of the wall clock that
-falls behind the working time by more than :data:`BACK_S` is a clock set back. A step that runs
-ahead of it is a wait or a clock set forward; which, only the sample's whole run tells: the
-wall clock's span of it (``started_at`` to ``completed_at``) less Inspect's timing of it
-(``total_time``, the monotonic clock, waits included) is how far the clock was set in all
-(``net_s``). The steps ahead that make up that sum (less the changes back) are the changes
-forward; every other step ahead, however long, is a wait, as Inspect counted it. Events
-without a ``working_start`` (logs before Inspect kept one) are told by their wall clock alone.
+falls behind the working time by more than :data:`BACK_S` is a clock set back, if the stamps
+after it stay behind (one stamp alone behind is out of its place, not a change: see
+:func:`_steps`). A step that runs ahead of it is a wait or a clock set forward; which, only the
+sample's whole run tells: the wall clock's span of it (``started_at`` to ``completed_at``) less
+Inspect's timing of it (``total_time``, the monotonic clock, waits included) is how far the
+clock was set in all (``net_s``). The steps ahead that make up that sum (less the changes
+back) are the changes forward; every other step ahead, however long, is a wait, as Inspect
+counted it. Events without a ``working_start`` (logs before Inspect kept one) are told by
+their wall clock alone.
+
+A sandbox event is the one Inspect stamps at one moment and times at another (its command's
+start, its end): it is read by its end (:func:`_points`), or two commands of a few seconds in a
+row would read as a clock set back.
+
+Two stamps lie outside those steps, and are looked at with them. The sample's setup (its
+``init`` span, whose ``sample_init`` stamps the prompt) runs on the computer's monotonic clock
+before the sample's own starts, and Inspect stamps ``started_at`` right as the setup's span ends
+(``init_sample_working_time`` in ``_task_run_sample_attempt``): a ``started_at`` that the
+prompt's stamp and the setup's monotonic time do not lead to is a clock changed as the sample
+started, which no step of its own run shows, but its prompt's stamp does (:func:`_start`). And
+``completed_at`` is stamped after every event, at the working time Inspect gives the sample
+(``working_time``): a last step to it, as to any event (:func:`_steps`).
 
 Each attempt of a sample starts its working time anew (``init_sample_working_time`` in
 ``_task_run_sample_attempt``), so the attempts retried before the one the sample holds
@@ -77,6 +92,7 @@ def clock_changes(
     slack_s: float,
     net_s: float,
     first: float = 0.0,
+    ended_working: float | None = None,
 ) -> ClockChanges:
     """The changes of the clock among an attempt's ``events`` (a sample's own, or a retried
     attempt's). ``started`` is its ``started_at``, where its working time is 0: an event
@@ -90,12 +106,18 @@ def clock_changes(
     ``first`` is the shift of the clock the attempt started on, onto the clock the sample's
     first attempt started on: an attempt after one whose clock changed runs on the clock that
     one left (no change between them is seen, as none is between two events unless found), so
-    each of its stamps carries that shift, changes or none."""
+    each of its stamps carries that shift, changes or none. ``ended_working`` is the attempt's
+    working time as ``ended`` was stamped (the sample's ``working_time``), None where unknown."""
     points = list(_points(events, longest))
-    order, steps = _steps(points, started, ended)
+    order, steps = _steps(points, started, ended, ended_working)
     chosen = _chosen(steps, slack_s, net_s)
     found = ClockChanges(first=first)
     shift = first
+    start = _start(points, started, slack_s)
+    if start is not None:  # before every step of the run: its setup is on the first clock
+        found.changes.append(start[0])
+        found.measured = start[1]
+        shift -= start[0]
     for index, moment in order:
         change = chosen.get(index)
         if change is not None:
@@ -143,10 +165,16 @@ def _chosen(steps: Mapping[int, _Step], slack_s: float, net_s: float) -> dict[in
 def _points(events: Any, longest: float, setup: set[str] | None = None) -> Iterator[_Point]:
     """Each event, in the order the log holds them (an older log's nested events after their
     parent). The setup (``sample_init``, the ``init`` span's events) runs before the sample's
-    clock starts: its working time is the computer's uptime, and it is stamped before
-    ``started_at`` by its nature. An event made outside the sample's run (a report added to
-    the log after it) has the uptime for its working time too: one past the ``longest`` the
-    sample's working time can be is none."""
+    clock starts: its working time is the computer's monotonic clock (its uptime), kept as it
+    is for :func:`_start`, and it is stamped before ``started_at`` by its nature. An event made
+    outside the sample's run (a report added to the log after it) has the uptime for its
+    working time too: one past the ``longest`` the sample's working time can be is none.
+
+    A sandbox event is stamped as its command started (``timestamp``), but made, and given its
+    working time, once the command ended (``completed``: ``inspect_ai/util/_sandbox/events.py``),
+    so it is read by its end: by its start it would lie behind the events before it by as long
+    as its command ran, a stamp out of its place beside any change of the clock. One that
+    records no end is read by neither."""
     if not isinstance(events, list):
         return
     setup = set() if setup is None else setup
@@ -158,33 +186,91 @@ def _points(events: Any, longest: float, setup: set[str] | None = None) -> Itera
             setup.add(span)
         before = kind == "sample_init" or event.get("span_id") in setup
         working = _number(event.get("working_start"))
-        known = working is not None and 0 <= working <= longest
-        yield utc(event.get("timestamp")), working if known else None, event, before
+        if not before and working is not None and not 0 <= working <= longest:
+            working = None
+        stamp = utc(event.get("completed" if kind == "sandbox" else "timestamp"))
+        yield stamp, working, event, before
         yield from _points(event.get("events"), longest, setup)
 
 
+def _start(
+    points: list[_Point], started: datetime | None, slack_s: float
+) -> tuple[float, bool] | None:
+    """How far the clock was set as the sample's clock started (forward is more), and whether
+    that was measured; None where it was not, or nothing tells.
+
+    The setup's ``sample_init`` stamps the prompt; the setup's ``init`` span ends right before
+    ``started_at`` is stamped, nothing run between them (``_task_run_sample_attempt`` in
+    ``inspect_ai/_eval/task/run.py``). So ``started_at`` lies as far after the prompt's stamp as
+    the setup's monotonic clock ran from ``sample_init`` to the span's end, and right after the
+    span's end by the wall clock: short of it by more than :data:`BACK_S`, the clock was set
+    back; past it by more than ``slack_s``, forward. No step of the sample's own run shows such
+    a change (they all start from ``started_at``), but the prompt's stamp does. A log that
+    records no span's end (older Inspect) may have started a sandbox between the prompt and
+    ``started_at``: a clock set back is still seen, by the wall clock alone, and how long that
+    step took is unknown."""
+    if started is None:
+        return None
+    prompt = next(((stamp, working) for stamp, working, event, before in points
+                   if before and event.get("event") == "sample_init" and stamp is not None),
+                  None)  # fmt: skip
+    ends = [(stamp, working) for stamp, working, event, before in points
+            if before and event.get("event") == "span_end" and stamp is not None]  # fmt: skip
+    if prompt is not None and ends and prompt[1] is not None and ends[-1][1] is not None:
+        excess = (started - prompt[0]).total_seconds() - (ends[-1][1] - prompt[1])
+    elif ends:  # no working times: from the span's end by the wall clock (the setup unseen)
+        excess = (started - ends[-1][0]).total_seconds()
+    elif prompt is not None:
+        wall = (started - prompt[0]).total_seconds()
+        return (wall, False) if wall < -BACK_S else None
+    else:
+        return None
+    return (excess, True) if excess < -BACK_S or excess > slack_s else None
+
+
 def _steps(
-    points: list[_Point], started: datetime | None, ended: datetime | None
+    points: list[_Point],
+    started: datetime | None,
+    ended: datetime | None,
+    ended_working: float | None = None,
 ) -> tuple[list[tuple[int, datetime]], dict[int, _Step]]:
     """For each stamped point of the sample's own run (its setup left out), how far the wall
     clock moved beyond the working time since the point before it in time (from
     ``started_at``, at working time 0, for the first); by the wall clock alone, in the log's
     order, where either records no working time. With them, those points (their index and
-    stamp), in that order.
+    stamp), in that order. Where every point has a working time, ``ended`` (``completed_at``,
+    at ``ended_working``) is one more, after them all, indexed ``len(points)``.
 
     A point behind the one before it is a clock set back only if the point after it is behind
     that one as well (after the last, the sample's ``completed_at``, stamped after every
     event): a clock set back stays so. One alone behind is a stamp out of its place (by the
     wall clock alone, a tool's event logged after the events of its span; a log whose stamps
-    were edited), which is left out of the steps."""
+    were edited), which is left out of the steps. ``completed_at`` behind the last event by the
+    wall clock is a clock set back: Inspect stamps it after every event, and nothing is stamped
+    after it. Behind by its working time alone it is not: that is ``total_time`` less the waits,
+    a figure Inspect makes apart from the events' (a log edited or resumed may not keep the
+    two in step)."""
     own = [(i, stamp, working) for i, (stamp, working, _, before) in enumerate(points)
            if stamp is not None and not before]  # fmt: skip
-    if all(working is not None for _, _, working in own):
+    timed = all(working is not None for _, _, working in own)
+    if timed:
         # In the order they happened, which the working time keeps (it never runs back): a
         # log holds an event where it was finished, not always where it was stamped (a tool's
         # event after its span's first, though stamped before it), and a change of the clock
         # between the two would read as a change back, then forward.
         own.sort(key=lambda point: (point[2], point[0]))
+    last = own[-1][2] if own else None
+    # completed_at's working time is the attempt's alone (``working_time``), while a sample
+    # resumed from a checkpoint counts its events' on from its earlier attempts': one behind
+    # them is on another scale, and no point (to the millisecond Inspect keeps it to).
+    if (
+        timed
+        and last is not None
+        and ended is not None
+        and ended_working is not None
+        and (ended_working + 0.001 >= last)
+    ):
+        own.append((len(points), ended, ended_working))
     steps: dict[int, _Step] = {}
     previous: tuple[datetime, float | None] | None = (started, 0.0) if started else None
     for at, (index, stamp, working) in enumerate(own):
@@ -192,7 +278,9 @@ def _steps(
             excess = _excess(previous, stamp, working)
             if excess < -BACK_S:
                 after = own[at + 1] if at + 1 < len(own) else None
-                if after is not None:
+                if index == len(points):  # completed_at: see the doc
+                    behind = (stamp - previous[0]).total_seconds() < -BACK_S
+                elif after is not None:
                     behind = _excess(previous, after[1], after[2]) < -BACK_S
                 else:  # the wall clock alone: completed_at records no working time
                     behind = ended is not None and (ended - previous[0]).total_seconds() < -BACK_S

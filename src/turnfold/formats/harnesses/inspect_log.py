@@ -2612,13 +2612,15 @@ def _duration(context: _Context, record: Mapping[str, Any], transcript: Transcri
 
     The stamps of its events, ``started_at`` and ``completed_at`` are the wall clock's: where
     they run far from Inspect's timing (a clock set forward or back while it ran, events stamped
-    after the sample completed), or an event is stamped earlier than the one before it by
-    Inspect's own clock (a clock set back, :mod:`~turnfold.formats.harnesses.inspect_clock`), a
-    warning says so, and the stamps after each change found are put back on the clock the
-    sample started on for the timeline (:func:`~turnfold.formats.harnesses.inspect_clock.
-    restate`). The events before ``started_at`` are no sign of it: the sandbox's setup and the
-    attempts retried before run before the clock. Those attempts are looked at each on its own
-    clock (:func:`_attempts_clock_changes`).
+    after the sample completed), or they step otherwise than Inspect's own clock (an event
+    stamped earlier than the one before it: a clock set back; ``started_at`` off the prompt's
+    stamp and the setup's time: a clock set as the sample started;
+    :mod:`~turnfold.formats.harnesses.inspect_clock`), a warning says so, and the stamps after
+    each change found are put back on the clock the sample started on for the timeline
+    (:func:`~turnfold.formats.harnesses.inspect_clock.restate`). The setup's stamps are no
+    other sign of it: the sandbox's setup and the attempts retried before run before the
+    sample's clock. Those attempts are looked at each on its own clock
+    (:func:`_attempts_clock_changes`).
     """
     started, completed = utc(record.get("started_at")), utc(record.get("completed_at"))
     timed, by = _seconds(record.get("total_time")), "total_time"
@@ -2639,8 +2641,8 @@ def _duration(context: _Context, record: Mapping[str, Any], transcript: Transcri
         # less by the monotonic one (the waits are in both).
         net = ((completed or latest) - started).total_seconds() - timed
         found = clock_changes(_events_of(record), started=started, ended=completed,
-                              longest=timed + slack, slack_s=slack, net_s=net,
-                              first=first)  # fmt: skip
+                              longest=timed + slack, slack_s=slack, net_s=net, first=first,
+                              ended_working=_seconds(record.get("working_time")))  # fmt: skip
     if far:
         apart = format_duration(abs(span) * 1000)
         context.warn(
@@ -2653,9 +2655,9 @@ def _duration(context: _Context, record: Mapping[str, Any], transcript: Transcri
         )
     elif found.changes:
         context.warn(
-            "the computer's clock changed while the sample ran: an event is stamped earlier "
-            "than the one before it on Inspect's own clock of the sample (working_start; in "
-            "the order of the log where it records none)"
+            "the computer's clock changed while the sample ran: its stamps (its events', "
+            "started_at, completed_at) step otherwise than Inspect's own clock of the sample "
+            "(working_start; the order of the log where it records none)"
             + _changes_said(found.changes)
             + ". The duration shown is Inspect's, and no turn's duration holds the change"
         )
