@@ -5,6 +5,7 @@ and then never ended (CI's time ran out)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,12 +28,14 @@ def test_a_pool_worker_is_not_counted():
 
 
 def _run(tmp_path: Path, code: str, *options: str) -> subprocess.CompletedProcess[str]:
+    """pytest on ``code`` with the guard and the ``options``' plugins alone: the installed
+    plugins (nbval, the frameworks' own) took most of each run's time to import."""
     (tmp_path / "test_left.py").write_text(code)
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.threads_left",
          "--rootdir", str(tmp_path), "-c", "/dev/null", *options, str(tmp_path / "test_left.py")],
         capture_output=True, text=True, timeout=120, check=False,
-        cwd=Path(__file__).parents[1],
+        cwd=Path(__file__).parents[1], env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
     )  # fmt: skip
 
 

@@ -13,10 +13,16 @@ Fixtures, from the outside in:
     leak in) and ``window.jupyterapp`` exposed so tests can run JupyterLab commands.
 ``chromium`` (package)
     ``/usr/bin/chromium`` launched headless by Playwright.
+``lab_page`` (package)
+    One browser page that stays in JupyterLab from test to test.
 ``lab`` (per test)
-    A fresh browser page wrapped in :class:`Lab`: write a notebook, open it, run all cells,
-    switch the theme, take screenshots, and what the page logged: ``lab.console``,
-    ``lab.dialogs`` (dismissed at once) and ``lab.requests``.
+    That page wrapped in :class:`Lab`: write a notebook, open it, run all cells, switch the
+    theme, take screenshots, and what the page logged during the test: ``lab.console``,
+    ``lab.dialogs`` (dismissed at once) and ``lab.requests``. After the test its notebooks are
+    closed and its kernels shut down (:meth:`Lab.close_all`). JupyterLab starts once on the
+    page, not once per test: its start took 5–10 s of each test on CI, the most of many. A
+    test marked ``own_page`` gets a fresh page of its own instead, for what only a page's
+    start reads: an init script it adds, or a JupyterLab setting it writes first.
 
 The first two are shared by every test in this folder and stopped after its last one, not at
 the end of the run: the rest of the suite does not share two cores with an idle JupyterLab and
@@ -56,7 +62,7 @@ from tests.browser.labkit import (
 )
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, ConsoleMessage, Dialog, Request
+    from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, Request
 
 HERE = Path(__file__).parent
 
@@ -65,6 +71,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # Also declared in pyproject.toml; repeated here so the marker exists with --strict-markers
     # whatever the configuration file says.
     config.addinivalue_line("markers", "browser: runs a real Chromium against a real JupyterLab")
+    config.addinivalue_line(
+        "markers", "own_page: a browser test's `lab` is a fresh page of its own (conftest.py)"
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -103,9 +112,20 @@ def chromium() -> Iterator[Browser]:
         browser.close()
 
 
-@pytest.fixture
-def lab(chromium: Browser, lab_server: LabServer) -> Iterator[Lab]:
+@pytest.fixture(scope="package")
+def lab_page(chromium: Browser) -> Iterator[Page]:
     with new_page(chromium) as page:
+        yield page
+
+
+@pytest.fixture
+def lab(request: pytest.FixtureRequest, chromium: Browser, lab_server: LabServer) -> Iterator[Lab]:
+    own = request.node.get_closest_marker("own_page") is not None
+    with (
+        new_page(chromium)
+        if own
+        else contextlib.nullcontext(request.getfixturevalue("lab_page")) as page
+    ):
         helper = Lab(page, lab_server)
 
         def on_console(message: ConsoleMessage) -> None:
@@ -124,7 +144,8 @@ def lab(chromium: Browser, lab_server: LabServer) -> Iterator[Lab]:
         try:
             yield helper
         finally:
-            # Shut the kernels of this test down so the next one starts clean.
-            # (The page may already be gone; the server is torn down at the end anyway.)
-            with contextlib.suppress(Exception):
-                page.evaluate("() => window.jupyterapp?.serviceManager.sessions.shutdownAll()")
+            page.remove_listener("console", on_console)
+            page.remove_listener("dialog", on_dialog)
+            page.remove_listener("request", on_request)
+            # The next test starts clean: no notebook open, no kernel running.
+            helper.close_all()

@@ -37,6 +37,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+#: A test page's size (:func:`new_page`); a test that changes it has it back for the next.
+VIEWPORT = {"width": 1280, "height": 1000}
 #: Milliseconds to wait for JupyterLab, a kernel or a widget; a cold start is slow on CI.
 TIMEOUT_MS = 90_000
 #: A running JupyterLab for a script's :func:`browsing_lab` to use rather than start its own
@@ -199,7 +201,7 @@ def code_notebook(cells: list[str]) -> Any:
 @contextmanager
 def new_page(browser: Browser) -> Iterator[Page]:
     """A page in a fresh browser context (no cookies, no cache), closed with the context."""
-    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     page.set_default_timeout(30_000)
     try:
@@ -229,11 +231,24 @@ class Lab:
         return path
 
     def open(self, name: str) -> None:
-        """Open a notebook and wait until its kernel is ready."""
-        self.page.goto(self.server.lab_url(name))
+        """Open a notebook and wait until its kernel is ready.
+
+        On a page already showing this JupyterLab the notebook opens in it, as a reader opens
+        one (``docmanager:open``): JupyterLab's own start, 5–10 s on CI, is paid once per
+        page, not once per test (see ``conftest.py``'s ``lab``)."""
+        if self._in_lab():
+            self.page.evaluate(  # the command's result, the panel, is not for Python
+                "async (path) => {"
+                " await window.jupyterapp.commands.execute('docmanager:open', { path }); }",
+                name,
+            )
+        else:
+            self.page.goto(self.server.lab_url(name))
         self.page.wait_for_function(
-            "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+            "(path) => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+            " && window.jupyterapp.shell.currentWidget.context?.path === path"
             " && window.jupyterapp.shell.currentWidget.sessionContext",
+            arg=name,
             timeout=TIMEOUT_MS,
         )
         self.page.evaluate(
@@ -248,6 +263,38 @@ class Lab:
             "?.connectionStatus === 'connected'",
             timeout=TIMEOUT_MS,
         )
+
+    def _in_lab(self) -> bool:
+        return self.page.url.startswith(self.server.url) and bool(
+            self.page.evaluate("() => Boolean(window.jupyterapp?.shell)")
+        )
+
+    def close_all(self) -> None:
+        """Close every notebook and shut every kernel down, leaving the page in JupyterLab for
+        the next test, as a fresh page would leave it: the viewport and media as
+        :func:`new_page` makes them. A page whose JupyterLab shows a dialog, or fails to
+        answer, is left for ``about:blank``: the next :meth:`open` loads JupyterLab anew."""
+        try:
+            left = self.page.evaluate(
+                """async () => {
+                    const app = window.jupyterapp;
+                    if (!app) return 0;
+                    for (const widget of [...app.shell.widgets('main')]) {
+                        if (!widget.context) continue;
+                        widget.context.model.dirty = false;  // closes without asking to save
+                        widget.close();
+                    }
+                    await app.serviceManager.sessions.shutdownAll();
+                    return document.querySelectorAll('.jp-Dialog').length
+                        + [...app.shell.widgets('main')].filter((w) => w.context).length;
+                }"""
+            )
+            self.page.set_viewport_size(VIEWPORT)
+            self.page.emulate_media(reduced_motion="no-preference", color_scheme="light")
+        except Exception:  # a page a test broke is replaced, whatever broke it
+            left = 1
+        if left:
+            self.page.goto("about:blank")
 
     def command(self, name: str, args: dict[str, Any] | None = None) -> Any:
         """Run a JupyterLab command (``window.jupyterapp`` is exposed by the fixture)."""

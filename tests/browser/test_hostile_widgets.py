@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Locator, expect
 
 from tests.browser.labkit import Lab
@@ -54,6 +55,7 @@ def _assert_trapped_nothing(lab: Lab, *roots: Locator) -> None:
         assert root.locator("svg script, base, link").count() == 0
 
 
+@pytest.mark.own_page  # the trap is an init script, run when a page starts
 def test_X1_each_reader_s_hostile_file_runs_nothing_in_its_widget(lab: Lab) -> None:
     lab.page.add_init_script(TRAP)
     folder = _folder(lab)
@@ -74,6 +76,7 @@ def test_X1_each_reader_s_hostile_file_runs_nothing_in_its_widget(lab: Lab) -> N
     _assert_trapped_nothing(lab, *widgets)
 
 
+@pytest.mark.own_page  # the trap is an init script, run when a page starts
 def test_X1_B1_B3_the_browser_and_the_comparison_of_hostile_runs_run_nothing(lab: Lab) -> None:
     lab.page.add_init_script(TRAP)
     folder = _folder(lab)

@@ -237,6 +237,7 @@ def saving_lab(lab: Lab) -> Iterator[Lab]:
         setting.unlink()
 
 
+@pytest.mark.own_page  # JupyterLab reads the setting saving_lab writes when it starts
 def test_N1_a_notebook_saved_in_jupyterlab_with_widget_state_folds_with_no_kernel(
     saving_lab: Lab, chromium: Browser
 ) -> None:
