@@ -34,7 +34,7 @@ second, which a load never pays.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from decimal import Decimal
@@ -199,44 +199,89 @@ def responses_by_model(entries: Iterable[Entry], default: str | None) -> Priced:
 
 
 def responses_apart(
-    entries: Iterable[Entry], default: str | None, *, _depth: int = 0
+    entries: Iterable[Entry], default: str | None
 ) -> tuple[Priced, list[tuple[str | None, Tokens]]]:
     """:func:`responses_by_model`'s responses in two lists: those of the calls' sub-agents, and
     the entries' own. A session's header counts its own tokens and prices both, from one pass
     over its responses. A sub-agent whose source records its tokens as a whole is priced
     within that total (:func:`within_recorded`), as its tokens are counted (U-1). A sub-agent's
-    tokens no record names a model for are :data:`SUBAGENT_MODEL`'s."""
+    tokens no record names a model for are :data:`SUBAGENT_MODEL`'s.
+
+    Every level is priced, however deep: walked with a stack, not by recursion, each
+    sub-agent's own responses after its sub-agents'. A sub-agent whose transcript is already
+    on the way down (one that runs itself, or one it is nested in) is passed over, as
+    :func:`turnfold.usage.subagent_tokens` passes it over, so a turn's tokens and the responses
+    it is priced on agree."""
     entries = list(entries)
     found: Priced = []
-    for entry in entries:
+    on_path: set[int] = set()
+    todo = [_Delegated(None, None, None, default, iter(entries))]
+    while todo:
+        level = todo[-1]
+        entry = next(level.pending, None)
+        if entry is None:
+            todo.pop()
+            if level.agent is not None and level.transcript is not None:
+                on_path.discard(id(level.transcript))
+                own = _own_responses(level.transcript.entries, level.default)
+                found += _as_delegated(level.agent, level.spender, own)
+            continue
         agent = entry.subagent if isinstance(entry, ToolCall) else None
-        # A transcript that holds itself stops where :func:`turnfold.usage.subagent_tokens`
-        # stops (65 levels down), so a turn's tokens and the responses it is priced on agree.
-        if agent is None or _depth > 64:
+        if agent is None:
             continue
         child = agent.transcript
+        if child is not None and id(child) in on_path:
+            continue
         spender = subagent_model(agent)
+        if child is None:
+            found += _as_delegated(agent, spender, [])
+            continue
+        # A response that names no model is the agent's model's, else its caller's.
         model = spender if isinstance(spender, str) else None
-        child_own: Sequence[tuple[Spender, Tokens]] = []
-        if child is not None:
-            # A response that names no model is the agent's model's, else its caller's.
-            named = child.metadata.get("model")
-            mine = model or (named if isinstance(named, str) and named else None) or default
-            inner, child_own = responses_apart(child.entries, mine, _depth=_depth + 1)
-            found += inner
-        # What no record names a model for here is the sub-agent's, and said to be (its caller's
-        # default named none either): never read as the session's own responses naming none.
-        child_own = [(SUBAGENT_MODEL if by is None else by, c) for by, c in child_own]
-        recorded = recorded_subagent_tokens(agent)
-        if recorded is not None:
-            spent_by = SUBAGENT_MODEL if spender is None else spender
-            child_own = within_recorded(recorded, child_own, spent_by)
-        found += child_own
+        named = child.metadata.get("model")
+        mine = model or (named if isinstance(named, str) and named else None) or level.default
+        on_path.add(id(child))
+        todo.append(_Delegated(child, agent, spender, mine, iter(child.entries)))
+    return found, _own_responses(entries, default)
+
+
+@dataclass
+class _Delegated:
+    """One level of :func:`responses_apart`'s walk: a sub-agent's transcript (None for the
+    entries it was given), the agent and what spent its tokens, the model of its responses
+    that name none, and its entries still to read."""
+
+    transcript: Transcript | None
+    agent: SubAgent | None
+    spender: Spender
+    default: str | None
+    pending: Iterator[Entry]
+
+
+def _own_responses(
+    entries: Iterable[Entry], default: str | None
+) -> list[tuple[str | None, Tokens]]:
+    """Each response among ``entries`` with the model that wrote it, ``default`` where its
+    record names none."""
 
     def model_of(entry: Entry) -> str | None:
         return _named_model(entry) or default
 
-    return found, responses(entries, model_of)
+    return responses(entries, model_of)
+
+
+def _as_delegated(
+    agent: SubAgent, spender: Spender, own: Sequence[tuple[str | None, Tokens]]
+) -> Priced:
+    """A sub-agent's own responses ``own`` as its caller prices them."""
+    # What no record names a model for here is the sub-agent's, and said to be (its caller's
+    # default named none either): never read as the session's own responses naming none.
+    delegated: Priced = [(SUBAGENT_MODEL if by is None else by, c) for by, c in own]
+    recorded = recorded_subagent_tokens(agent)
+    if recorded is not None:
+        spent_by = SUBAGENT_MODEL if spender is None else spender
+        delegated = within_recorded(recorded, delegated, spent_by)
+    return delegated
 
 
 def _named_model(entry: Entry) -> str | None:
@@ -583,6 +628,8 @@ def with_subagents(
         return Cost(own, True)
     if unattributed_subagent_tokens(transcript):
         return NoCost("subagent_unpriced")
+    # Read by recursion, some three frames a level: a chain of recorded costs deeper than
+    # this is no cost but says why ("sub-agents nested too deep"), as its tokens still count.
     if _depth > 64:
         return NoCost("subagents_too_deep")
     total, recorded = own, True

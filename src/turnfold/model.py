@@ -633,12 +633,25 @@ class Transcript:
         calls = [e for e in self.entries if isinstance(e, ToolCall)]
         if not nested:
             return calls
+        # Walked with a stack, not by recursion: sub-agents may nest thousands deep (a hostile
+        # file, agents built through this model) and Python's stack holds some 1,000 frames.
+        # A transcript already on the way down (one that runs itself, or one it is nested in)
+        # is not walked again: its calls are listed where it first nests, not forever.
         every: list[ToolCall] = []
-        for call in calls:
+        on_path = {id(self)}
+        todo: list[tuple[Transcript, Iterator[ToolCall]]] = [(self, iter(calls))]
+        while todo:
+            transcript, pending = todo[-1]
+            call = next(pending, None)
+            if call is None:
+                todo.pop()
+                on_path.discard(id(transcript))
+                continue
             every.append(call)
             child = call.subagent.transcript if call.subagent is not None else None
-            if child is not None:
-                every += child.tool_calls(nested=True)
+            if child is not None and id(child) not in on_path:
+                on_path.add(id(child))
+                todo.append((child, iter(child.tool_calls())))
         return every
 
     def __getstate__(self) -> dict[str, Any]:

@@ -34,7 +34,7 @@ The rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard, TypeVar
 
@@ -262,23 +262,38 @@ def responses(entries: Iterable[Entry], key: Callable[[Entry], K]) -> list[tuple
     return found
 
 
-def subagent_tokens(entries: Iterable[Entry], *, _depth: int = 0) -> Tokens:
+def subagent_tokens(entries: Iterable[Entry]) -> Tokens:
     """The tokens of the sub-agents the calls among ``entries`` delegated to, nested ones
     included (each sub-agent's own responses counted once; a total its source recorded,
-    :func:`recorded_subagent_tokens`, wins over them, as a session's own does)."""
+    :func:`recorded_subagent_tokens`, wins over them, as a session's own does).
+
+    Every level is counted, however deep: walked with a stack, not by recursion, as sub-agents
+    may nest thousands deep. A sub-agent whose transcript is already on the way down (one that
+    runs itself, or one it is nested in) is not counted again: its tokens count where it
+    first nests, not forever (:func:`turnfold.cost.responses_apart` prices the same ones)."""
     totals: Tokens = {}
-    if _depth > 64:  # a transcript that holds itself: counted once, not forever
-        return totals
-    for entry in entries:
-        if isinstance(entry, ToolCall) and entry.subagent is not None:
-            child = entry.subagent.transcript
-            recorded = recorded_subagent_tokens(entry.subagent)
-            if recorded is not None:
-                add_into(totals, recorded)
-            elif child is not None:
-                add_into(totals, count_tokens(child.entries))
-            if child is not None:
-                add_into(totals, subagent_tokens(child.entries, _depth=_depth + 1))
+    on_path: set[int] = set()
+    todo: list[tuple[Transcript | None, Iterator[Entry]]] = [(None, iter(entries))]
+    while todo:
+        current, pending = todo[-1]
+        entry = next(pending, None)
+        if entry is None:
+            todo.pop()
+            on_path.discard(id(current))
+            continue
+        if not isinstance(entry, ToolCall) or entry.subagent is None:
+            continue
+        child = entry.subagent.transcript
+        if child is not None and id(child) in on_path:
+            continue
+        recorded = recorded_subagent_tokens(entry.subagent)
+        if recorded is not None:
+            add_into(totals, recorded)
+        elif child is not None:
+            add_into(totals, count_tokens(child.entries))
+        if child is not None:
+            on_path.add(id(child))
+            todo.append((child, iter(child.entries)))
     return totals
 
 

@@ -186,6 +186,7 @@ from turnfold.model import (
     CompactionBoundary,
     Entry,
     ImageData,
+    LoadWarning,
     SubAgent,
     SystemNotice,
     ToolCall,
@@ -197,6 +198,7 @@ from turnfold.model import (
     Wording,
     span_ms,
 )
+from turnfold.nesting import MAX_DEPTH, too_deep
 from turnfold.tools import format_token_count
 from turnfold.usage import (
     USAGE_KINDS,
@@ -602,6 +604,10 @@ class _Context:
 
     dirs: tuple[Path, ...] = ()
     loading: frozenset[Path] = frozenset()
+    #: The sub-agent files a call of the session or of any of its sub-agents named
+    #: (:meth:`_Reader.child_file`): one set for them all, so that the file of a sub-agent's
+    #: own sub-agent is not shown again at the end as one no call names.
+    claimed: set[Path] = field(default_factory=set)
     _meta_links: dict[str, Path] | None = None
     #: The session's Workflow runs (:mod:`.claude_code_workflows`), one object for them all.
     workflow_runs: workflows.WorkflowRuns = field(default_factory=workflows.WorkflowRuns)
@@ -737,10 +743,23 @@ class _Reader:
     """Reads one session file in a single pass, then assembles the transcript."""
 
     def __init__(
-        self, source: Source, context: _Context, steps: dict[str, _Steps] | None = None
+        self,
+        source: Source,
+        context: _Context,
+        steps: dict[str, _Steps] | None = None,
+        depth: int = 0,
+        session: Source | None = None,
     ) -> None:
         self.source = source
         self.context = context
+        #: The source of the session file loaded, whose warnings the view shows: a sub-agent's
+        #: own are kept in its transcript, out of sight, so what nests too deep is said here.
+        self.session = session or source
+        #: How many sub-agents deep this reader's transcript nests (the session's is 0): its
+        #: calls' sub-agents nest down to :data:`~turnfold.nesting.MAX_DEPTH`, no deeper.
+        self.depth = depth
+        #: The calls whose sub-agent nests past that bound: its steps are recorded, not shown.
+        self.past_bound: set[str] = set()
         #: Sub-agent steps by the id of the call that spawned the agent. A sub-agent built from
         #: them shares the dict (its own sub-agents' steps are in it); its owner warns about
         #: the steps no call took.
@@ -773,8 +792,9 @@ class _Reader:
         self.metadata: dict[str, Any] = {"source_format": NAME}
         self.cwd: str | None = None  # the session's working directory, once a record gives it
         self.titles: dict[str, str] = {}
-        #: The sub-agent files a call of the session named (:meth:`child_file`).
-        self.claimed_files: set[Path] = set()
+        #: The sub-agent files a call of the session named (:meth:`child_file`), its
+        #: sub-agents' included (:attr:`_Context.claimed`).
+        self.claimed_files = context.claimed
         #: Each ``summary`` record's text and the message it summarises (``leafUuid``).
         self.summaries: list[tuple[str, str | None]] = []
         self.requested_model: str | None = None  # from api-request records
@@ -1575,7 +1595,9 @@ class _Reader:
             spent = recorded if isinstance(recorded, dict) else count_tokens(child.entries)
             agent.output_tokens = spent.get("output_tokens")
         ran = bool(agent.tool_count) or spawn.call.status == "success"
-        agent.steps_missing = child is None and ran
+        # Steps left unread past the nesting bound are recorded, not missing: a warning says so.
+        cut = spawn.call.call_id in self.past_bound
+        agent.steps_missing = child is None and ran and not cut
         if child is not None and spawn.call.status == "cancelled":
             # Stopping the Task stopped its agent, and the calls that agent had running.
             for call in child.tool_calls():
@@ -1601,15 +1623,61 @@ class _Reader:
         by this same loader; the steps were accounted for as the parent's records."""
         if not steps.records:
             return None
+        if self.depth >= MAX_DEPTH:
+            self.steps_too_deep(spawn, steps)
+            return None
         source = Source(self.source.name, iter(steps.records))
         try:
-            child = read_through(_Reader(source, self.context, self.steps))
+            reader = _Reader(source, self.context, self.steps, self.depth + 1, self.session)
+            child = read_through(reader)
         except TranscriptFormatError as exc:
             self.source.warn(f"sub-agent steps: {exc.reason}", spawn.line)
             return None
         join_warnings(child.warnings, source.warnings, before=True)
         child.metadata["agent_id"] = spawn.agent_id
         return child
+
+    def steps_too_deep(self, spawn: _Spawn, steps: _Steps) -> None:
+        """The steps of a sub-agent one level deeper than sub-agents nest, left unread: its
+        call keeps its line and result, and a warning names the lines of its steps and of the
+        steps of the sub-agents under it, taken out of the shared steps so that no reader
+        says they belong to no call. Each level is read by a reader of its own, by recursion
+        (some five frames a level): the bound keeps a file thousands of levels deep in the
+        stack."""
+        call_id = spawn.call.call_id
+        self.past_bound.add(call_id)
+        lines: list[int] = []
+        agents, todo = 0, [steps]
+        while todo:  # a stack, not recursion: the sub-agents under it may nest thousands deep
+            current = todo.pop()
+            agents += 1
+            for line, record in current.records:
+                lines.append(line)
+                for inner in _call_ids(record):
+                    deeper = self.steps.pop(inner, None)
+                    if deeper is not None:
+                        todo.append(deeper)
+        lines.sort()
+        named = spawn.agent_id or steps.agent_id
+        what = f"sub-agent {named or '(no id)'!r} of call {call_id}"
+        under = {1: "", 2: " and the sub-agent under it"}.get(
+            agents, f" and the {agents - 1:,} sub-agents under it"
+        )
+        if len(lines) == 1:
+            instead = f"its step record (line {lines[0]}) is not read"
+        else:
+            span = f"lines {lines[0]}-{lines[-1]}"
+            instead = f"the {len(lines):,} step records of it{under} ({span}) are not read"
+        self.warn_session(too_deep(what, self.depth + 1, instead), lines[0])
+
+    def warn_session(self, reason: str, line: int | None) -> None:
+        """A warning about this reader's file (``line`` one of its lines) among the session's,
+        where the view shows it."""
+        if self.session is self.source:
+            self.source.warn(reason, line)
+        else:
+            warning = LoadWarning(reason=reason, line=line, source=self.source.name)
+            keep_warning(self.session.warnings, warning)
 
     def attach_stray_steps(self) -> None:
         """Steps under a call that is no Task/Agent call still nest under it; steps under a
@@ -1648,6 +1716,8 @@ class _Reader:
         self.claimed_files.add(path)
         self.fill_from_meta(spawn, path.with_name(path.name.removesuffix(".jsonl") + ".meta.json"))
         child = self.read_child_file(path, spawn.line)
+        if child is None and self.depth >= MAX_DEPTH:
+            self.past_bound.add(spawn.call.call_id)  # its file holds its steps, said so
         if child is not None and spawn.agent_id:
             child.metadata["agent_id"] = spawn.agent_id
         return child
@@ -1808,6 +1878,10 @@ class _Reader:
         (said with a warning on ``line``, the call's)."""
         if path in self.context.loading:
             return None
+        if self.depth >= MAX_DEPTH:  # the same bound as steps recorded in the parent's file
+            what, instead = f"sub-agent file {path.name}", "it loads as a file of its own"
+            self.warn_session(too_deep(what, self.depth + 1, instead), line)
+            return None
         try:
             source, stream = open_source(path)
         except OSError as exc:
@@ -1815,7 +1889,8 @@ class _Reader:
             return None
         context = replace(self.context, loading=self.context.loading | {path})
         try:
-            child = read_through(_Reader(source, context)) if source.head else None
+            reader = _Reader(source, context, depth=self.depth + 1, session=self.session)
+            child = read_through(reader) if source.head else None
         except TranscriptFormatError as exc:
             self.source.warn(f"sub-agent file {path.name}: {exc.reason}", line)
             child = None
@@ -2318,6 +2393,21 @@ def _models_named(entries: list[Entry], depth: int = 0) -> set[str]:
         if agent is not None and agent.transcript is not None and depth < 64:
             named |= _models_named(agent.transcript.entries, depth + 1)
     return named
+
+
+def _call_ids(step: dict[str, Any]) -> list[str]:
+    """The ids of the calls one sub-agent step (:func:`_step_record`) makes: those its own
+    sub-agents' steps name as their ``parentToolUseID``."""
+    message = step.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return []
+    return [
+        block["id"]
+        for block in content
+        if isinstance(block, dict) and block.get("type") == "tool_use"
+        and isinstance(block.get("id"), str)
+    ]  # fmt: skip
 
 
 def _step_record(message: Any, record: dict[str, Any]) -> dict[str, Any] | None:

@@ -16,6 +16,7 @@ default, so that a hostile or corrupt file still shows all it holds and fails no
 from __future__ import annotations
 
 import reprlib
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, Field, fields, is_dataclass
 from functools import cache
@@ -41,6 +42,7 @@ from turnfold.model import (
     Transcript,
     Wording,
 )
+from turnfold.nesting import MAX_DEPTH
 
 FORMAT_NAME = "turnfold"
 VERSION = 1
@@ -75,6 +77,33 @@ def entry_to_dict(entry: Entry) -> dict[str, Any]:
     return encoded
 
 
+def sub_agent_depth(transcript: Transcript) -> int | None:
+    """How many sub-agents deep the calls of ``transcript`` nest (0 when none runs one), or
+    None when they nest in a circle. Walked with a stack, not by recursion, each transcript
+    once: a transcript of any depth is measured before it is written."""
+    height: dict[int, int] = {}
+    on_path: set[int] = set()  # the transcripts whose sub-agents are being measured
+    todo: list[tuple[Transcript, bool]] = [(transcript, False)]
+    while todo:
+        current, measured = todo.pop()
+        key = id(current)
+        inner = [
+            call.subagent.transcript
+            for call in current.tool_calls()
+            if call.subagent is not None and call.subagent.transcript is not None
+        ]
+        if measured:
+            on_path.discard(key)
+            height[key] = max((height[id(child)] + 1 for child in inner), default=0)
+        elif key in on_path:
+            return None
+        elif key not in height:
+            on_path.add(key)
+            todo.append((current, True))
+            todo += [(child, False) for child in reversed(inner)]
+    return height[id(transcript)]
+
+
 def transcript_to_dict(transcript: Transcript) -> dict[str, Any]:
     return {
         FORMAT_NAME: VERSION,
@@ -84,8 +113,39 @@ def transcript_to_dict(transcript: Transcript) -> dict[str, Any]:
     }
 
 
+#: How many sub-agents deep a dump nests (level 0 the transcript dumped): twice the levels
+#: every reader nests (:data:`turnfold.nesting.MAX_DEPTH`), room for a transcript built through
+#: the model. Each level is four levels of JSON and some six frames of the loader's (eight of
+#: the writer's): 64 levels read back in some 400 of Python's default 1,000 frames, the rest
+#: left to a notebook's own stack. A file much deeper is one no JSON reader here reads back
+#: (they stop at the recursion limit), so :func:`dumps` refuses it rather than write it.
+MOST_LEVELS = 2 * MAX_DEPTH
+
+
+class TooDeepToDump(ValueError):
+    """A transcript :func:`dumps` refuses: its sub-agents nest deeper than :data:`MOST_LEVELS`,
+    or in a circle (a transcript that runs itself, or one it is nested in)."""
+
+
 def dumps(transcript: Transcript, *, layout: Literal["jsonl", "json"] = "jsonl") -> str:
-    """Serialize ``transcript``; non-ASCII text is kept as is."""
+    """Serialize ``transcript``; non-ASCII text is kept as is.
+
+    Raises :class:`TooDeepToDump` for a transcript whose sub-agents nest deeper than
+    :data:`MOST_LEVELS` or in a circle: ``load(t.dump()) == t`` must hold, and turnfold could
+    not read such a file back (a circle would be a file without end). Refused before anything
+    is written, as no part of it would be the transcript given."""
+    depth = sub_agent_depth(transcript)
+    if depth is None:
+        raise TooDeepToDump(
+            "cannot dump: sub-agents nest in a circle (a transcript runs itself, or one it is "
+            "nested in); turnfold's format holds each sub-agent's transcript inside its call"
+        )
+    if depth > MOST_LEVELS:
+        raise TooDeepToDump(
+            f"cannot dump: sub-agents nest {depth:,} deep, past the {MOST_LEVELS} turnfold's "
+            "format holds (a file deeper than that could not be loaded back within Python's "
+            "recursion limit)"
+        )
     if layout == "json":
         return codec.dumps_exact(transcript_to_dict(transcript), indent=1) + "\n"
     if layout != "jsonl":
@@ -369,10 +429,33 @@ _READERS: dict[type[Any], Callable[[type[Any], dict[str, Any], str, Problems], A
 }
 
 
+class _Reading(threading.local):
+    """How many sub-agents deep the transcript being read nests, in each thread."""
+
+    level = 0
+
+
+_READING = _Reading()
+
+
 def _nested_transcript(value: Any, path: str, problems: Problems) -> Transcript:
     if type(value) is not dict:
         raise ValueError(f"{path}: {_DESCRIBE.repr(value)} is not a transcript object")
-    return _transcript(value, None, _no_note, f"{path}.", problems)
+    if _READING.level >= MOST_LEVELS:
+        # Read by recursion, some six frames a level: a file nesting deeper than a dump does
+        # (written by hand, or hostile) must not end the load. The call keeps its line and
+        # result; the field's problem names where its sub-agent's steps were left unread.
+        problems.append(
+            f"{path}: sub-agents nest deeper than the {MOST_LEVELS} levels turnfold's format "
+            f"holds; the steps of the sub-agent at level {MOST_LEVELS + 1} (and any under "
+            "it) are not read"
+        )
+        return _DEFAULT  # type: ignore[no-any-return]
+    _READING.level += 1
+    try:
+        return _transcript(value, None, _no_note, f"{path}.", problems)
+    finally:
+        _READING.level -= 1
 
 
 def entry_from_dict(data: dict[str, Any], problems: Problems | None = None) -> Entry:

@@ -277,6 +277,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.nesting import MAX_DEPTH, too_deep
 from turnfold.usage import Tokens, add_into, attach_usage, counts_of
 
 NAME = "otlp"
@@ -493,8 +494,16 @@ class _Builder(OpenAIChatBuilder):
     """Chat messages of one agent's spans; a tool message is the result only of a call no tool
     span has settled (a tool span knows the status, the message does not)."""
 
-    def __init__(self, transcript: Transcript, name: str) -> None:
+    def __init__(
+        self, transcript: Transcript, name: str, depth: int = 0, session: Transcript | None = None
+    ) -> None:
         super().__init__(transcript, name)
+        #: How many sub-agents deep this builder's transcript nests (the session's is 0): its
+        #: sub-agents nest down to :data:`~turnfold.nesting.MAX_DEPTH`, no deeper.
+        self.depth = depth
+        #: The session's transcript, whose warnings the view shows (a sub-agent's are out of
+        #: sight): what nests too deep is said there.
+        self.session = transcript if session is None else session
         self._ordered = self._calls = _Calls()
         #: The calls tool spans settled, by span id, and how many spans settled each (by id).
         self.by_span: dict[str, ToolCall] = {}
@@ -897,21 +906,25 @@ class _Rebuild:
         instrumentation writes ``invoke_agent`` for the graph, and again for its workflow)."""
         name = agent_name(span)
         inner: list[Span] = []
-        for child in span.children:
+        todo = span.children[::-1]  # a stack, not recursion: spans may nest thousands deep
+        while todo:
+            child = todo.pop()
             same = child.op in _AGENT_OPS and name is not None
             if same and agent_name(child) == name:
-                inner += self._inner(child)
+                todo += child.children[::-1]
             else:
                 inner += self._walk(child)
         return inner
 
     def _walk(self, span: Span) -> list[Span]:
         """``span`` and its descendants, stopping at (and including) agent spans."""
-        out = [span]
-        if span.op in _AGENT_OPS:
-            return out
-        for child in span.children:
-            out += self._walk(child)
+        out: list[Span] = []
+        todo = [span]  # a stack, not recursion: spans may nest thousands deep
+        while todo:
+            current = todo.pop()
+            out.append(current)
+            if current.op not in _AGENT_OPS:
+                todo += current.children[::-1]
         return out
 
     def _scope(self, builder: _Builder, spans: list[Span], *, outermost: bool = False) -> None:
@@ -1313,23 +1326,50 @@ class _Rebuild:
             ended_at=span.ended_at,
         )
 
+    def _too_deep(self, builder: _Builder, span: Span, name: str) -> None:
+        """An agent span one level deeper than sub-agents nest: its call keeps its line, and
+        a warning among the session's names its spans and those under it, left unread."""
+        spans, todo = 0, [span]
+        lines: list[int] = []
+        while todo:  # a stack, not recursion: the spans under it may nest thousands deep
+            current = todo.pop()
+            spans += 1
+            lines.append(current.line)
+            todo += current.children
+        first, last = min(lines), max(lines)
+        what = f"sub-agent span {span.span_id}" + (f" ({name})" if name else "")
+        if spans == 1:
+            instead = f"its span (line {first}) is not read"
+        else:
+            at = f"line {first}" if first == last else f"lines {first}-{last}"
+            instead = f"it and the {spans - 1:,} spans under it ({at}) are not read"
+        warning = LoadWarning(
+            reason=too_deep(what, builder.depth + 1, instead), line=first, source=self.name
+        )
+        keep_warning(builder.session.warnings, warning)
+
     def _subagent(self, builder: _Builder, span: Span) -> None:
-        child = Transcript(metadata={"source_format": NAME})
-        sub = _Builder(child, self.name)
-        self._run(sub, span)
-        self._settle_usage(sub)
         name = agent_name(span) or agent_span_name(span)
-        task = next((e.text for e in child.entries if isinstance(e, UserMessage)), None)
+        child: Transcript | None = None
+        # Each level is read by recursion (some ten frames): sub-agents nest down to every
+        # reader's bound, so a trace of agents thousands deep does not end the load.
+        if builder.depth >= MAX_DEPTH:
+            self._too_deep(builder, span, name)
+        else:
+            child = Transcript(metadata={"source_format": NAME})
+            sub = _Builder(child, self.name, builder.depth + 1, builder.session)
+            self._run(sub, span)
+            self._settle_usage(sub)
+        entries = child.entries if child is not None else []
+        task = next((e.text for e in entries if isinstance(e, UserMessage)), None)
         subagent = SubAgent(
             name=name or None,
             task=task,
             transcript=child,
             agent_id=_str(span.attributes, "gen_ai.agent.id"),
-            tool_count=len(child.tool_calls()),
+            tool_count=len(child.tool_calls()) if child is not None else None,
         )
-        answer = next(
-            (e.text for e in reversed(child.entries) if isinstance(e, AssistantText)), None
-        )
+        answer = next((e.text for e in reversed(entries) if isinstance(e, AssistantText)), None)
         status: ToolStatus = "error" if span.failed else "success" if span.ended_at else "unknown"
         host = self._host_call(builder, span)
         if host is None:  # a managed agent a CodeAgent's code called: its step's python call
