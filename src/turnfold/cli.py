@@ -725,19 +725,18 @@ def _names_read_on(
 
 def _say_warnings(path: Path, transcript: Transcript, stderr: TextIO) -> None:
     """Count on stderr what the load could not read, which the page or outline shows as a
-    notice: a terminal user sees it without opening the page (L-4)."""
-    if transcript.warnings:
-        from turnfold.formats.source import warning_count
+    notice: a terminal user sees it without opening the page (L-4). The count is the
+    notice's, its sub-agents' own warnings included."""
+    from turnfold.nesting import warning_total
 
-        count = warning_count(transcript.warnings)
-        noun = "problem" if count == 1 else "problems"
-        print(
-            _shown(
-                f"turnfold: {path}: {count} {noun} while loading (shown as a notice); "
-                f"first: {transcript.warnings[0]}"
-            ),
-            file=stderr,
-        )
+    count = warning_total(transcript)
+    if not count:
+        return
+    noun = "problem" if count == 1 else "problems"
+    said = f"turnfold: {path}: {count} {noun} while loading (shown as a notice)"
+    if transcript.warnings:  # else they are all a sub-agent's, each named in the notice
+        said += f"; first: {transcript.warnings[0]}"
+    print(_shown(said), file=stderr)
 
 
 def _title(transcript: Transcript, path: Path, sample: str | None = None) -> str:

@@ -25,10 +25,10 @@ widget's the most): a widget of a chain 65 deep reached Python's default limit o
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
-from turnfold.model import Entry, LoadWarning, ToolCall, Transcript
+from turnfold.model import Entry, LoadWarning, ToolCall, Transcript, printable
 
 #: How many sub-agents deep a transcript's sub-agents nest under their calls: the top-level
 #: transcript is level 0, the sub-agents its calls run level 1, and the calls of a level-32
@@ -67,7 +67,8 @@ def runs(entries: Iterable[Entry]) -> list[tuple[ToolCall, Transcript]]:
 @dataclass(frozen=True)
 class Cut:
     """What a view leaves out of the sub-agents some calls of a top-level transcript run (a
-    turn's): it holds counts and an id, no entry, so a view may keep it as long as the turn."""
+    turn's), and which it draws: it holds counts, ids and the transcripts the turn holds
+    anyway, so a view may keep it as long as the turn."""
 
     calls: int = 0
     """The calls at level :data:`MAX_DEPTH` whose sub-agent's steps are not drawn."""
@@ -79,6 +80,11 @@ class Cut:
     """Their entries."""
     deepest: int = 0
     """The level the deepest of them nests at."""
+    drawn: tuple[tuple[str, Transcript], ...] = field(default=(), compare=False)
+    """Each sub-agent the view draws (levels 1 to :data:`MAX_DEPTH`), once, in reading order,
+    with whose it is (:func:`whose`): the notice lists their load warnings
+    (:func:`subagent_warnings`). The transcripts, not their warnings: a live sub-agent's
+    reader may warn of a line that adds no entry, which plans no turn anew."""
 
 
 def cut_under(entries: Iterable[Entry], top: Transcript) -> Cut:
@@ -90,22 +96,27 @@ def cut_under(entries: Iterable[Entry], top: Transcript) -> Cut:
     level shows counted once, at the shallowest level it nests.
     """
     drawn = {id(top)}
+    shown: list[tuple[str, Transcript]] = []  # the drawn ones, each once, for their warnings
     visited: set[tuple[int, int]] = set()
     cut: list[tuple[ToolCall, Transcript]] = []
-    todo = [(child, 1) for _, child in reversed(runs(entries))]  # popped in reading order
+    todo = [(call, child, 1) for call, child in reversed(runs(entries))]  # popped in order
+    shown += _stepless(entries, drawn)
     while todo:
-        current, level = todo.pop()
+        call, current, level = todo.pop()
         if (id(current), level) in visited:
             continue
         visited.add((id(current), level))
-        drawn.add(id(current))
+        if id(current) not in drawn:  # the top itself (a call that runs it) warns as the top
+            drawn.add(id(current))
+            shown.append((whose(call), current))
         found = runs(current.entries)
         if level == MAX_DEPTH:
             cut += found
         else:
-            todo += [(child, level + 1) for _, child in reversed(found)]
+            todo += [(inner, child, level + 1) for inner, child in reversed(found)]
+            shown += _stepless(current.entries, drawn)
     if not cut:
-        return Cut()
+        return Cut(drawn=tuple(shown))
     agents = total = deepest = 0
     hidden: set[int] = set()
     queue = deque((child, MAX_DEPTH + 1) for _, child in cut)
@@ -117,7 +128,90 @@ def cut_under(entries: Iterable[Entry], top: Transcript) -> Cut:
         agents, total, deepest = agents + 1, total + len(current.entries), level
         queue.extend((child, level + 1) for _, child in runs(current.entries))
     calls = len({id(call) for call, _ in cut})
-    return Cut(calls, cut[0][0].call_id or None, agents, total, deepest)
+    return Cut(calls, cut[0][0].call_id or None, agents, total, deepest, tuple(shown))
+
+
+def warning_total(transcript: Transcript) -> int:
+    """How many warnings the notice of a view of ``transcript`` counts, listed or not: its
+    own, what the view leaves out of sub-agents nested too deep (:func:`cut_warning`) and
+    those of each sub-agent it draws (:func:`subagent_warnings`). A corpus row counts this,
+    the number its view says (``Transcript.warnings`` holds the top-level transcript's own)."""
+    from turnfold.formats.source import warning_count  # what counts a list past its listed
+
+    cuts = [cut_under(transcript.entries, transcript)]
+    own = transcript.warnings
+    nested = subagent_warnings(cuts, own)
+    cut = cut_warning(cuts) is not None
+    return cut + warning_count(own) + sum(warning_count(warnings) for _, warnings in nested)
+
+
+def _stepless(entries: Iterable[Entry], drawn: set[int]) -> list[tuple[str, Transcript]]:
+    """The sub-agents the calls among ``entries`` run whose transcripts hold no entry, not
+    yet in ``drawn`` (and now in it), with whose they are: none nests (:func:`runs`), but its
+    call's line is drawn, and a sub-agent file whose every line is bad leaves just that and
+    its warnings."""
+    found = [
+        (entry, child)
+        for entry in entries
+        if isinstance(entry, ToolCall)
+        and entry.subagent is not None
+        and (child := entry.subagent.transcript) is not None
+        and not child
+        and id(child) not in drawn
+    ]
+    drawn.update(id(child) for _, child in found)
+    return [(whose(call), child) for call, child in found]
+
+
+#: How much of each name or id :func:`whose` keeps: they are the source's (X-1), one line.
+_NAMED = 80
+
+
+def whose(call: ToolCall) -> str:
+    """Whose a sub-agent is, as its warnings say it: its name and agent id where the source
+    records them, then the id of the call that ran it in brackets (the source's, else the
+    entry's own, which a call in a transcript always has).
+
+    >>> from turnfold.model import SubAgent
+    >>> whose(ToolCall(call_id="toolu_1", subagent=SubAgent(name="Explore", agent_id="a1")))
+    'Explore a1 (toolu_1)'
+    """
+    agent = call.subagent
+    names = [] if agent is None else [agent.name, agent.agent_id]
+    said = [name[:_NAMED] for name in dict.fromkeys(names) if name and name.strip()]
+    called = call.call_id or call.id
+    if called:
+        said.append(f"({called[:_NAMED]})")
+    # Read on a terminal too (the text outline's notice): an escape in a name is shown.
+    return printable(" ".join(said))
+
+
+def subagent_warnings(
+    cuts: Iterable[Cut], own: Sequence[LoadWarning]
+) -> list[tuple[str, list[LoadWarning]]]:
+    """The load warnings of the sub-agents a view draws (each turn's :class:`Cut`, in reading
+    order), each sub-agent's once, with whose they are: what its reader warned of (a bad line
+    of its own file or steps) lands in its own transcript's ``warnings``, which the notice of
+    the top-level transcript, ``own`` its warnings, lists after them.
+
+    Some readers also join a sub-agent's warnings to its caller's list (the same objects): a
+    sub-agent any of whose warnings ``own`` or one listed before holds was reported there, so
+    none of its are listed or counted again.
+    """
+    seen = {id(warning) for warning in own}
+    done: set[int] = set()
+    found: list[tuple[str, list[LoadWarning]]] = []
+    for cut in cuts:
+        for who, transcript in cut.drawn:
+            warnings = transcript.warnings
+            if not warnings or id(transcript) in done:
+                continue
+            done.add(id(transcript))
+            if any(id(warning) in seen for warning in warnings):
+                continue
+            seen.update(id(warning) for warning in warnings)
+            found.append((who, list(warnings)))
+    return found
 
 
 def cut_warning(cuts: Iterable[Cut]) -> LoadWarning | None:
@@ -163,4 +257,14 @@ def _counted(count: int, one: str, other: str | None = None) -> str:
     return f"{count:,} {one if count == 1 else other or one + 's'}"
 
 
-__all__ = ["MAX_DEPTH", "Cut", "cut_under", "cut_warning", "runs", "too_deep"]
+__all__ = [
+    "MAX_DEPTH",
+    "Cut",
+    "cut_under",
+    "cut_warning",
+    "runs",
+    "subagent_warnings",
+    "too_deep",
+    "warning_total",
+    "whose",
+]

@@ -49,7 +49,7 @@ from turnfold.formats.common import as_text
 from turnfold.formats.databases import one_look
 from turnfold.formats.frameworks import crewai
 from turnfold.formats.harnesses import archive, inspect_log, openhands
-from turnfold.formats.source import Source, open_source, warning_count
+from turnfold.formats.source import Source, open_source
 from turnfold.formats.traces import otlp
 from turnfold.formats.wrappers import (
     CUSTOM_ID,
@@ -68,6 +68,7 @@ from turnfold.model import (
     Transcript,
     UserMessage,
 )
+from turnfold.nesting import warning_total
 from turnfold.process import (
     Segment,
     TurnHeader,
@@ -1226,7 +1227,7 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
         **{name: tokens.get(name) for name in TOKEN_COLUMNS},
         "cost_usd": facts.cost.usd if facts.cost is not None else None,
         "outcome": as_text(meta.get("outcome")),
-        "score": _score(meta.get("score")), "warnings": warning_count(transcript.warnings),
+        "score": _score(meta.get("score")), "warnings": warning_total(transcript),
         "error": None, "no_cost": no_cost.said if no_cost is not None else None,
     }  # fmt: skip
     return Summary("rows", [row], tool_rows, turn_rows)

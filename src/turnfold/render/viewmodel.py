@@ -42,7 +42,7 @@ from turnfold.model import (
     UserMessage,
     Wording,
 )
-from turnfold.nesting import MAX_DEPTH, Cut, cut_under, cut_warning
+from turnfold.nesting import MAX_DEPTH, Cut, cut_under, cut_warning, subagent_warnings
 from turnfold.process import (
     ActivityGroup,
     BatchPiece,
@@ -402,7 +402,7 @@ class ViewPlan:
             session=session_header(transcript, snapshot.locale, facts),
             timeline=(self.timeline or Timeline()).node(items, snapshot.locale, facts),
             outcome=outcome_badge(transcript.metadata, snapshot.locale),
-            notice=_warnings_notice(transcript, snapshot.locale, _cut(transcript, items)),
+            notice=_warnings_notice(transcript, snapshot.locale, _cuts(transcript, items)),
         )
 
     def nodes(self, items: list[PlannedItem], reuse: NodeReuse | None = None) -> list[TopNode]:
@@ -681,17 +681,18 @@ def _score_text(score: Any) -> str:
     return ""
 
 
-#: What the view leaves out of each turn's sub-agents (:class:`~turnfold.nesting.Cut`), by the
-#: id of the transcript, with each turn's planned item (weakly) by its key: a widget's head walks
-#: only the sub-agents of the turns its projection planned anew (Q-3), as its timeline lays out
-#: only those. A change in a sub-agent it draws plans its turn anew; one deeper does not.
+#: What the view leaves out of each turn's sub-agents and which it draws
+#: (:class:`~turnfold.nesting.Cut`), by the id of the transcript, with each turn's planned item
+#: (weakly) by its key: a widget's head walks only the sub-agents of the turns its projection
+#: planned anew (Q-3), as its timeline lays out only those. A change in a sub-agent it draws
+#: plans its turn anew; one deeper does not.
 _CUTS: dict[int, tuple[weakref.ref[Transcript], dict[str, tuple[weakref.ref[PlannedItem], Cut]]]]
 _CUTS = {}
 
 
-def _cut(transcript: Transcript, items: Sequence[PlannedItem]) -> LoadWarning | None:
-    """The warning for what the view of ``transcript`` (planned as ``items``) leaves out of
-    sub-agents nested past :data:`~turnfold.nesting.MAX_DEPTH`, None when it draws them all."""
+def _cuts(transcript: Transcript, items: Sequence[PlannedItem]) -> list[Cut]:
+    """What the view of ``transcript`` (planned as ``items``) leaves out of sub-agents nested
+    past :data:`~turnfold.nesting.MAX_DEPTH` and which sub-agents it draws, turn by turn."""
     known = _CUTS.get(id(transcript))
     last = known[1] if known is not None and known[0]() is transcript else {}
     cuts: dict[str, tuple[weakref.ref[PlannedItem], Cut]] = {}
@@ -706,36 +707,50 @@ def _cut(transcript: Transcript, items: Sequence[PlannedItem]) -> LoadWarning | 
     if known is None or known[0]() is not transcript:
         weakref.finalize(transcript, _CUTS.pop, id(transcript), None)
     _CUTS[id(transcript)] = (weakref.ref(transcript), cuts)
-    return cut_warning(cut for _, cut in cuts.values())
+    return [cut for _, cut in cuts.values()]
 
 
 def _warnings_notice(
-    transcript: Transcript, locale: str, cut: LoadWarning | None = None
+    transcript: Transcript, locale: str, cuts: Sequence[Cut] = ()
 ) -> NoticeNode | None:
-    """One quiet notice for everything the loader skipped (L-4), and ``cut``, what the view
-    leaves out of sub-agents nested too deep (:func:`_cut`; first: the loader's list may end on
-    a count of the warnings it did not list)."""
-    warnings = transcript.warnings if cut is None else [cut, *transcript.warnings]
-    if not warnings:
+    """One quiet notice for everything the loader skipped (L-4): first what the view leaves
+    out of sub-agents nested too deep (:func:`~turnfold.nesting.cut_warning`; the loader's list
+    may end on a count of the warnings it did not list), then the top-level transcript's own
+    warnings, then those of each sub-agent the view draws, saying whose
+    (:func:`~turnfold.nesting.subagent_warnings`): a bad line of a sub-agent's file is a record
+    dropped from this view as much as one of the top's."""
+    cut = cut_warning(cuts)
+    own = transcript.warnings if cut is None else [cut, *transcript.warnings]
+    nested = subagent_warnings(cuts, own)
+    if not own and not nested:
         return None
     # Only here: a transcript with warnings was loaded, so the loaders are imported already
     # (one cut by the view alone pays for the import).
-    from turnfold.formats.source import UnlistedWarnings, warning_count
+    from turnfold.formats.source import MAX_LISTED_WARNINGS, UnlistedWarnings, warning_count
 
-    count = warning_count(warnings)
-    listed = sum(type(w) is not UnlistedWarnings for w in warnings)
+    count = warning_count(own) + sum(warning_count(warnings) for _, warnings in nested)
+    items = [escape(str(_published(w))) for w in own]
+    listed = sum(type(w) is not UnlistedWarnings for w in own)
+    # Each sub-agent's list is bounded by its source, not their sum: past as many as one source
+    # lists, the sub-agents' warnings are only counted, in one last item.
+    room, unlisted = MAX_LISTED_WARNINGS, 0
+    for who, warnings in nested:
+        for warning in warnings:
+            if not room:
+                unlisted += warning.count if type(warning) is UnlistedWarnings else 1
+                continue
+            said = str(_published(warning))
+            items.append(escape(translate("warnings.subagent", locale, agent=who, warning=said)))
+            room, listed = room - 1, listed + (type(warning) is not UnlistedWarnings)
+    if unlisted:
+        items.append(escape(str(UnlistedWarnings(reason="", count=unlisted))))
     # Past the listed ones a load only counts its warnings: the count is all of them (L-4).
     text = (
         plural("warnings.skipped", count, locale)
         if listed == count
         else plural("warnings.skipped_listed", count, locale, listed=listed)
     )
-    return {
-        "kind": "notice",
-        "key": "warnings",
-        "text": text,
-        "items": [escape(str(_published(w))) for w in warnings],
-    }
+    return {"kind": "notice", "key": "warnings", "text": text, "items": items}
 
 
 def _published(warning: LoadWarning) -> LoadWarning:
