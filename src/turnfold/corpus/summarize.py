@@ -1112,31 +1112,17 @@ def _agent_id(name: str | None) -> str | None:
 def _delegations(transcript: Transcript) -> int:
     """Sub-agent runs in the session, nested ones included (what F-7's lines account for).
 
-    Walked with a stack, not by recursion: a file's sub-agents may nest thousands deep, and a
-    row must come of it (X-2). A transcript already on the way down (one that runs itself, or
-    one it is nested in) is not walked again: its runs are counted where it first nests."""
+    Over ``tool_calls(nested=True)``, which walks with a stack, not by recursion (a file's
+    sub-agents may nest thousands deep, and a row must come of it, X-2), and walks a
+    transcript already on the way down (one that runs itself) once: its runs count where it
+    first nests."""
     count = 0
-    on_path = {id(transcript)}
-    todo: list[tuple[Transcript, Iterator[ToolCall]]] = [
-        (transcript, iter(transcript.tool_calls()))
-    ]
-    while todo:
-        current, pending = todo[-1]
-        call = next(pending, None)
-        if call is None:
-            todo.pop()
-            on_path.discard(id(current))
-            continue
+    for call in transcript.tool_calls(nested=True):
         agent = call.subagent
-        child = agent.transcript if agent is not None else None
         # The agents a call ran at once (no run of its own) count themselves, not one more.
-        if (agent is not None or tool_category(call.name) == "agent") and not (
-            agent is not None and child is not None and not agent.is_run
-        ):
+        ran_at_once = agent is not None and agent.transcript is not None and not agent.is_run
+        if (agent is not None or tool_category(call.name) == "agent") and not ran_at_once:
             count += 1
-        if child is not None and id(child) not in on_path:
-            on_path.add(id(child))
-            todo.append((child, iter(child.tool_calls())))
     return count
 
 
