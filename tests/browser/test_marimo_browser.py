@@ -196,7 +196,7 @@ def test_N2_the_views_follow_marimo_s_dark_theme(dark_page: Page) -> None:
     assert min(_colour(answer, "color")) > 180  # light text
     assert max(_colour(demo.locator(".tf-utext").first, "backgroundColor")) < 60  # dark box
     title = dark_page.locator(".tf-browser .tf-b-grid tbody td").first
-    expect(title).to_be_visible()
+    expect(title).to_be_visible(timeout=TIMEOUT_MS)  # its scan may end after the transcript
     assert min(_colour(title, "color")) > 180
 
 
