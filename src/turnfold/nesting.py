@@ -131,18 +131,32 @@ def cut_under(entries: Iterable[Entry], top: Transcript) -> Cut:
     return Cut(calls, cut[0][0].call_id or None, agents, total, deepest, tuple(shown))
 
 
-def warning_total(transcript: Transcript) -> int:
-    """How many warnings the notice of a view of ``transcript`` counts, listed or not: its
-    own, what the view leaves out of sub-agents nested too deep (:func:`cut_warning`) and
-    those of each sub-agent it draws (:func:`subagent_warnings`). A corpus row counts this,
-    the number its view says (``Transcript.warnings`` holds the top-level transcript's own)."""
+def notice_warnings(
+    transcript: Transcript, cuts: Sequence[Cut]
+) -> tuple[list[LoadWarning], list[tuple[str, list[LoadWarning]]], int]:
+    """What the notice of a view of ``transcript`` (its turns' ``cuts``) holds: the view's own
+    warnings (what it leaves out of sub-agents nested too deep, :func:`cut_warning`, first, then
+    the top-level transcript's), each drawn sub-agent's with whose they are
+    (:func:`subagent_warnings`), and how many it counts, listed or not. The view's notice and
+    :func:`warning_total` both count by it, so a corpus row says the number its view does."""
+    cut = cut_warning(cuts)
+    own = transcript.warnings if cut is None else [cut, *transcript.warnings]
+    nested = subagent_warnings(cuts, own)
+    if not own and not nested:
+        return own, nested, 0
+    # Only here: a transcript with warnings was loaded, so the loaders are imported already
+    # (one cut by the view alone pays for the import).
     from turnfold.formats.source import warning_count  # what counts a list past its listed
 
-    cuts = [cut_under(transcript.entries, transcript)]
-    own = transcript.warnings
-    nested = subagent_warnings(cuts, own)
-    cut = cut_warning(cuts) is not None
-    return cut + warning_count(own) + sum(warning_count(warnings) for _, warnings in nested)
+    count = warning_count(own) + sum(warning_count(warnings) for _, warnings in nested)
+    return own, nested, count
+
+
+def warning_total(transcript: Transcript) -> int:
+    """How many warnings the notice of a view of ``transcript`` counts, listed or not
+    (:func:`notice_warnings`). A corpus row counts this, the number its view says
+    (``Transcript.warnings`` holds the top-level transcript's own)."""
+    return notice_warnings(transcript, [cut_under(transcript.entries, transcript)])[2]
 
 
 def _stepless(entries: Iterable[Entry], drawn: set[int]) -> list[tuple[str, Transcript]]:
@@ -262,6 +276,7 @@ __all__ = [
     "Cut",
     "cut_under",
     "cut_warning",
+    "notice_warnings",
     "runs",
     "subagent_warnings",
     "too_deep",

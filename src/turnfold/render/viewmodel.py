@@ -42,7 +42,7 @@ from turnfold.model import (
     UserMessage,
     Wording,
 )
-from turnfold.nesting import MAX_DEPTH, Cut, cut_under, cut_warning, subagent_warnings
+from turnfold.nesting import MAX_DEPTH, Cut, cut_under, notice_warnings
 from turnfold.process import (
     ActivityGroup,
     BatchPiece,
@@ -719,16 +719,12 @@ def _warnings_notice(
     warnings, then those of each sub-agent the view draws, saying whose
     (:func:`~turnfold.nesting.subagent_warnings`): a bad line of a sub-agent's file is a record
     dropped from this view as much as one of the top's."""
-    cut = cut_warning(cuts)
-    own = transcript.warnings if cut is None else [cut, *transcript.warnings]
-    nested = subagent_warnings(cuts, own)
+    own, nested, count = notice_warnings(transcript, cuts)
     if not own and not nested:
         return None
-    # Only here: a transcript with warnings was loaded, so the loaders are imported already
-    # (one cut by the view alone pays for the import).
-    from turnfold.formats.source import MAX_LISTED_WARNINGS, UnlistedWarnings, warning_count
+    # Only here: a transcript with warnings was loaded, so the loaders are imported already.
+    from turnfold.formats.source import MAX_LISTED_WARNINGS, UnlistedWarnings
 
-    count = warning_count(own) + sum(warning_count(warnings) for _, warnings in nested)
     items = [escape(str(_published(w))) for w in own]
     listed = sum(type(w) is not UnlistedWarnings for w in own)
     # Each sub-agent's list is bounded by its source, not their sum: past as many as one source
