@@ -544,3 +544,16 @@ def test_F7_claude_code_sub_agent_files_deeper_than_the_bound_load_and_say_so(
     assert end.subagent is not None
     assert end.subagent.transcript is not None
     assert levels_loaded(end.subagent.transcript)[0] == levels - MAX_DEPTH - 2
+
+
+def test_F7_U4_the_timeline_places_the_calls_the_view_draws_down_to_the_bound() -> None:
+    """The timeline placed sub-agents' calls 16 levels down, and none deeper, unsaid; now down
+    to the bound, each bar a call row of the view (whose notice counts the rest)."""
+    view = build_view_model(chain(MAX_DEPTH + 3))
+    timeline = view["timeline"]
+    assert timeline is not None
+    keys = [bar["key"] for turn in timeline["turns"] for bar in turn["bars"]]
+    assert max(key.count("/") for key in keys) == MAX_DEPTH
+    calls = {node["key"] for node in iter_nodes(view) if node["kind"] == "tool"}
+    assert set(keys) <= calls
+    assert "not shown" in str(view["notice"])

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from turnfold import keys
 from turnfold.i18n import plural, translate
 from turnfold.model import ACTIVE_STATUSES, FAILED_STATUSES, Entry, ToolCall
+from turnfold.nesting import MAX_DEPTH
 from turnfold.process import PlannedItem, Segment, recorded_duration_ms
 from turnfold.session import SessionFacts
 from turnfold.tools import (
@@ -291,7 +292,9 @@ def _place(
     if ended is not None:
         moments.append(ended)  # the result's arrival is activity too
     child = call.subagent.transcript if call.subagent is not None else None
-    if child is None or depth > 16:  # a transcript that holds itself: placed once, not forever
+    # Down to the view's bound (turnfold.nesting): a call nested deeper has no row to link to,
+    # and the view's notice counts it. A transcript that holds itself stops there too.
+    if child is None or depth >= MAX_DEPTH:
         return
     prefix = keys.child_prefix(key)
     for entry in child.entries:
