@@ -204,8 +204,9 @@ def main() -> None:
         # sessions of other days, so no price of the corpus's days is kept by it.
         other = work / "other"
         other.mkdir()
-        for seed in (1_001, 1_002):
-            generate(other / f"other-{seed}.jsonl", 2.5, seed=seed, start=1_700_000_000.0)
+        for seed in (1_001, 1_002):  # each as large as a session of the corpus, at most 2.5 MB
+            each = min(2.5, args.mb / max(1, args.sessions))
+            generate(other / f"other-{seed}.jsonl", each, seed=seed, start=1_700_000_000.0)
         parses, firsts, warms, agains = [], [], [], []
         for run in range(max(1, args.repeat)):
             parses.append(baseline(paths))

@@ -26,7 +26,11 @@ CASES = [
     ("render.py", ["--mb", "1", "--runs", "1"], "render/parse = "),
     ("batches.py", ["--batches", "500", "--runs", "1"], "build_batch_view, zh:"),
     ("scale.py", ["--mb", "1", "--turns", "20", "--runs", "1"], "projection/parse = "),
-    ("corpus.py", ["--sessions", "5", "--mb", "2", "--rows", "200"], "corpus: first/baseline = "),
+    (
+        "corpus.py",
+        ["--sessions", "5", "--mb", "2", "--rows", "200", "--repeat", "1"],
+        "corpus: first/baseline = ",
+    ),
     ("runs.py", ["--rows", "200", "--repeat", "1"], "runs: parts/baseline = "),
     ("site.py", ["--sessions", "5", "--mb", "2", "--runs", "1"], "site: first/baseline = "),
     ("harnesses.py", ["--mb", "0.3", "--runs", "1"], "harnesses: all/parse = "),
