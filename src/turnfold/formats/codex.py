@@ -146,7 +146,9 @@ beyond the API (:class:`CodexBuilder`):
   rollout is found by its id, whatever the file is called: ``*<thread id>.jsonl`` beside the
   parent or anywhere in the ``sessions/YYYY/MM/DD`` tree, else a file beside it whose
   ``session_meta`` has that id or names this session as its parent; it is loaded as the
-  sub-agent's transcript (its records join this load's accounting).
+  sub-agent's transcript (its records join this load's accounting), its own children's in
+  turn, down to :data:`~turnfold.nesting.MAX_DEPTH` levels: a child one deeper is named in a
+  warning on its spawn's line, as one already shown above it (a circle of rollouts) is.
 - **Model.** Each AssistantText has the model of its response (``turn_context.model``, switched
   by ``thread_settings_applied``); a response of calls only names it in its first entry's
   ``meta["model"]``.
@@ -238,6 +240,7 @@ from turnfold.model import (
     UserMessage,
     Wording,
 )
+from turnfold.nesting import MAX_DEPTH, too_deep
 from turnfold.usage import TOKEN_FIELDS, carries, counts_of
 
 NAME = "codex"
@@ -562,7 +565,6 @@ _SCRIPT_COMMAND = re.compile(
 _SCRIPT_TOOL = re.compile(r"\btools\.([A-Za-z_][\w$]*)\s*\(")
 _SAFE_ID = re.compile(r"^[0-9A-Za-z_-]{1,80}$")  # a thread id is safe to put in a glob
 _ECHO_WINDOW = 8
-_MAX_SUBAGENT_DEPTH = 4
 _MAX_SCANNED_FILES = 2000  # rollouts beside a parent whose first line is read to find its children
 _HEADER_LINE_LIMIT = 4 * 1024 * 1024  # a session_meta line holds the base instructions
 
@@ -1220,7 +1222,7 @@ class CodexBuilder(ResponsesBuilder):
         self._model_echoes = _Echoes()
         self._boundary: tuple[str, Entry] | None = None
         self._diffs: dict[str, str] = {}
-        self._spawns: list[ToolCall] = []
+        self._spawns: list[tuple[ToolCall, int]] = []  # spawn_agent calls, and their lines
         self._code_calls: list[ToolCall] = []  # this turn's code-mode exec calls
         self._inner: dict[str, Transcript] = {}  # code-mode calls nested under their exec
         self._sessions: dict[int, ToolCall] = {}  # processes left running, by session id
@@ -1930,7 +1932,7 @@ class CodexBuilder(ResponsesBuilder):
         elif name == _STDIN_TOOL and isinstance(args, dict):
             self._stdin_call(call, args)
         if name in _SPAWN_TOOLS:
-            self._spawns.append(call)
+            self._spawns.append((call, line))
             task = _first_str(args, ("message", "prompt", "task", "description", "task_name"))
             self.transcript.update(call, subagent=SubAgent(task=task))
         return call
@@ -2397,8 +2399,11 @@ class CodexBuilder(ResponsesBuilder):
         *,
         source: Source | None = None,
         seen: set[Path] | None = None,
+        above: frozenset[Path] = frozenset(),
     ) -> None:
-        """Session totals into ``metadata``; child threads' rollouts linked in (issue 21.1)."""
+        """Session totals into ``metadata``; child threads' rollouts linked in (issue 21.1),
+        this rollout being ``depth`` sub-agents deep, nested in the rollouts ``above`` (resolved
+        paths), ``seen`` those this load linked so far (this one and those above among them)."""
         self._flush_review()
         self._flush_plans()
         self._close_turn()
@@ -2413,31 +2418,57 @@ class CodexBuilder(ResponsesBuilder):
                 " no time shown"
             )
             self.warn(reason, self._first_bad_time)
-        if path is not None and depth < _MAX_SUBAGENT_DEPTH and self._spawns:
+        if path is not None and self._spawns:
             seen = seen if seen is not None else {path.resolve()}
             threads = _ChildThreads(path, meta.get("session_id"))
-            for call in self._spawns:
-                self._link_subagent(call, threads, depth, source, seen)
+            here = above | {path.resolve()}
+            for call, line in self._spawns:
+                self._link_subagent(call, line, threads, depth, source, seen, here)
 
     def _link_subagent(
         self,
         call: ToolCall,
+        line: int,
         threads: _ChildThreads,
         depth: int,
         source: Source | None,
         seen: set[Path],
+        above: frozenset[Path],
     ) -> None:
+        """The rollout of the thread ``call`` (on ``line``) spawned, as its sub-agent's
+        transcript: read one level deeper than ``depth``, this rollout's, unless it is one of
+        ``above`` (this rollout and those it nests in) or is linked under another call."""
         agent = call.subagent
         if agent is None or agent.transcript is not None or call.status == "error":
             return
         found = threads.find(agent.agent_id, agent.name)
-        if found is None or found.resolve() in seen:
+        if found is None:
             return
-        seen.add(found.resolve())
+        resolved = found.resolve()
+        what = f"child thread rollout {found.name} of call {call.call_id}"
+        if resolved in above:
+            # Only a broken or hostile file names a thread it runs in (Codex gives each spawn
+            # a new thread): read again, it would nest itself for ever.
+            reason = f"{what} is already shown above it (sub-agents in a circle): not nested again"
+            self.warn(reason, line)
+            return
+        if resolved in seen:
+            # Linked under another call of this load. Codex writes that: a child spawned with
+            # ``fork_context`` starts from its parent's history, written into its own rollout
+            # (codex-rs core/src/agent/control.rs ``spawn_forked_thread``; builds before
+            # ``keep_forked_rollout_item`` copied it whole, ``spawn_agent`` calls and their
+            # answers too), so it replays the parent's earlier spawns, whose threads the
+            # parent's own calls already show.
+            return
+        if depth >= MAX_DEPTH:
+            instead = f"it loads on its own: turnfold.load({str(found)!r})"
+            self.warn(too_deep(what, depth + 1, instead), line)
+            return
+        seen.add(resolved)
         try:
-            child, child_source = _load_file(found, depth + 1, seen)
+            child, child_source = _load_file(found, depth + 1, seen, above)
         except (OSError, TranscriptFormatError) as exc:
-            self.warn(f"child thread rollout {found.name} not read: {exc}", None)
+            self.warn(f"child thread rollout {found.name} not read: {exc}", line)
             return
         if source is not None:  # the child's records are this load's records too (issue 11)
             source.accounting.merge(child_source.accounting)
@@ -2888,9 +2919,13 @@ def record_type(record: Any) -> str:
 class _Pass:
     """One rollout's records fed to a :class:`CodexBuilder`, then finished."""
 
-    def __init__(self, source: Source, depth: int, seen: set[Path]) -> None:
+    def __init__(
+        self, source: Source, depth: int, seen: set[Path], above: frozenset[Path] = frozenset()
+    ) -> None:
         self.source = source
-        self.depth, self.seen = depth, seen
+        #: How many sub-agents deep this rollout is; the rollouts this load linked so far; the
+        #: ones this rollout nests in (:meth:`CodexBuilder.finish`).
+        self.depth, self.seen, self.above = depth, seen, above
         self.transcript = Transcript(metadata={"source_format": NAME})
         self.builder = CodexBuilder(self.transcript, source.name)
         self.first_line: int | None = None
@@ -2919,17 +2954,23 @@ class _Pass:
         if self.builder.recognized == 0:
             reason = "no Codex rollout record ({timestamp, type, payload} lines)"
             raise TranscriptFormatError(source.name, [NAME], self.first_line, reason)
-        self.builder.finish(source.path, self.depth, source=source, seen=self.seen)
+        self.builder.finish(
+            source.path, self.depth, source=source, seen=self.seen, above=self.above
+        )
         return self.transcript
 
 
-def _load_file(path: Path, depth: int, seen: set[Path]) -> tuple[Transcript, Source]:
-    """A child thread's own rollout file, and its source (for the accounting)."""
+def _load_file(
+    path: Path, depth: int, seen: set[Path], above: frozenset[Path]
+) -> tuple[Transcript, Source]:
+    """A child thread's own rollout file, and its source (for the accounting). Read by
+    recursion, some five frames a level: the bound of :data:`~turnfold.nesting.MAX_DEPTH`
+    levels keeps a chain of rollouts within Python's stack."""
     source, stream = open_source(path)
     try:
         if not source.head:
             raise TranscriptFormatError(source.name, [NAME], None, "the source is empty")
-        child = read_through(_Pass(source, depth, seen))
+        child = read_through(_Pass(source, depth, seen, above))
     finally:
         if stream is not None:
             stream.close()

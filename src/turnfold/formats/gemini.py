@@ -73,8 +73,10 @@ derived from it, duration from its start to its last update or recorded entry, t
 Gemini CLI before 0.38 recorded no ``agentId`` (the child is named by an id of its own): a
 call's run is then the child whose first prompt holds the call's task (``objective``,
 ``request``, …) and that started and was last updated before the call was recorded, the latest
-such one. Sub-agent files no call links to are reported
-in one warning.
+such one. A child's own sub-agents nest in it in turn, down to
+:data:`~turnfold.nesting.MAX_DEPTH` levels: a session one deeper, or one already shown above it
+(a circle), is named in a warning on its call's line and not read. Sub-agent files no call links
+to are reported in one warning.
 
 Every line, and every message of a legacy file, is accounted for (``RECORDS``); a sub-agent
 session's records count under the same types.
@@ -140,6 +142,7 @@ from turnfold.model import (
     span_ms,
     utc,
 )
+from turnfold.nesting import MAX_DEPTH, too_deep
 from turnfold.usage import attach_usage
 
 NAME = "gemini"
@@ -266,8 +269,6 @@ _METADATA_KEYS = {
     "kind": "kind",
     "directories": "directories",
 }
-#: Sub-agent sessions nest; deeper ones are not followed (and cycles never are).
-MAX_SUBAGENT_DEPTH = 4
 
 
 def _is_header(value: Any) -> bool:
@@ -648,8 +649,9 @@ class _Reader:
             reason = "no Gemini CLI chat record (header, message, $set or $rewindTo) found"
             raise TranscriptFormatError(self.source.name, [NAME], self.first_unknown, reason)
         entries = self.entries()
+        lines = {message_id: message.line for message_id, message in self.messages.items()}
         _link_subagents(self.source, entries, self.header.get("sessionId"), depth=self.depth,
-                        seen=self.seen)  # fmt: skip
+                        seen=self.seen, lines=lines)  # fmt: skip
         return Transcript(entries, metadata=self.metadata())
 
     def entries(self) -> list[Entry]:
@@ -1001,13 +1003,22 @@ def _merge_boundaries(kept: CompactionBoundary, other: CompactionBoundary) -> No
 
 
 def _link_subagents(
-    source: Source, entries: list[Entry], session_id: Any, *, depth: int, seen: frozenset[Path]
+    source: Source,
+    entries: list[Entry],
+    session_id: Any,
+    *,
+    depth: int,
+    seen: frozenset[Path],
+    lines: dict[str, int],
 ) -> None:
     """Attach ``chats/<sessionId>/<agentId>.json[l]`` to the call with that ``agentId``; a call
-    that names none, the run that was given its task (:func:`_run_of`)."""
+    that names none, the run that was given its task (:func:`_run_of`). ``source`` is a
+    session ``depth`` sub-agents deep, nested in the sessions ``seen`` (resolved paths);
+    ``lines`` the line of each of its messages, by id."""
     calls = [e for e in entries if isinstance(e, ToolCall) and e.subagent]
     if source.path is None or not isinstance(session_id, str) or not session_id or not calls:
         return
+    seen = seen | {source.path.resolve()}  # the top-level session too: a child naming it
     folder = source.path.parent / session_id
     if not folder.is_dir():
         return
@@ -1023,7 +1034,8 @@ def _link_subagents(
         path = files.get(agent.agent_id) if agent.agent_id else None
         if path is None or agent.agent_id in linked:
             continue
-        _attach(source, agent, path, depth=depth, seen=seen, linked=linked)
+        line = _line_of(call, lines)
+        _attach(source, agent, path, depth=depth, seen=seen, linked=linked, line=line)
     unnamed = [c for c in calls if c.subagent and not c.subagent.agent_id]
     if unnamed and len(files) > len(linked):
         # Gemini CLI recorded no agentId before 0.38 (#25092): the child session's id is
@@ -1035,7 +1047,8 @@ def _link_subagents(
                 del runs[path]
                 agent = call.subagent
                 assert agent is not None
-                if _attach(source, agent, path, depth=depth, seen=seen, linked=linked):
+                line = _line_of(call, lines)
+                if _attach(source, agent, path, depth=depth, seen=seen, linked=linked, line=line):
                     agent.agent_id = path.stem
     if len(files) > len(linked):
         count = len(files) - len(linked)
@@ -1050,9 +1063,14 @@ def _attach(
     depth: int,
     seen: frozenset[Path],
     linked: set[str],
+    line: int | None,
 ) -> bool:
-    """Load the child session at ``path`` as ``agent``'s transcript; whether it loaded."""
-    child = _load_child(source, path, depth=depth, seen=seen)
+    """Load the child session at ``path`` as ``agent``'s transcript, its call on ``line``;
+    whether it loaded."""
+    if _not_nested(source, path, depth=depth, seen=seen, line=line):
+        linked.add(path.stem)  # its call names it, and a warning says why it is not shown
+        return False
+    child = _load_child(source, path, depth=depth, seen=seen, line=line)
     if child is None:
         return False
     linked.add(path.stem)
@@ -1128,22 +1146,49 @@ def _run_of(call: ToolCall, runs: dict[Path, _Run | None]) -> Path | None:
     return max(found)[1] if found else None
 
 
+def _line_of(call: ToolCall, lines: dict[str, int]) -> int | None:
+    """The line of the message that holds ``call``: its batch is the message's id, or that id
+    and ``#2`` for the message's second batch (:func:`_tool_calls`)."""
+    batch = call.batch_id or ""
+    return lines.get(batch, lines.get(batch.rpartition("#")[0]))
+
+
+def _not_nested(
+    source: Source, path: Path, *, depth: int, seen: frozenset[Path], line: int | None
+) -> bool:
+    """Whether the child session at ``path``, named by a call on ``line`` of ``source`` (a
+    session ``depth`` sub-agents deep, nested in ``seen``), is left unread, said in a warning:
+    it is one of ``seen`` (a circle), or deeper than sub-agents nest."""
+    what = f"sub-agent session {path.name}"
+    if path.resolve() in seen:
+        # Gemini CLI names a child's folder by its session's id, a new one for each run:
+        # only a broken or hostile file (a ``sessionId`` of ``.`` or ``..``, a link) leads
+        # back up.
+        reason = f"{what} is already shown above it (sub-agents in a circle): not nested again"
+        source.warn(reason, line)
+        return True
+    if depth >= MAX_DEPTH:
+        instead = f"it loads on its own: turnfold.load({str(path)!r})"
+        source.warn(too_deep(what, depth + 1, instead), line)
+        return True
+    return False
+
+
 def _load_child(
-    source: Source, path: Path, *, depth: int, seen: frozenset[Path]
+    source: Source, path: Path, *, depth: int, seen: frozenset[Path], line: int | None
 ) -> Transcript | None:
-    resolved = path.resolve()
-    if depth + 1 >= MAX_SUBAGENT_DEPTH or resolved in seen:
-        source.warn(f"sub-agent session {path.name} not loaded (nested too deep)")
-        return None
+    """The child session at ``path`` read one level deeper than ``depth``; None when it cannot
+    be read, said in a warning on ``line``. Read by recursion, some six frames a level: the
+    bound of :data:`~turnfold.nesting.MAX_DEPTH` levels keeps a chain within Python's stack."""
     try:
         child_source, stream = open_source(path)
     except OSError as exc:
-        source.warn(f"sub-agent session {path.name}: {exc}")
+        source.warn(f"sub-agent session {path.name}: {exc}", line)
         return None
     try:
-        child = _read(child_source, depth=depth + 1, seen=seen | {resolved})
+        child = _read(child_source, depth=depth + 1, seen=seen | {path.resolve()})
     except TranscriptFormatError as exc:
-        source.warn(f"sub-agent session {path.name}: {exc.reason}")
+        source.warn(f"sub-agent session {path.name}: {exc.reason}", line)
         return None
     finally:
         if stream is not None:
