@@ -69,8 +69,12 @@ not say which tools are agents). The child agent keeps its last run (``as_tool()
 before each call; an agent a function calls keeps adding to its messages): its messages from
 its last prompt on become the transcript of the tool's last call when their last text is that
 call's result; every other call of it, and a function that makes its agent inside (whose name
-only its code knows), has ``steps_missing``. Swarm and Graph runs keep each node's messages in
-that node's agent; nothing of them is in the messages read here.
+only its code knows), has ``steps_missing``. Agents used as tools by agents used as tools nest
+so, down to :data:`~turnfold.nesting.MAX_DEPTH` levels; the run of one deeper is not shown, and
+a warning of the loaded transcript names it and its call. An agent that is a tool of itself, or
+of an agent it runs under, is not followed into itself: Strands refuses to run an agent while it
+runs (``ConcurrencyException``), so that call ran nothing. Swarm and Graph runs keep each node's
+messages in that node's agent; nothing of them is in the messages read here.
 
 A run stopped by interrupts (``stop_reason`` ``"interrupt"``: a hook's
 ``event.interrupt(...)``, or a tool's) holds its last calls without results: the agent's
@@ -149,6 +153,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.nesting import MAX_DEPTH, too_deep
 from turnfold.usage import attach_usage, counts_of
 
 NAME = "strands"
@@ -745,12 +750,18 @@ def _encoded(value: Any) -> Any:
     return encode_bytes_values(value)
 
 
-def agent_description(agent: Any, depth: int = 0) -> dict[str, Any]:
+def agent_description(
+    agent: Any, depth: int = 0, within: frozenset[int] = frozenset()
+) -> dict[str, Any]:
     """What a transcript shows of the agent itself: its name, model, system prompt, the
     tools that are agents (``as_tool()``, an ``Agent`` given as a tool, a ``@tool`` function
     calling one), tool name → agent name, and in ``agent_runs`` what each such agent holds of
-    its last run (its messages from its last prompt on, and its own description)."""
+    its last run (its messages from its last prompt on, and its own description).
+
+    ``depth`` is the agent's level (the one loaded is 0), ``within`` the agents it runs under,
+    by identity (:func:`_last_run`)."""
     out: dict[str, Any] = {}
+    above = within | {id(agent)}
     name = getattr(agent, "name", None)
     if isinstance(name, str) and name:
         out["name"] = name
@@ -778,7 +789,7 @@ def agent_description(agent: Any, depth: int = 0) -> dict[str, Any]:
                 continue
             child_name, child = wrapped
             agents[tool_name] = child_name
-        run = _last_run(child, depth) if child is not None else None
+        run = _last_run(child, depth, above) if child is not None else None
         if run is not None:
             runs[tool_name] = run
     if agents:
@@ -854,25 +865,36 @@ def _wrapped_agent(function: Any) -> tuple[str | None, Any] | None:
     return None
 
 
-#: How deep :func:`agent_description` follows agents used as tools of agents used as tools.
-_AGENT_DEPTH = 3
+#: The key of a run in ``agent_runs`` that nests deeper than sub-agents nest
+#: (:data:`~turnfold.nesting.MAX_DEPTH`): its messages, to tell which call it is, and no
+#: description of its own tools.
+_PAST_BOUND = "past_bound"
 
 
-def _last_run(agent: Any, depth: int) -> dict[str, Any] | None:
-    """What an agent used as a tool holds of its last run: ``as_tool()`` resets its messages
-    before each call and an agent called by a function keeps adding to them, so the messages
-    from the last prompt on are its last call's steps (the reader checks they end with that
-    call's result before showing them)."""
+def _last_run(agent: Any, depth: int, within: frozenset[int]) -> dict[str, Any] | None:
+    """What an agent used as a tool, by an agent at level ``depth`` that runs under the
+    agents ``within`` (itself among them), holds of its last run: ``as_tool()`` resets its
+    messages before each call and an agent called by a function keeps adding to them, so the
+    messages from the last prompt on are its last call's steps (the reader checks they end
+    with that call's result before showing them).
+
+    A run at a level past :data:`~turnfold.nesting.MAX_DEPTH` is marked :data:`_PAST_BOUND`,
+    without the agent's own tools: the reader names it in a warning rather than nesting it.
+    None for an agent among ``within``: Strands refuses to run an agent while it runs
+    (``ConcurrencyException``, the call's result), so its messages are a run shown above,
+    and following it would go round for ever."""
     messages = getattr(agent, "messages", None)
-    if not isinstance(messages, list) or depth >= _AGENT_DEPTH:
+    if not isinstance(messages, list) or id(agent) in within:
         return None
     start = max((i for i, m in enumerate(messages) if _is_prompt(m)), default=-1)
     if start < 0:
         return None
-    return {
-        "messages": _encoded(messages[start:]),
-        "agent": agent_description(agent, depth + 1),
-    }
+    run: dict[str, Any] = {"messages": _encoded(messages[start:])}
+    if depth >= MAX_DEPTH:
+        run[_PAST_BOUND] = True
+    else:
+        run["agent"] = agent_description(agent, depth + 1, within)
+    return run
 
 
 def _result_record(result: Any) -> dict[str, Any]:
@@ -1013,11 +1035,18 @@ def apply_agent(builder: ConverseBuilder, description: Mapping[str, Any]) -> Non
         )
 
 
-def attach_agent_runs(builder: ConverseBuilder) -> None:
+def attach_agent_runs(
+    builder: ConverseBuilder, level: int = 0, top: ConverseBuilder | None = None
+) -> None:
     """Each agent tool's last run as the transcript of its last call (spec A-1, L-1): the
     agent's messages from its last prompt on, shown only when their last text is that call's
     result, so an agent used elsewhere since is never taken for this call (L-3). Earlier
-    calls of the tool keep ``steps_missing``: the agent holds only its last run."""
+    calls of the tool keep ``steps_missing``: the agent holds only its last run.
+
+    ``level`` is the level of ``builder``'s transcript, ``top`` the builder of the loaded one
+    (level 0): a run past :data:`~turnfold.nesting.MAX_DEPTH` is said in its warnings
+    (F-7, X-2), and its call shows its line and result."""
+    top = builder if top is None else top
     for tool_name, run in builder.agent_runs.items():
         call = next(
             (c for c in reversed(builder.transcript.tool_calls()) if c.name == tool_name), None
@@ -1034,11 +1063,21 @@ def attach_agent_runs(builder: ConverseBuilder) -> None:
             apply_agent(nested, description)
         for line, message in enumerate(messages, start=1):
             nested.feed_message(message, line)
-        attach_agent_runs(nested)
         texts = [e.text for e in child.entries if isinstance(e, AssistantText)]
         result = call.result.text if call.result is not None else None
         if not texts or result is None or texts[-1].strip() != result.strip():
             continue
+        if run.get(_PAST_BOUND) is True:
+            named = f"{call.subagent.name!r}" if call.subagent.name else "its agent"
+            what = f"sub-agent {named} of call {call.call_id}"
+            instead = f"turnfold.load() of {named} shows its last run and the agents under it"
+            top.warn(too_deep(what, level + 1, instead), None)
+            # Its steps are in the agent, not missing: the call shows its line and result.
+            builder.transcript.update(
+                call, subagent=dataclasses.replace(call.subagent, steps_missing=False)
+            )
+            continue
+        attach_agent_runs(nested, level + 1, top)
         builder.transcript.update(
             call,
             subagent=dataclasses.replace(

@@ -70,10 +70,14 @@ Mapping (record types are the events' ``kind``):
   last one says how it ended;
 - sub-agents: a ``task`` call holds the conversation in ``subagents/`` whose first prompt is the
   call's ``prompt`` (the ``TaskManager`` sends it as is); resuming a task (``resume``) goes on in
-  the conversation an earlier call holds. The ``delegate`` tool (SDK 1.0 to 1.22; deprecated for
-  ``task`` in 1.16, removed in 1.23) starts agents with a ``spawn`` call (``ids``, ``agent_types``:
-  a plain call, named ``delegate spawn``: it runs no agent) and runs them with a ``delegate`` call
-  (``tasks``: agent id to task, run at once), whose observation lists each agent's final response
+  the conversation an earlier call holds. Sub-agents' own sub-agents nest so, down to
+  :data:`~turnfold.nesting.MAX_DEPTH` levels: a conversation deeper is not read, and a warning
+  names its folder (its call shows its line and result); one that is a link to a conversation
+  it is nested in (a folder linked into itself) is not read again, said in a warning too. The
+  ``delegate`` tool (SDK 1.0 to 1.22; deprecated for ``task`` in 1.16, removed in 1.23) starts
+  agents with a ``spawn`` call (``ids``, ``agent_types``: a plain call, named ``delegate
+  spawn``: it runs no agent) and runs them with a ``delegate`` call (``tasks``: agent id to
+  task, run at once), whose observation lists each agent's final response
   (``{n}. Agent {id}: …``, or ``… ERROR: …``). Nothing persisted names an agent's conversation: each
   agent's is found by its task, the prompt ``DelegateExecutor`` sends as is, and an agent delegated
   to again goes on in it, so each call gets the round of the conversation its task begins. A call of
@@ -145,6 +149,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.nesting import MAX_DEPTH, too_deep
 from turnfold.usage import add_into, attach_usage, counts_of
 
 NAME = "openhands-sdk"
@@ -172,8 +177,6 @@ EVENT_FILE = re.compile(r"^event-(\d{5,})-[0-9a-fA-F-]{8,}\.json$")
 #: An event of the OpenHands app server's export of a conversation
 #: (``LiveStatusAppConversationService._stream_conversation_zip``): ``event_{i:06d}_{id}.json``.
 EXPORT_EVENT_FILE = re.compile(r"^event_(\d{6,})_[0-9a-fA-F-]{8,}\.json$")
-#: Sub-agents' conversations nest in theirs: a folder linked into itself must not recurse.
-_MAX_DEPTH = 8
 _OFF_BRANCH = "(off the active branch)"
 #: ``ROOT_PARENT_ID``: the parent of a root made after ``navigate_to(None)``.
 _ROOT = "__root__"
@@ -761,9 +764,14 @@ def _sent_state(records: list[tuple[int, Any]]) -> dict[str, Any]:
 
 
 def _conversation(
-    folder: SessionPath, into: Source | None, state: Mapping[str, Any] | None, depth: int
+    folder: SessionPath,
+    into: Source | None,
+    state: Mapping[str, Any] | None,
+    depth: int,
+    within: frozenset[str] = frozenset(),
 ) -> Transcript:
-    """The conversation in ``folder``; its warnings and accounting go to ``into`` (the source
+    """The conversation in ``folder``, ``depth`` sub-agents deep, nested in the conversations
+    whose real paths are ``within``; its warnings and accounting go to ``into`` (the source
     ``load()`` opened), else onto the transcript."""
     said: list[str] = []
     if state is None:
@@ -780,7 +788,7 @@ def _conversation(
     for reason in said:
         source.warn(reason)
     transcript = _new_transcript()
-    reader = _Reader(source, transcript, folder, depth)
+    reader = _Reader(source, transcript, folder, depth, within)
     reader.state(state)
     meta = folder / META
     stored = event_file_value(meta) if meta.is_file() else None  # it only adds the title
@@ -902,11 +910,19 @@ class _Reader:
         transcript: Transcript,
         folder: SessionPath | None,
         depth: int,
+        within: frozenset[str] = frozenset(),
     ) -> None:
         self.source = source
         self.transcript = transcript
         self.folder = folder
         self.depth = depth
+        real = _real(folder) if folder is not None else None
+        #: The real paths of this conversation's folder and those it is nested in: a
+        #: sub-agent's folder among them is a link back up, read already (:meth:`_subagents`).
+        self.within = within if real is None else within | {real}
+        #: The first prompts of the sub-agents' conversations not read (nested too deep, or
+        #: linked into themselves): a call of one holds its steps there, not missing.
+        self.unread: set[str] = set()
         self.branch: set[str] | None = None
         self.cwd: str | None = None
         self.calls: dict[str, ToolCall] = {}  # by tool_call_id
@@ -1384,12 +1400,12 @@ class _Reader:
         """
         children: list[_Child] = []
         folder = self.folder / SUBAGENTS if self.folder is not None else None
-        if folder is not None and folder.is_dir() and self.depth < _MAX_DEPTH:
+        if folder is not None and folder.is_dir():
             for path in _listed(folder):
                 if path.is_dir() and (path / EVENTS).is_dir():
-                    conversation = _conversation(path, None, None, self.depth + 1)
-                    _report(str(path), conversation)
-                    children.append(_Child(conversation))
+                    child = self._child(path)
+                    if child is not None:
+                        children.append(child)
         # Folders are named by a random id: two calls with one prompt find their own
         # conversations only in the order they were started (the SDK's ISO timestamps sort).
         children.sort(key=lambda c: _started(c.transcript))
@@ -1413,6 +1429,8 @@ class _Reader:
                 )
             elif isinstance(call.args, MAPPINGS) and call.args.get("resume"):
                 continue  # its steps are in the conversation of the call it resumes
+            elif subagent.task in self.unread:
+                continue  # a conversation not read holds its steps, as a warning says
             else:
                 found = dataclasses.replace(subagent, steps_missing=True)
             self.transcript.update(call, subagent=found)
@@ -1432,6 +1450,32 @@ class _Reader:
                     f"sub-agent conversation {session}: {len(child.prompts) - child.claimed} "
                     "prompt(s) answer no delegate call: not shown"
                 )
+
+    def _child(self, path: SessionPath) -> _Child | None:
+        """The sub-agent's conversation in ``path`` (a folder of ``subagents/``), read down to
+        :data:`~turnfold.nesting.MAX_DEPTH` levels: one deeper, or a link to a conversation
+        this one is nested in, is named in a warning and not read (None), its first prompt
+        kept so that its call does not say its steps are missing."""
+        named = f"sub-agent conversation {SUBAGENTS}/{path.name}"
+        real = _real(path)
+        if real is not None and real in self.within:
+            # Checked before the depth: read again, it would nest in itself down to the bound.
+            self.source.warn(
+                f"{named} is a link to {real}, a conversation it is nested in (a folder "
+                "linked into itself): not read again"
+            )
+        elif self.depth >= MAX_DEPTH:
+            self.source.warn(
+                too_deep(named, self.depth + 1, "it loads as a conversation of its own")
+            )
+        else:
+            conversation = _conversation(path, None, None, self.depth + 1, self.within)
+            _report(str(path), conversation)
+            return _Child(conversation)
+        prompt = _first_prompt(path / EVENTS)
+        if prompt is not None:
+            self.unread.add(prompt)
+        return None
 
     def _delegated_rounds(
         self,
@@ -1461,7 +1505,7 @@ class _Reader:
                 transcript=round_,
                 tool_count=len(round_.tool_calls()) if round_ is not None else None,
                 reason=first_line if status == "error" else None,
-                steps_missing=round_ is None,
+                steps_missing=round_ is None and task not in self.unread,
             )
             if len(delegated) == 1:
                 if status == "error":  # the agent failed, though the tool ran
@@ -1564,6 +1608,32 @@ def _reports(
         stop = marks[index + 1][1] if index + 1 < len(marks) else len(text)
         reports[agent] = (status, text[end:stop].strip())
     return reports
+
+
+def _real(folder: SessionPath) -> str | None:
+    """The real path of a folder on disk, its links resolved; None for an archive's, which
+    holds no links."""
+    return os.path.realpath(folder) if isinstance(folder, Path) else None
+
+
+def _first_prompt(events: SessionPath) -> str | None:
+    """The text of the first user message of a conversation's ``events/`` (the task the
+    ``TaskManager`` or ``DelegateExecutor`` sent), its event files read in order only up to
+    it; None when it has none."""
+    found: dict[int, SessionPath] = {}
+    for path in _listed(events):
+        match = EVENT_FILE.match(path.name)
+        if match is not None and path.is_file():
+            found.setdefault(int(match.group(1)), path)
+    for index in sorted(found):
+        event = event_file_value(found[index])
+        if not isinstance(event, MAPPINGS) or event.get("kind") != "MessageEvent":
+            continue
+        message = _mapping(event.get("llm_message"))
+        who = event.get("source")
+        if who == "user" or (who is None and message.get("role") == "user"):
+            return _content(message.get("content"))[0]
+    return None
 
 
 def _started(transcript: Transcript) -> tuple[bool, str]:
