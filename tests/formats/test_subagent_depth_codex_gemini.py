@@ -379,14 +379,16 @@ def test_F7_gemini_sub_agent_sessions_past_the_old_bound_of_four_nest_whole(
 def test_F7_gemini_a_sub_agent_session_leading_back_to_one_it_nests_in_is_said(
     tmp_path: Path,
 ) -> None:
-    """A child whose ``sessionId`` is ``..`` keeps its own sub-agents in its parent's folder,
-    where its call's ``agentId`` names the parent's file (no Gemini CLI writes that: a
-    session's id is a new UUID): not read again, said as a circle, not as too deep."""
+    """A child whose sub-agents' folder is a link to its parent's folder, where its call's
+    ``agentId`` names the parent's file (no Gemini CLI writes that: a session's id is a new
+    UUID, its folder a new one): not read again, said as a circle, not as too deep."""
     chats = tmp_path / "chats"
     top_id = GEMINI_TOP.name.removesuffix(".jsonl")
-    paths = gemini_sessions(chats, [session(0), ".."], [session(1), top_id])
+    paths = gemini_sessions(chats, [session(0), session(1)], [session(1), top_id])
+    # The child's sub-agents' folder, beside its file: a link back to the top's folder.
+    (paths[1].parent / session(1)).symlink_to(chats, target_is_directory=True)
     chain = levels(turnfold.load(paths[0]))
-    assert [t.metadata["session_id"] for t in chain] == [session(0), ".."]
+    assert [t.metadata["session_id"] for t in chain] == [session(0), session(1)]
     (warning,) = chain[-1].warnings
     assert (warning.source, warning.line, warning.reason) == (
         str(paths[1]),
@@ -406,3 +408,25 @@ def test_F7_a_chain_at_the_bound_nests_whole_with_no_warning(tmp_path: Path, rea
     assert len(chain) == MAX_DEPTH + 1
     assert every_warning(chain) == []
     assert build_view_model(transcript)["notice"] is None
+
+
+@pytest.mark.parametrize("session_id", ["..", ".", "/tmp", "a/b", "..\\up"])
+def test_X1_gemini_a_session_id_that_is_no_plain_name_names_no_folder_to_read(
+    tmp_path: Path, session_id: str
+) -> None:
+    """The sub-agents' folder is named by the session's ``sessionId``, untrusted: one that is no
+    plain name (``..``, a path) would have files outside the session's folder read. Not looked
+    for, said; the session itself loads whole."""
+    chats = tmp_path / "chats"
+    paths = gemini_sessions(chats, [session(0), session(1)], [session(1), None])
+    header, *rest = records(paths[0])
+    write(paths[0], [{**header, "sessionId": session_id}, *rest])
+    loaded = turnfold.load(paths[0])
+    (warning,) = loaded.warnings
+    assert warning.reason == (
+        f"sessionId {session_id!r} is not a plain name: the sub-agents' sessions, in the folder "
+        "it would name beside this file, are not looked for"
+    )
+    (call,) = loaded.tool_calls()
+    assert call.subagent is not None
+    assert call.subagent.transcript is None

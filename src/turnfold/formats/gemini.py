@@ -1018,6 +1018,13 @@ def _link_subagents(
     calls = [e for e in entries if isinstance(e, ToolCall) and e.subagent]
     if source.path is None or not isinstance(session_id, str) or not session_id or not calls:
         return
+    if session_id in (".", "..") or session_id != Path(session_id).name or "\\" in session_id:
+        # Gemini CLI's ids are UUIDs: a folder named by any other id could lie outside the
+        # session's own (``..``, an absolute path), where a hostile file would have it read.
+        reason = (f"sessionId {session_id!r} is not a plain name: the sub-agents' sessions, in "
+                  "the folder it would name beside this file, are not looked for")  # fmt: skip
+        source.warn(reason)
+        return
     seen = seen | {source.path.resolve()}  # the top-level session too: a child naming it
     folder = source.path.parent / session_id
     if not folder.is_dir():
