@@ -49,7 +49,8 @@ from turnfold.formats.common import as_text
 from turnfold.formats.databases import one_look
 from turnfold.formats.frameworks import crewai
 from turnfold.formats.harnesses import archive, inspect_log, openhands
-from turnfold.formats.source import Source, open_source
+from turnfold.formats.plain_names import is_plain_name
+from turnfold.formats.source import Source, open_source, sibling_files
 from turnfold.formats.traces import otlp
 from turnfold.formats.wrappers import (
     CUSTOM_ID,
@@ -964,12 +965,16 @@ def _is_resume_stub(path: str, transcript: Transcript) -> bool:
     if not all(isinstance(entry, SystemNotice) for entry in transcript.entries):
         return False
     session = transcript.metadata.get("session_id")
-    if not isinstance(session, str) or len(session) < 8:
+    if not isinstance(session, str) or len(session) < 8 or not is_plain_name(session[:8]):
+        # Gemini CLI's ids are UUIDs: one whose head is no plain name (``../../x``) is a
+        # hostile file's, and must not make the pattern below look in another folder. Not
+        # looked for, the file stays a row of its own: nothing of it is hidden.
         return False
     here = Path(path)
     short = glob.escape(session[:8])
     for suffix in (".jsonl", ".json"):
-        for sibling in here.parent.glob(f"session-*-{short}{suffix}"):
+        # Regular files only: a named pipe so named would hold the scan for ever.
+        for sibling in sibling_files(here.parent, f"session-*-{short}{suffix}"):
             if sibling != here and _header_session_id(sibling) == session:
                 return True
     return False

@@ -122,6 +122,7 @@ from turnfold.formats.gemini_parts import (
     stated_outcome,
     usage_from,
 )
+from turnfold.formats.plain_names import is_plain_name
 from turnfold.formats.protocol import read_through
 from turnfold.formats.source import Source, join_warnings, open_source
 from turnfold.formats.wording import notice as worded_notice
@@ -1018,7 +1019,7 @@ def _link_subagents(
     calls = [e for e in entries if isinstance(e, ToolCall) and e.subagent]
     if source.path is None or not isinstance(session_id, str) or not session_id or not calls:
         return
-    if session_id in (".", "..") or session_id != Path(session_id).name or "\\" in session_id:
+    if not is_plain_name(session_id):
         # Gemini CLI's ids are UUIDs: a folder named by any other id could lie outside the
         # session's own (``..``, an absolute path), where a hostile file would have it read.
         reason = (f"sessionId {session_id!r} is not a plain name: the sub-agents' sessions, in "

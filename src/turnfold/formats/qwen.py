@@ -103,6 +103,7 @@ from turnfold.formats.gemini_parts import (
     response_text,
     usage_from,
 )
+from turnfold.formats.plain_names import is_plain_name
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import (
     Source,
@@ -271,8 +272,16 @@ def _read_subagent_files(source: Source, reader: _Reader) -> None:
     session_id = reader.metadata.get("session_id")
     if source.path is None or not isinstance(session_id, str) or not session_id:
         return
+    if not is_plain_name(session_id):
+        # Qwen Code's ids are UUIDs: a folder named by any other id could lie outside the
+        # project's (``..``, an absolute path), where a hostile file would have it read.
+        source.warn(
+            f"sessionId {session_id!r} is not a plain name: the background sub-agents' files, "
+            "in the folder it would name under subagents/, are not looked for"
+        )
+        return
     folder = source.path.parent.parent / "subagents" / session_id
-    if "/" in session_id or not folder.is_dir():
+    if not folder.is_dir():
         return
     for index, path in enumerate(sibling_files(folder, "agent-*.jsonl"), start=1):
         meta = json_object_file(path.with_name(path.stem + ".meta.json"))

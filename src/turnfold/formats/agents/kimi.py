@@ -79,6 +79,7 @@ from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
+from turnfold.formats.plain_names import is_plain_name
 from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source, join_warnings, json_object_file, open_source, read_file
 from turnfold.formats.wording import failure, notice, stop
@@ -576,8 +577,17 @@ class _Reader:
         """The sub-agent's journal, ``agents/<subagentId>/wire.jsonl`` beside this one."""
         path = self.source.path
         agent_id = agent.agent_id or ""
-        if path is None or "/" in agent_id or agent_id in ("", ".", ".."):
+        if path is None:
             agent.steps_missing = True
+            return
+        if not is_plain_name(agent_id):
+            # Kimi Code names a sub-agent ``agent-<n>``: a folder named by any other id could
+            # lie outside the session's (``..``, an absolute path), where a hostile journal
+            # would have it read.
+            agent.steps_missing = True
+            self.source.warn(f"subagentId {agent_id!r} is not a plain name: its journal, in the "
+                             "folder it would name beside this one's, is not looked for",
+                             line)  # fmt: skip
             return
         journal = path.parent.parent / agent_id / path.name
         if not journal.is_file():

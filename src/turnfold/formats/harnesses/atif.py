@@ -130,8 +130,10 @@ _SOURCES = frozenset({"system", "user", "agent"})
 #: Subagent and continuation files read below one trajectory, at most: a trajectory that names
 #: itself, or a chain of files made to exhaust memory, stops there with a warning.
 MOST_FILES = 256
-#: A trajectory_path that is a plain relative name (no scheme, not absolute, no ``..``).
-_PLAIN_PATH = re.compile(r"(?![/\\])(?!.*(^|[/\\])\.\.([/\\]|$))[^:]+\Z")
+#: A trajectory_path that is a plain relative name (no scheme, not absolute, no ``..``, no NUL,
+#: which no file name holds: the OS call would raise, not answer that there is no such file).
+#: DOTALL: a ``..`` after a newline in the name is one too.
+_PLAIN_PATH = re.compile(r"(?![/\\])(?!.*(^|[/\\])\.\.([/\\]|$))[^:\x00]+\Z", re.DOTALL)
 #: Where producers put a result's error flag (ATIF itself has none).
 _ERROR_KEYS = ("is_error", "tool_result_is_error")
 #: Where producers name a response's cache writes and reasoning tokens in ``metrics.extra``.

@@ -81,7 +81,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, unselected
-from turnfold.formats.source import Source, open_source
+from turnfold.formats.source import Source, TooLarge, open_source, read_bounded
 from turnfold.formats.traces.chat_keys import _FAILED, _IMAGES
 from turnfold.formats.traces.langchain_messages import (
     image_pairs,
@@ -988,11 +988,20 @@ def _artifact_spans(tags: Mapping[str, Any], trace: str, path: Path, source: Sou
     file = Path(location) / "traces.json" if isinstance(location, str) and location else None
     if file is not None and not file.is_absolute():
         file = path.parent / file
+    # The location is followed wherever it lies, outside the store's folder too: MLflow writes
+    # there its experiment's artifact root, a folder of the tracking server's choosing
+    # (``--default-artifact-root``; ``SqlAlchemyStore._get_trace_artifact_location_tag``,
+    # mlflow 3.17). What is read there is bounded as a session file is: a regular file only
+    # (a named pipe or a device is never waited on), no larger than the record limit, and
+    # taken only when it is an MLflow spans artifact.
     try:
-        if file is not None:
-            value = codec.loads(file.read_bytes())
+        if file is not None and file.is_file():
+            value = codec.loads(read_bounded(file))
             if _is_artifact(value):
                 return list(value["spans"])
+    except TooLarge as exc:
+        source.warn(f"trace {trace}: its spans are not in the store, and {exc.reason}")
+        return []
     except (OSError, ValueError):
         pass
     source.warn(f"trace {trace}: its spans are neither in the store nor at {location!r}")
