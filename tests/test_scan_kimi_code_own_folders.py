@@ -117,6 +117,7 @@ def _data_files(kimi: Path) -> list[Path]:
     report = {"scope": "all", "sessionsAttempted": 1, "sessionsMigrated": 1,
               "sessionsFailed": [], "sessionsConflicts": []}  # fmt: skip
     index = kimi / "search-index"
+    wiping = kimi / "search-index.wiping-48213-6f1d2c3b-4a5e-4f60-8b7c-9d0e1f2a3b4c"
     return [
         _write(kimi / "user-history" / f"{history}.jsonl",
                _lines({"content": "fix the failing test"}, {"content": "now run it"})),
@@ -146,6 +147,11 @@ def _data_files(kimi: Path) -> list[Path]:
         _write(index / "db.textindexes.json", json.dumps([
             {"name": "text", "fields": ["text"], "tokenizer": "default"},
             {"name": "tri", "fields": ["text"], "tokenizer": "ngram"}])),
+        # A wipe renames the index first (``${dir}.wiping-${pid}-${uuid}``), then removes it:
+        # left by a process that ended between the two.
+        _write(wiping / "db.wal", b"\x01\x00\x00\x00" + b'{"text": "fix the failing test"}'),
+        _write(wiping / "db.lock", json.dumps({"pid": 48213, "ts": 1796643301736,
+                                               "token": "9f3c2a71b0e4d5c6"})),
         _write(kimi / "plans" / "bold-ember-falcon.md", "# Plan\n\n1. Fix it\n"),
         _write(kimi / "migration-report.json", json.dumps(report, indent=2)),
         _write(kimi / "migration-errors.log",

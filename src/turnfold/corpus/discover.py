@@ -363,7 +363,9 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   effort's states ``feedback-survey-state.json`` and ``recommended-effort-state.json``,
 #:   unsent telemetry ``telemetry/failed_<12 hex>.jsonl`` (``AsyncTransport.saveToDisk``), the
 #:   rotated logs ``logs/<name>.log.<n>`` (``rotate()``), the global search's index
-#:   ``search-index/`` (a MiniDb of the sessions' text, ``GlobalSearchService.indexDir``), and
+#:   ``search-index/`` (a MiniDb of the sessions' text, ``GlobalSearchService.indexDir``) and
+#:   what a wipe of it leaves if its process ends between its two steps (the folder renamed
+#:   ``search-index.wiping-<pid>-<uuid>``, then removed), and
 #:   what ``kimi migrate`` writes: the Kimi CLI's plans copied to ``plans/<hero>.md``
 #:   (``migratePlansStep``), ``migration-report.json``, ``migration-errors.log`` and
 #:   ``tui.migrated-from-kimi-cli.toml`` (``writeReport``, ``writeMigrationErrorsLog``,
@@ -493,8 +495,8 @@ AGENT_FILES = tuple(replace(keeper, temporaries=True) for keeper in (
             "updates/install.json", "updates/install.lock", "updates/install.lock.takeover",
             "updates/rollout.log", "updates/plugin-notices.json", "feedback-survey-state.json",
             "recommended-effort-state.json", "telemetry/failed_*.jsonl", "logs/*.log.[0-9]*",
-            "search-index/**", "plans/*.md", "migration-report.json", "migration-errors.log",
-            "tui.migrated-from-kimi-cli.toml",
+            "search-index/**", "search-index.wiping-*/**", "plans/*.md", "migration-report.json",
+            "migration-errors.log", "tui.migrated-from-kimi-cli.toml",
         }),
         variables=frozenset({"KIMI_CODE_HOME"}),
     ),
