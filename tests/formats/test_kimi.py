@@ -169,6 +169,7 @@ def test_C7_sub_agents_nest_down_to_the_bound_and_one_deeper_is_named(tmp_path: 
             break
         inner = agent.transcript
     assert levels == links
+    assert not agent.steps_missing  # recorded, and named in the warning
     past = links[-1]
     assert [w.reason for w in transcript.warnings] == [
         f"sub-agent {past!r} is {MAX_DEPTH + 1} sub-agents deep, past the {MAX_DEPTH} that nest "

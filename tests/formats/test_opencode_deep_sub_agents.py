@@ -140,7 +140,8 @@ def test_C7_a_sub_agent_past_the_nesting_bound_is_named_and_loads_on_its_own(
     assert [agent for agent, _ in levels] == [_link(k) for k in range(1, DEPTH + 2)]
     past = levels[-1][1].subagent
     assert past is not None
-    assert past.steps_missing
+    # Recorded, and named in the warning: not "not recorded in this file".
+    assert not past.steps_missing
     assert past.transcript is None
     assert [w.reason for w in transcript.warnings] == [
         _too_deep(_link(DEPTH + 1), _link(DEPTH), DEPTH + 1),

@@ -253,6 +253,9 @@ class _Reader:
         self.source = source
         self.transcript = transcript
         self.depth = depth
+        #: Sub-agents one level past the bound: their steps are recorded (a warning says where),
+        #: so their completion does not mark them missing.
+        self.too_deep: set[str] = set()
         self.model: str | None = None
         self.step = _Step()
         self.calls: dict[str, ToolCall] = {}
@@ -598,6 +601,7 @@ class _Reader:
         if self.depth >= MAX_DEPTH:  # sub-agents' journals nest down to every reader's bound
             instead = f"its journal {agent_id}/{journal.name} loads as a session of its own"
             self.source.warn(too_deep(f"sub-agent {agent_id!r}", self.depth + 1, instead), line)
+            self.too_deep.add(agent_id)
             return
         try:
             child_source, stream = open_source(journal)
@@ -624,7 +628,7 @@ class _Reader:
                             line: int) -> None:  # fmt: skip
         # The summary is the Agent call's result too; its usage sums the child's responses.
         agent = self._agent_of(record)
-        if agent is not None and agent.transcript is None:
+        if agent is not None and agent.transcript is None and agent.agent_id not in self.too_deep:
             agent.steps_missing = True
         self.source.mapped("subagent.completed")
 

@@ -1769,8 +1769,10 @@ class SessionReader:
         if self.child is not None and child_id is not None and child_id not in self.seen:
             session = self.child(child_id)
         if session is not None and self.depth >= MAX_DEPTH:
-            self._too_deep(child_id)  # read to know it is there: never named if it is not
-            session = None
+            # Read to know it is there: never named if it is not. Its steps are recorded (the
+            # warning says where), so the call does not say they are missing.
+            self._too_deep(child_id)
+            return sub
         if session is None:
             sub.steps_missing = True
             return sub
