@@ -2371,7 +2371,7 @@ def _side_requests(
     agent's model is not recorded (it may be any)."""
     if any(c.call_id not in agent_models for c in uncounted):
         return {}
-    used = {agent_models[c.call_id] for c in uncounted} | _models_named(transcript.entries)
+    used = {agent_models[c.call_id] for c in uncounted} | _models_named(transcript)
     # A warmup's model is counted already, with its run's tokens: nothing of it told apart.
     used |= set(transcript.metadata.get("side_request_usage") or ())
     side: dict[str, Tokens] = {}
@@ -2382,16 +2382,20 @@ def _side_requests(
     return side
 
 
-def _models_named(entries: list[Entry], depth: int = 0) -> set[str]:
-    """The models the responses among ``entries`` name, their sub-agents' included."""
+def _models_named(transcript: Transcript) -> set[str]:
+    """The models the responses of ``transcript`` name, its sub-agents' at every level
+    included (found by the model's own walk of every call, which takes no stack)."""
+    levels = {id(transcript): transcript}
+    for call in transcript.tool_calls(nested=True):
+        child = call.subagent.transcript if call.subagent is not None else None
+        if child is not None:
+            levels.setdefault(id(child), child)
     named: set[str] = set()
-    for entry in entries:
-        model = entry.model if isinstance(entry, AssistantText) else entry.meta.get("model")
-        if isinstance(model, str) and model:
-            named.add(model)
-        agent = entry.subagent if isinstance(entry, ToolCall) else None
-        if agent is not None and agent.transcript is not None and depth < 64:
-            named |= _models_named(agent.transcript.entries, depth + 1)
+    for level in levels.values():
+        for entry in level.entries:
+            model = entry.model if isinstance(entry, AssistantText) else entry.meta.get("model")
+            if isinstance(model, str) and model:
+                named.add(model)
     return named
 
 
