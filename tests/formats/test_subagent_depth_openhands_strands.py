@@ -15,31 +15,17 @@ import html
 import importlib.util
 import json
 import shutil
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import turnfold
+from tests.test_nesting_depth import stack_limit
 from turnfold.formats.frameworks import strands
 from turnfold.model import ToolCall, Transcript
 from turnfold.nesting import MAX_DEPTH, too_deep
 from turnfold.render.viewmodel import build_view_model
-
-
-@contextmanager
-def stack_limit(limit: int) -> Iterator[None]:
-    """Python's recursion limit lowered to ``limit``, from the default 1,000: a load leaves
-    the rest to a notebook's kernel, cell and display hook."""
-    was = sys.getrecursionlimit()
-    sys.setrecursionlimit(limit)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(was)
 
 
 def nested(transcript: Transcript, name: str | None = None) -> list[tuple[ToolCall, Transcript]]:
