@@ -29,6 +29,20 @@ collect_ignore = [
     if importlib.util.find_spec(name) is None
     for module in modules
 ]  # fmt: skip
+
+
+def pytest_ignore_collect(collection_path: Path) -> bool | None:
+    """A helper module of the tests (no ``test_*.py``, no doctest in it) is not collected: the
+    tests that use it import it. Collected, ``--doctest-modules`` imported each on every
+    pytest-xdist worker for nothing (Inspect AI's, LangChain's, Agno's runs: seconds each)."""
+    name = collection_path.name
+    if collection_path.suffix != ".py" or name.startswith("test_"):
+        return None
+    if name in ("conftest.py", "__init__.py"):
+        return None
+    return ">>>" not in collection_path.read_text(encoding="utf-8", errors="replace") or None
+
+
 #: Haystack sends usage telemetry (posthog) unless told not to, read when it is imported.
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 
