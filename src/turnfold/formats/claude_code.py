@@ -583,6 +583,8 @@ class _Spawn:
     line: int
     prompt: str | None
     agent_id: str | None = None
+    #: The line of the record that gave ``agent_id``: where a warning about it points.
+    agent_id_line: int | None = None
     thread: _Thread | None = None
     #: The usage of the response that ended the agent's run, as its result records it
     #: (``toolUseResult.usage``): :func:`_with_last_response`.
@@ -594,6 +596,7 @@ class _Steps:
     """A sub-agent's steps as the parent file records them (``progress/agent_progress``)."""
 
     agent_id: str | None = None
+    agent_id_line: int | None = None  # the line of the record that gave ``agent_id``
     records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
 
@@ -788,6 +791,8 @@ class _Reader:
         self.responses: dict[str, _Response] = {}
         self.spawns: list[_Spawn] = []
         self.spawn_of: dict[str, _Spawn] = {}  # call id → spawn
+        #: The ``agentId`` values no file was looked for by (:meth:`child_file`): each said once.
+        self.refused_agent_ids: set[str] = set()
         self.workflow_launches: list[workflows.WorkflowLaunch] = []
         self.metadata: dict[str, Any] = {"source_format": NAME}
         self.cwd: str | None = None  # the session's working directory, once a record gives it
@@ -1223,7 +1228,7 @@ class _Reader:
                 call.duration_ms = duration
             spawn = self.spawn_of.get(call.call_id)
             if spawn is not None:
-                _record_stats(spawn, extra)
+                _record_stats(spawn, extra, line)
             task_id = _str(extra.get("backgroundTaskId"))
             if launched_async(extra):
                 # Launched in the background: the call runs until its task notification.
@@ -1406,7 +1411,8 @@ class _Reader:
             self.source.warn("agent progress without a parentToolUseID; skipped", line)
             return
         steps = self.steps.setdefault(call_id, _Steps())
-        steps.agent_id = steps.agent_id or _str(data.get("agentId"))
+        if steps.agent_id is None and (agent_id := _str(data.get("agentId"))) is not None:
+            steps.agent_id, steps.agent_id_line = agent_id, line
         step = _step_record(data.get("message"), record)
         if step is None:
             return  # a progress record with no message yet (only the prompt and agent id)
@@ -1579,6 +1585,7 @@ class _Reader:
         steps = self.steps.pop(spawn.call.call_id, None) if spawn.call.call_id else None
         if spawn.agent_id is None and steps is not None:
             spawn.agent_id = agent.agent_id = steps.agent_id
+            spawn.agent_id_line = steps.agent_id_line
         if spawn.thread is not None:
             agent.transcript = Transcript(metadata={"source_format": NAME})
             for entry in self.assemble(spawn.thread.nodes):
@@ -1693,14 +1700,16 @@ class _Reader:
                     )
                 continue
             del self.steps[call_id]
-            spawn = _Spawn(call, steps.records[0][0], None, agent_id=steps.agent_id)
+            spawn = _Spawn(call, steps.records[0][0], None, steps.agent_id, steps.agent_id_line)
             call.subagent = call.subagent or SubAgent(agent_id=steps.agent_id)
             call.subagent.transcript = self.child_of_steps(spawn, steps)
 
     def child_file(self, spawn: _Spawn) -> Transcript | None:
         """The sub-agent's own file (v2.0 beside the session, v2.1 in ``<session>/subagents``)."""
         path = None
-        if spawn.agent_id and _safe_name(spawn.agent_id):
+        if spawn.agent_id and not _safe_name(spawn.agent_id):
+            self.refuse_agent_id(spawn.agent_id, spawn.agent_id_line or spawn.line)
+        elif spawn.agent_id:
             path = next(
                 (
                     p
@@ -1721,6 +1730,20 @@ class _Reader:
         if child is not None and spawn.agent_id:
             child.metadata["agent_id"] = spawn.agent_id
         return child
+
+    def refuse_agent_id(self, agent_id: str, line: int) -> None:
+        """Say, once per value, that ``agent_id`` names no file to look for: only a plain name
+        may become part of a path (spec X-1), and this one, read from the file, could name one
+        outside the session's folders (``..``, an absolute path). The call keeps its place; its
+        file may still be found by its call id (``toolUseId`` of a ``.meta.json``)."""
+        if agent_id in self.refused_agent_ids:
+            return
+        self.refused_agent_ids.add(agent_id)
+        self.warn_session(
+            f"agentId {agent_id!r} is not a plain name: its sub-agent's file, in the folder it "
+            "would name beside this session's, is not looked for",
+            line,
+        )
 
     def attach_unclaimed_files(self, entries: list[Entry]) -> None:
         """The sub-agent files of the session that no call of it names: those in
@@ -2723,14 +2746,15 @@ def _refined_status(
     return reported
 
 
-def _record_stats(spawn: _Spawn, extra: dict[str, Any]) -> None:
-    """The sub-agent stats a Task result records (``toolUseResult``)."""
+def _record_stats(spawn: _Spawn, extra: dict[str, Any], line: int) -> None:
+    """The sub-agent stats a Task result records (``toolUseResult``, on ``line``)."""
     agent = spawn.call.subagent
     if agent is None:
         return
     agent_id = _str(extra.get("agentId"))
     if agent_id:
         spawn.agent_id = agent.agent_id = agent_id
+        spawn.agent_id_line = line
     count = extra.get("totalToolUseCount")
     if isinstance(count, int) and not isinstance(count, bool):
         agent.tool_count = count

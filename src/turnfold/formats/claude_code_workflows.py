@@ -97,6 +97,8 @@ class WorkflowLaunch:
     workflow_name: str | None = None
     summary: str | None = None
     remote: bool = False
+    #: Where ``run_id`` was read: ``runId``, or the last name of ``transcriptDir`` without it.
+    run_id_from: str = "runId"
 
 
 @dataclass
@@ -140,9 +142,10 @@ def launched(call: ToolCall, extra: Any, line: int) -> WorkflowLaunch | None:
     status = extra.get("status")
     if status not in ("async_launched", "remote_launched"):
         return None
-    run_id = _str(extra.get("runId"))
+    run_id, run_id_from = _str(extra.get("runId")), "runId"
     if run_id is None and (folder := _str(extra.get("transcriptDir"))):
         run_id = folder.replace("\\", "/").rstrip("/").rpartition("/")[2] or None
+        run_id_from = "transcriptDir's last name"
     return WorkflowLaunch(
         call,
         line,
@@ -150,6 +153,7 @@ def launched(call: ToolCall, extra: Any, line: int) -> WorkflowLaunch | None:
         workflow_name=_str(extra.get("workflowName")),
         summary=_str(extra.get("summary")),
         remote=status == "remote_launched",
+        run_id_from=run_id_from,
     )
 
 
@@ -171,6 +175,16 @@ def attach(
         return
     if runs.session_dir is None:
         return  # read from text or a stream: there is no directory to look in
+    if not _plain(run_id):
+        # Claude Code names a run ``wf_<hex>-<hex>``: any other id could name folders outside
+        # the session's (``..``, an absolute path), where a hostile run's files would be read.
+        agent.steps_missing = call.status not in ("error", "cancelled")
+        reason = (
+            f"{launch.run_id_from} {run_id!r} is not a plain name: its workflow run's files, in "
+            "the folders it would name under this session's, are not looked for"
+        )
+        warn(LoadWarning(reason=reason, line=launch.line, source=source_name))
+        return
     runs.claimed.add(run_id)
     _fill(agent, call, run_id, runs, read_child, warn, source_name, launch.line)
 
@@ -222,11 +236,24 @@ def _fill(
     source_name: str,
     line: int | None,
 ) -> None:
-    snapshot = _read_json(runs.snapshot_path(run_id), warn)
+    snapshot_path = runs.snapshot_path(run_id)
+    snapshot = _read_json(snapshot_path, warn)
     _apply_snapshot(agent, call, snapshot)
     journal = _read_journal(runs.run_dir(run_id), warn)
     child = Transcript(metadata={"source_format": "claude-code", "workflow_run": run_id})
+    refused: set[str] = set()
     for item in _agents(run_id, runs, snapshot, journal):
+        if item.agent_id and not _plain(item.agent_id) and item.agent_id not in refused:
+            # The snapshot's ``agentId`` could name a file outside the run's folder (``..``,
+            # an absolute path): the agent keeps its call, its steps said missing.
+            refused.add(item.agent_id)
+            warn(
+                LoadWarning(
+                    reason=f"agentId {item.agent_id!r} of workflow run {run_id!r} is not a "
+                    "plain name: its agent's file, in the run's folder, is not looked for",
+                    source=str(snapshot_path),
+                )
+            )
         path = runs.agent_file(run_id, item.agent_id) if item.agent_id else item.path
         if item.progress.get("cached") is True:
             path = None  # replayed, not run again: its steps are under the run it ran in
