@@ -209,10 +209,11 @@ def subagent_warnings(
     the top-level transcript, ``own`` its warnings, lists after them.
 
     Some readers also join a sub-agent's warnings to its caller's list (the same objects): a
-    sub-agent any of whose warnings ``own`` or one listed before holds was reported there, so
-    none of its are listed or counted again.
+    sub-agent any of whose warnings ``own`` or one listed before holds, listed or counted past
+    the listed ones (:func:`_held`), was reported there, so none of its are listed or counted
+    again.
     """
-    seen = {id(warning) for warning in own}
+    seen = _held(own)
     done: set[int] = set()
     found: list[tuple[str, list[LoadWarning]]] = []
     for cut in cuts:
@@ -221,11 +222,27 @@ def subagent_warnings(
             if not warnings or id(transcript) in done:
                 continue
             done.add(id(transcript))
-            if any(id(warning) in seen for warning in warnings):
-                continue
-            seen.update(id(warning) for warning in warnings)
-            found.append((who, list(warnings)))
+            reported = any(id(warning) in seen for warning in warnings)
+            # Reported or listed now, all it holds is: its own sub-agents' joined to it too.
+            seen |= _held(warnings)
+            if not reported:
+                found.append((who, list(warnings)))
     return found
+
+
+def _held(warnings: Sequence[LoadWarning]) -> set[int]:
+    """The identities of the warnings ``warnings`` lists and of those joined to its count from
+    other lists (``UnlistedWarnings.joined``): a sub-agent's warnings joined to a list already
+    full are only counted in it, and would be counted again as the sub-agent's own."""
+    held: set[int] = set()
+    todo = list(warnings)
+    while todo:  # down the chain of counts (each holds the one it replaced), with no stack
+        warning = todo.pop()
+        if id(warning) not in held:
+            held.add(id(warning))
+            # By attribute: the loaders' module is imported only with a load.
+            todo += getattr(warning, "joined", ())
+    return held
 
 
 def cut_warning(cuts: Iterable[Cut]) -> LoadWarning | None:

@@ -431,6 +431,16 @@ class UnlistedWarnings(LoadWarning):
 
     count: int = 0
 
+    # Not a field (a type comment, no annotation): a transcript's dump writes a warning's
+    # fields, and these are objects of the load, which only their identity makes useful.
+    joined = ()  # type: tuple[LoadWarning, ...]
+    """One warning of each other list whose warnings this counts past the listed ones
+    (:func:`join_warnings`), the counts those lists held and the count this one replaced
+    (each with its own ``joined``: a chain, so a fold costs the same however many came
+    before): a reader that joins a sub-agent's warnings to its caller's may leave them on the
+    sub-agent too, and the view's notice tells by these that they are counted here already
+    (:func:`turnfold.nesting.subagent_warnings`)."""
+
     # A property in place of the field (mypy allows only a field there): a dataclass still,
     # so ``dataclasses.replace`` (a page's warning naming its file) keeps the count.
     @property  # type: ignore[misc]
@@ -500,9 +510,11 @@ def join_warnings(
     tally = warnings[-1] if warnings and type(warnings[-1]) is UnlistedWarnings else None
     listed = len(warnings) - (tally is not None)
     counted, first = 0, None  # what ``more`` adds to the count, and the first warning it counts
+    carried: list[LoadWarning] = []  # the counts ``more`` holds: what they joined, through them
     for warning in more:
         if type(warning) is UnlistedWarnings:
             counted += warning.count
+            carried.append(warning)
         elif listed < MAX_LISTED_WARNINGS:
             if tally is None:
                 warnings.append(warning)
@@ -512,17 +524,22 @@ def join_warnings(
             continue
         else:
             counted += 1
-        if first is None and tally is None:
+        if first is None:
             first = warning
     if not counted:
         return
+    assert first is not None
+    # One of ``more`` is enough to know it by: its other warnings are in this list too,
+    # listed before the count or counted in it.
+    joined = (first, *carried)
     if tally is not None:  # a new count: the one there may be another list's too
-        warnings[-1] = dataclasses.replace(tally, count=tally.count + counted)
+        count = dataclasses.replace(tally, count=tally.count + counted)
+        count.joined = (tally, *joined)  # what the count it replaces joined, through it
+        warnings[-1] = count
     else:
-        assert first is not None
-        warnings.append(
-            UnlistedWarnings(reason="", line=first.line, source=first.source, count=counted)
-        )
+        count = UnlistedWarnings(reason="", line=first.line, source=first.source, count=counted)
+        count.joined = joined
+        warnings.append(count)
 
 
 def counted_unlisted(warnings: list[LoadWarning]) -> UnlistedWarnings | None:
