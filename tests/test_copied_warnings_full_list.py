@@ -244,3 +244,21 @@ def test_L4_a_count_that_knows_its_copies_dumps_as_its_fields_only() -> None:
     assert json.loads(dumps(top).splitlines()[-1]) == {
         "warning": {"reason": reason, "line": 1, "source": "c.jsonl", "count": 2}
     }
+
+
+def test_L4_a_sub_agent_s_copied_warnings_count_once_in_a_dump_loaded_again(
+    tmp_path: Path,
+) -> None:
+    """A dump writes the copies the session's list holds and the sub-agent's own apart; loaded
+    again they are equal warnings, no longer the same objects, and were counted twice (Cursor:
+    2 + 3 bad lines made 8 problems). A problem is known by what it says and where."""
+    session = cursor_session(tmp_path)
+    text = session.read_text(encoding="utf-8").replace(bad_lines(SESSION_BAD), bad_lines(2))
+    session.write_text(text, encoding="utf-8")
+    loaded = turnfold.load(session)
+    again = turnfold.load(loaded.dump())
+    assert again == loaded
+    assert warning_total(loaded) == warning_total(again) == 2 + SUBAGENT_BAD
+    notice = build_view_model(again)["notice"]
+    assert notice is not None
+    assert len(notice["items"]) == 2 + SUBAGENT_BAD

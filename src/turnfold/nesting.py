@@ -208,10 +208,10 @@ def subagent_warnings(
     of its own file or steps) lands in its own transcript's ``warnings``, which the notice of
     the top-level transcript, ``own`` its warnings, lists after them.
 
-    Some readers also join a sub-agent's warnings to its caller's list (the same objects): a
-    sub-agent any of whose warnings ``own`` or one listed before holds, listed or counted past
-    the listed ones (:func:`_held`), was reported there, so none of its are listed or counted
-    again.
+    Some readers also join a sub-agent's warnings to its caller's list (the same objects, or
+    equal ones once a dump is loaded again): a sub-agent any of whose warnings ``own`` or one
+    listed before holds, listed or counted past the listed ones (:func:`_held`), was reported
+    there, so none of its are listed or counted again.
     """
     seen = _held(own)
     done: set[int] = set()
@@ -222,7 +222,7 @@ def subagent_warnings(
             if not warnings or id(transcript) in done:
                 continue
             done.add(id(transcript))
-            reported = any(id(warning) in seen for warning in warnings)
+            reported = any(_problem(warning) in seen for warning in warnings)
             # Reported or listed now, all it holds is: its own sub-agents' joined to it too.
             seen |= _held(warnings)
             if not reported:
@@ -230,19 +230,29 @@ def subagent_warnings(
     return found
 
 
-def _held(warnings: Sequence[LoadWarning]) -> set[int]:
-    """The identities of the warnings ``warnings`` lists and of those joined to its count from
+def _held(warnings: Sequence[LoadWarning]) -> set[tuple[object, ...]]:
+    """The problems (:func:`_problem`) ``warnings`` lists and those joined to its count from
     other lists (``UnlistedWarnings.joined``): a sub-agent's warnings joined to a list already
     full are only counted in it, and would be counted again as the sub-agent's own."""
-    held: set[int] = set()
+    held: set[tuple[object, ...]] = set()
+    walked: set[int] = set()
     todo = list(warnings)
     while todo:  # down the chain of counts (each holds the one it replaced), with no stack
         warning = todo.pop()
-        if id(warning) not in held:
-            held.add(id(warning))
+        if id(warning) not in walked:
+            walked.add(id(warning))
+            held.add(_problem(warning))
             # By attribute: the loaders' module is imported only with a load.
             todo += getattr(warning, "joined", ())
     return held
+
+
+def _problem(warning: LoadWarning) -> tuple[object, ...]:
+    """What tells one problem from another: the same reason at the same place of the same
+    file is one problem, whichever object says it. A reader's copy is the same object; a dump
+    loaded again makes the copy an equal one (it counted twice before)."""
+    count = getattr(warning, "count", None)
+    return (type(warning), warning.reason, warning.line, warning.source, warning.record, count)
 
 
 def cut_warning(cuts: Iterable[Cut]) -> LoadWarning | None:
