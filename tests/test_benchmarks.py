@@ -3,7 +3,8 @@
 Only that each exits 0 and ends with its one-line summary of ratio figures is checked. Timings
 are never asserted: on a shared CI machine they are noise, and at these sizes meaningless. The
 full-size figures come from running the scripts by hand (see each one's docstring).
-``benchmarks/browser.py`` needs JupyterLab and Chromium and is left to the browser tests.
+``benchmarks/browser.py`` needs JupyterLab and Chromium and is left to the browser tests;
+``benchmarks/frameworks.py`` runs in the test's own process (its frameworks imported there already).
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ CASES = [
     ("site.py", ["--sessions", "5", "--mb", "2", "--runs", "1"], "site: first/baseline = "),
     ("harnesses.py", ["--mb", "0.3", "--runs", "1"], "harnesses: all/parse = "),
     ("traces.py", ["--mb", "0.2", "--runs", "1"], "traces: load/parse = "),
-    ("frameworks.py", ["--steps", "5", "--runs", "1"], "frameworks: convert/serialize = "),
     ("compare.py", ["--turns", "30", "--runs", "1"], "compare: align/widget = "),
     ("bad_lines.py", ["--lines", "2000", "--runs", "1"], "bad lines: load/try-each = "),
 ]
@@ -58,6 +58,22 @@ def test_benchmark_runs_small_and_prints_its_ratios(
     last = lines[-1]
     assert last.startswith(summary), f"{script} ended with {last!r}"
     assert RATIO.search(last), f"{script} ended without a ratio figure: {last!r}"
+
+
+def test_the_frameworks_benchmark_runs_small_in_this_process(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``benchmarks/frameworks.py`` as its ``main()`` runs it, here: the eight frameworks it
+    scripts are imported in this process already (the tests of each import it), and as a
+    subprocess importing them again took most of its minute."""
+    from benchmarks import frameworks
+
+    monkeypatch.setattr(sys, "argv", ["frameworks.py", "--steps", "5", "--runs", "1"])
+    frameworks.main()
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines
+    assert lines[-1].startswith("frameworks: convert/serialize = "), lines[-1]
+    assert RATIO.search(lines[-1])
 
 
 def test_the_one_command_for_every_benchmark_knows_their_names() -> None:
