@@ -43,7 +43,7 @@ tools' bookkeeping. Each is placed where its tool puts it, written as it writes 
   NULL)``), ``session-export-workspace.json`` (``{sessions, snapshots}``),
   ``retention/state.json`` (``{at, scanned, deleted, skippedActive, failed, durationMs}``),
   ``plans/<created>-<slug>.md``, and checkouts of code, not entered
-  (``discover.KILO_CHECKOUTS``): a git worktree of the user's project,
+  (``discover.CHECKOUTS``): a git worktree of the user's project,
   ``worktree/<project id>/<name>/`` (``Worktree.makeWorktreeInfo``), and a clone of the
   ``repo_clone`` tool, ``repos/github.com/<owner>/<repo>/`` (``Path.repos``);
 - the older Kimi CLI 1.52.0, ``~/.kimi``: what a run wrote (tests/fixtures/kimi/legacy/
@@ -440,3 +440,34 @@ def test_C7_checkouts_of_code_in_kilo_s_data_folder_are_not_entered(
     inside = [path for path in own if any(map(path.is_relative_to, checkouts))]
     assert len(inside) == 7
     assert not [path for path in asked if any(map(path.is_relative_to, checkouts))]
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_C7_checkouts_of_code_in_opencode_s_data_folder_are_not_entered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, moved: bool
+) -> None:
+    """OpenCode 1.18.33 keeps the same checkouts as Kilo Code in its data folder (``opencode``
+    binary: ``repos: join(data, "repos")``, ``RepositoryCache``; ``join(Path.data, "worktree",
+    project.id)``). With its database elsewhere (``$OPENCODE_DB``) the data folder is walked,
+    and the checkouts were walked with it: a transcript kept among a project's test data was a
+    row of the user's runs."""
+    home = tmp_path / "me"
+    home.mkdir()
+    opencode = (tmp_path / "data" if moved else home / ".local" / "share") / "opencode"
+    if moved:
+        monkeypatch.setenv("XDG_DATA_HOME", str(opencode.parent))
+    worktree = opencode / "worktree" / "9f1c2d3e4b5a69788796a5b4c3d2e1f00f1e2d3c" / "brave-otter"
+    clone = opencode / "repos" / "github.com" / "acme" / "widgets"
+    inside = [
+        _write(worktree / "tests" / "data" / "rollout.jsonl", CODEX.read_text("utf-8")),
+        _write(worktree / "package.json", '{"name": "shop"}'),
+        _write(clone / "fixtures" / "session.jsonl", CODEX.read_text("utf-8")),
+        _write(clone / "README.md", "# widgets\n"),
+    ]
+    # A session file left right in the data folder is still read.
+    kept = opencode / "rollout-kept.jsonl"
+    shutil.copyfile(CODEX, kept)
+    monkeypatch.setenv("HOME", str(home))
+    found = discover(home, None)
+    assert ([item.path for item in found.items], found.skipped) == ([str(kept)], 0)
+    assert all(path.is_file() for path in inside)

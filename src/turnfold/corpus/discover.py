@@ -389,7 +389,7 @@ CREDENTIALS = tuple(keeper for _, keeper in keepers())
 #:   background commands' logs ``log/background-process/<scope>/<id>.log`` and plan mode's
 #:   ``plans/<time>-<slug>.md`` (a project with no git). Each by its exact name, and only in
 #:   Kilo Code's data folder itself (:data:`KILO_DATA_FOLDER`), as a folder of any project may be
-#:   called ``kilo`` (its checkouts of code: :data:`KILO_CHECKOUTS`). They matter where the
+#:   called ``kilo`` (its checkouts of code: :data:`CHECKOUTS`). They matter where the
 #:   folder is walked whole: its database elsewhere (``$KILO_DB``) or not made yet
 #:   (:func:`turnfold.formats.agents.opencode.walked_folders`);
 #: - in the system's temp folder (Node's ``os.tmpdir()``: ``$TMPDIR``, ``$TMP``, ``$TEMP`` or
@@ -524,16 +524,20 @@ AGENT_FILES = tuple(replace(keeper, temporaries=True) for keeper in (
                                     "claude-*/*/*/images/[0-9]*"})),
 ))  # fmt: skip
 _HIDDEN_WALKED = AGENT_FOLDERS | {DATA_HOME[0]}
-#: Kilo Code's folders of checkouts of code in its data folder (``Global.Path.data``, the
-#: ``kilo`` binary of ``@kilocode/cli-linux-x64`` 7.7.9): the git worktrees it makes of the
-#: user's project, ``worktree/<project id>/<name>/`` (``Worktree.makeWorktreeInfo``:
-#: ``join(Path.data, "worktree", project.id)``), and the ``repo_clone`` tool's clones,
-#: ``repos/<host>/<owner>/<repo>/`` (``Path.repos``). A walk does not enter them: copies of
-#: code kept where their project is, any file of which may be anything (its packages, its test
-#: data), none of them Kilo's sessions, which are in its database. Only in Kilo's data folder
-#: itself, ``kilo`` right in a data home (:data:`KILO_DATA_FOLDER`): a project's folder may be
-#: called ``kilo`` and hold a ``repos/`` of its own.
-KILO_CHECKOUTS = frozenset({"worktree", "repos"})
+#: Kilo Code's and OpenCode's folders of checkouts of code in their data folders
+#: (``Global.Path.data``; the ``kilo`` binary of ``@kilocode/cli-linux-x64`` 7.7.9, the
+#: ``opencode`` binary of ``opencode-ai`` 1.18.33): the git worktrees they make of the user's
+#: project, ``worktree/<project id>/<name>/`` (``Worktree.makeWorktreeInfo``:
+#: ``join(Path.data, "worktree", project.id)``), and the clones of repositories, Kilo's
+#: ``repo_clone`` tool's and OpenCode's ``RepositoryCache``, ``repos/<host>/<owner>/<repo>/``
+#: (``Path.repos``). A walk does not enter them: copies of code kept where their project is,
+#: any file of which may be anything (its packages, its test data), none of them the agent's
+#: sessions, which are in its database (found apart when it is elsewhere: ``$OPENCODE_DB``,
+#: ``$KILO_DB``). Only in the data folder itself, ``kilo`` or ``opencode`` right in a data home
+#: (:data:`KILO_DATA_FOLDER`, :data:`OPENCODE_DATA_FOLDER`): a project's folder may have either
+#: name and hold a ``repos/`` of its own.
+CHECKOUTS = frozenset({"worktree", "repos"})
+_CHECKOUT_HOLDERS = {"kilo": KILO_DATA_FOLDER, "opencode": OPENCODE_DATA_FOLDER}
 
 
 @dataclass(frozen=True)
@@ -808,8 +812,9 @@ def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> No
         # hold no sessions, but for the agents' own and a home's data folder.
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") or d in _HIDDEN_WALKED)
         dirs[:] = [d for d in dirs if not _passed_over_folder(os.path.join(folder, d), found)]
-        if os.path.basename(folder) == "kilo" and KILO_DATA_FOLDER.is_folder(Path(folder)):
-            dirs[:] = [d for d in dirs if d not in KILO_CHECKOUTS]
+        holder = _CHECKOUT_HOLDERS.get(os.path.basename(folder))
+        if holder is not None and holder.is_folder(Path(folder)):
+            dirs[:] = [d for d in dirs if d not in CHECKOUTS]
         entered = _data_home_step(folder, start)
         if entered is not None:
             # On the way to the agents' folders of ``.local/share``: no other folder or file.
