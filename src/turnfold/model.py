@@ -630,29 +630,9 @@ class Transcript:
     def tool_calls(self, *, nested: bool = False) -> list[ToolCall]:
         """Every tool call of this transcript, in order; with ``nested``, each followed by the
         calls of its sub-agent's transcript (depth first, handoffs and agents as tools too)."""
-        calls = [e for e in self.entries if isinstance(e, ToolCall)]
         if not nested:
-            return calls
-        # Walked with a stack, not by recursion: sub-agents may nest thousands deep (a hostile
-        # file, agents built through this model) and Python's stack holds some 1,000 frames.
-        # A transcript already on the way down (one that runs itself, or one it is nested in)
-        # is not walked again: its calls are listed where it first nests, not forever.
-        every: list[ToolCall] = []
-        on_path = {id(self)}
-        todo: list[tuple[Transcript, Iterator[ToolCall]]] = [(self, iter(calls))]
-        while todo:
-            transcript, pending = todo[-1]
-            call = next(pending, None)
-            if call is None:
-                todo.pop()
-                on_path.discard(id(transcript))
-                continue
-            every.append(call)
-            child = call.subagent.transcript if call.subagent is not None else None
-            if child is not None and id(child) not in on_path:
-                on_path.add(id(child))
-                todo.append((child, iter(child.tool_calls())))
-        return every
+            return [e for e in self.entries if isinstance(e, ToolCall)]
+        return [call for call, _ in walk_calls(self.entries, {id(self)})]
 
     def __getstate__(self) -> dict[str, Any]:
         # Copies and pickles carry the content, not the lock or the observers of this instance.
@@ -743,3 +723,32 @@ def span_ms(start: Any, end: Any) -> float | None:
         return None
     span = (ended - began).total_seconds() * 1000
     return span if span >= 0 else None
+
+
+def walk_calls(entries: Iterable[Entry], on_path: set[int]) -> Iterator[tuple[ToolCall, bool]]:
+    """Every tool call among ``entries``, each followed by the calls of its sub-agent's
+    transcript (depth first), with whether the walk went into that transcript: not when it is
+    one of ``on_path``, the transcripts already on the way down (the one ``entries`` are of,
+    when they are a transcript's; one that runs itself, or one it is nested in). Its calls are
+    listed where it first nests, not forever.
+
+    Walked with a stack, not by recursion: sub-agents may nest thousands deep (a hostile file,
+    agents built through this model) and Python's stack holds some 1,000 frames. The one walk
+    of :meth:`Transcript.tool_calls` (``nested``) and :func:`turnfold.usage.subagent_tokens`.
+    """
+    todo: list[tuple[Transcript | None, Iterator[Entry]]] = [(None, iter(entries))]
+    while todo:
+        transcript, pending = todo[-1]
+        entry = next(pending, None)
+        if entry is None:
+            todo.pop()
+            on_path.discard(id(transcript))
+            continue
+        if not isinstance(entry, ToolCall):
+            continue
+        child = entry.subagent.transcript if entry.subagent is not None else None
+        entered = child is not None and id(child) not in on_path
+        yield entry, entered
+        if child is not None and entered:
+            on_path.add(id(child))
+            todo.append((child, iter(child.entries)))

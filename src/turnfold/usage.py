@@ -34,7 +34,7 @@ The rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard, TypeVar
 
@@ -47,6 +47,7 @@ from turnfold.model import (
     ToolCall,
     Transcript,
     Usage,
+    walk_calls,
 )
 
 #: The token counts of a :class:`~turnfold.model.Usage`, in the order they are shown.
@@ -267,33 +268,21 @@ def subagent_tokens(entries: Iterable[Entry]) -> Tokens:
     included (each sub-agent's own responses counted once; a total its source recorded,
     :func:`recorded_subagent_tokens`, wins over them, as a session's own does).
 
-    Every level is counted, however deep: walked with a stack, not by recursion, as sub-agents
-    may nest thousands deep. A sub-agent whose transcript is already on the way down (one that
+    Every level is counted, however deep, by the model's walk of the calls
+    (:func:`~turnfold.model.walk_calls`: a stack, not recursion, as sub-agents may nest
+    thousands deep). A sub-agent whose transcript is already on the way down (one that
     runs itself, or one it is nested in) is not counted again: its tokens count where it
     first nests, not forever (:func:`turnfold.cost.responses_apart` prices the same ones)."""
     totals: Tokens = {}
-    on_path: set[int] = set()
-    todo: list[tuple[Transcript | None, Iterator[Entry]]] = [(None, iter(entries))]
-    while todo:
-        current, pending = todo[-1]
-        entry = next(pending, None)
-        if entry is None:
-            todo.pop()
-            on_path.discard(id(current))
+    for call, entered in walk_calls(entries, set()):
+        agent = call.subagent
+        if agent is None or (agent.transcript is not None and not entered):
             continue
-        if not isinstance(entry, ToolCall) or entry.subagent is None:
-            continue
-        child = entry.subagent.transcript
-        if child is not None and id(child) in on_path:
-            continue
-        recorded = recorded_subagent_tokens(entry.subagent)
+        recorded = recorded_subagent_tokens(agent)
         if recorded is not None:
             add_into(totals, recorded)
-        elif child is not None:
-            add_into(totals, count_tokens(child.entries))
-        if child is not None:
-            on_path.add(id(child))
-            todo.append((child, iter(child.entries)))
+        elif agent.transcript is not None:
+            add_into(totals, count_tokens(agent.transcript.entries))
     return totals
 
 
