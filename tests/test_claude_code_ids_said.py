@@ -235,7 +235,14 @@ def test_X1_a_run_id_that_is_no_plain_name_is_said_and_its_call_kept(
         f"runId {run_id!r} is not a plain name: its workflow run's files, in the folders it "
         "would name under this session's, are not looked for"
     )
-    assert said(hostile, "is not a plain name") == [(reason, RUN_ID_LINE)]
+    assert said(hostile, f"runId {run_id!r}") == [(reason, RUN_ID_LINE)]
+    # ``agent-*``'s plant is a folder of the runs folder that no run id names: said on its own.
+    runs = tmp_path / "hostile" / WORKFLOW_SESSION / "subagents" / "workflows"
+    folder = (
+        f"workflow run folder {run_id!r} is not a plain name, not a run id Claude Code writes: "
+        f"its files, in {runs}, are not read"
+    )
+    assert said(hostile, "workflow run folder") == ([(folder, None)] if run_id == "agent-*" else [])
     call = the_call(hostile, "Workflow")
     assert call.subagent is not None
     assert call.subagent.transcript is None

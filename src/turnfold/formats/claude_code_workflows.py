@@ -30,7 +30,12 @@ lists but whose file is missing says so (``steps_missing``) instead of opening o
 and so does a run with no files at all. Run directories no Workflow call of the session names
 (the call's result line was never written: the session was killed mid-call) are still shown, as
 a Workflow call of their own at the end of the session with a warning: the corpus counts these
-files as the session's (spec C-1), so nothing may be left out.
+files as the session's (spec C-1), so nothing may be left out. For the same reason a folder there
+that is not read as a run is said in a warning, never passed over in silence: one whose name is
+not a run id Claude Code writes (a user's copy ``wf_1.bak``; its name came from the disk, so it
+never becomes part of a path), and a link leading out of the runs folder (its files are not the
+session's: not followed). A file there is no run (Claude Code writes only folders) and is passed
+over.
 """
 
 from __future__ import annotations
@@ -127,11 +132,26 @@ class WorkflowRuns:
         path = own / f"agent-{agent_id}.jsonl" if own is not None and _plain(agent_id) else None
         return path if path is not None and path.is_file() else None
 
-    def all_runs(self) -> list[Path]:
+    def all_folders(self) -> list[Path]:
+        """Every folder of the runs folder (a link to one too), in name order: each is read as
+        a run or said not to be (:func:`unclaimed`). A file there is no run: passed over."""
         runs = self.runs_dir
         if runs is None or not runs.is_dir():
             return []
-        return sorted(p for p in runs.iterdir() if p.is_dir() and _plain(p.name))
+        return sorted(p for p in runs.iterdir() if p.is_dir())
+
+    def leads_out(self, folder: Path) -> bool:
+        """Whether ``folder`` of the runs folder is a link (or junction) leading out of it:
+        what it leads to is not this session's to read. Resolved, both sides, so a runs folder
+        reached through a link of its own (a linked ``~/.claude``) still holds its runs."""
+        runs = self.runs_dir
+        if runs is None:
+            return True
+        try:
+            real, root = folder.resolve(strict=True), runs.resolve(strict=True)
+        except (OSError, RuntimeError):  # gone since it was listed, or a loop of links
+            return True
+        return real == root or not real.is_relative_to(root)
 
 
 def launched(call: ToolCall, extra: Any, line: int) -> WorkflowLaunch | None:
@@ -186,6 +206,12 @@ def attach(
         warn(LoadWarning(reason=reason, line=launch.line, source=source_name))
         return
     runs.claimed.add(run_id)
+    folder = runs.run_dir(run_id)
+    if folder is not None and folder.is_dir() and runs.leads_out(folder):
+        agent.steps_missing = call.status not in ("error", "cancelled")
+        reason = _link_out_reason(run_id, runs)
+        warn(LoadWarning(reason=reason, line=launch.line, source=source_name))
+        return
     _fill(agent, call, run_id, runs, read_child, warn, source_name, launch.line)
 
 
@@ -195,12 +221,28 @@ def unclaimed(
     warn: Callable[[LoadWarning], None],
     source_name: str,
 ) -> list[ToolCall]:
-    """A Workflow call for each run directory of the session that no call named."""
+    """A Workflow call for each run directory of the session that no call named; a warning
+    for each folder there not read as a run."""
     calls: list[ToolCall] = []
-    for folder in runs.all_runs():
+    for folder in runs.all_folders():
         run_id = folder.name
-        if run_id in runs.claimed or not any(folder.glob("agent-*.jsonl")):
+        if run_id in runs.claimed:
             continue
+        if not _plain(run_id):
+            # Its files may be a real run's, yet no call can name it and a name from the disk
+            # never becomes part of a path: not looked into at all, only said.
+            reason = (
+                f"workflow run folder {run_id!r} is not a plain name, not a run id Claude Code "
+                f"writes: its files, in {runs.runs_dir}, are not read"
+            )
+            warn(LoadWarning(reason=reason, source=source_name))
+            continue
+        if runs.leads_out(folder):
+            runs.claimed.add(run_id)
+            warn(LoadWarning(reason=_link_out_reason(run_id, runs), source=source_name))
+            continue
+        if not any(folder.glob("agent-*.jsonl")):
+            continue  # no agent ran in it: nothing to show
         runs.claimed.add(run_id)
         warn(
             LoadWarning(
@@ -468,6 +510,14 @@ def _read_journal_lines(
 
 
 # --- small helpers ------------------------------------------------------------------------------
+
+
+def _link_out_reason(run_id: str, runs: WorkflowRuns) -> str:
+    """What a run folder that is a link leading out of the runs folder is said as."""
+    return (
+        f"workflow run folder {run_id!r} is a link leading out of {runs.runs_dir}: not "
+        "followed, its files are not read"
+    )
 
 
 def _plain(name: str) -> bool:
