@@ -255,6 +255,67 @@ def _problem(warning: LoadWarning) -> tuple[object, ...]:
     return (type(warning), warning.reason, warning.line, warning.source, warning.record, count)
 
 
+def copies_counted(transcript: Transcript) -> dict[int, list[LoadWarning]]:
+    """What :func:`subagent_warnings` reads of the counts of warnings (``UnlistedWarnings``)
+    the lists of ``transcript`` and of its sub-agents hold, for a dump to write with each count
+    (keyed by its id): one warning of each sub-agent's list that the count holds through the
+    chain it joined (:func:`_held`), and no more.
+
+    The chain is objects of the load, one count or warning for each list joined: a load of
+    many parts may join thousands, and a dump loaded again would hold none of them, so that a
+    sub-agent's copies counted in a full list were counted again as its own. One warning of a
+    sub-agent's list is enough to know it by (the notice asks whether any is held), and its
+    list is written whole in the dump anyway: a count writes at most one more warning for
+    each sub-agent, however long its chain, in the order the sub-agents nest.
+    """
+    nested: dict[int, Transcript] = {}  # each sub-agent's transcript once, in reading order
+    for call in transcript.tool_calls(nested=True):
+        child = call.subagent.transcript if call.subagent is not None else None
+        if child is not None and child.warnings and child is not transcript:
+            nested.setdefault(id(child), child)
+    # Where each problem of a sub-agent's list is: which list, and its place in it.
+    lists = list(nested.values())
+    places: dict[tuple[object, ...], list[tuple[int, int, LoadWarning]]] = {}
+    for index, child in enumerate(lists):
+        for place, warning in enumerate(child.warnings):
+            places.setdefault(_problem(warning), []).append((index, place, warning))
+    copies: dict[int, list[LoadWarning]] = {}
+    if not places:
+        return copies
+    for owner, current in enumerate((transcript, *lists), -1):
+        for count in current.warnings:
+            joined = getattr(count, "joined", ())
+            if joined and id(count) not in copies:
+                # Not its own list's: that is written beside it, and the notice asks of a
+                # sub-agent before it reads its list (a dump's list read again is joined
+                # through a new count, which holds the one read: the list's own problems).
+                copies[id(count)] = _one_of_each(_held(joined), places, owner)
+    return {key: found for key, found in copies.items() if found}
+
+
+def _one_of_each(
+    held: set[tuple[object, ...]],
+    places: dict[tuple[object, ...], list[tuple[int, int, LoadWarning]]],
+    owner: int,
+) -> list[LoadWarning]:
+    """The first warning of each sub-agent's list (``places``, :func:`copies_counted`) but the
+    ``owner``'s that ``held`` holds, unless one already taken says the same: the lists it is
+    found in are known by it as well."""
+    matched: dict[int, list[tuple[int, LoadWarning]]] = {}
+    for problem in held.intersection(places):
+        for index, place, warning in places[problem]:
+            if index != owner:
+                matched.setdefault(index, []).append((place, warning))
+    taken: list[LoadWarning] = []
+    said: set[tuple[object, ...]] = set()
+    for index in sorted(matched):  # the order of the lists, not of a set: a dump is the same
+        found = sorted(matched[index], key=lambda placed: placed[0])
+        if not any(_problem(warning) in said for _, warning in found):
+            taken.append(found[0][1])
+            said.add(_problem(found[0][1]))
+    return taken
+
+
 def cut_warning(cuts: Iterable[Cut]) -> LoadWarning | None:
     """The warning a view shows when its sub-agents nest deeper than :data:`MAX_DEPTH`, from
     what it leaves out under each turn (:func:`cut_under`, in reading order): how deep they go,
@@ -301,6 +362,7 @@ def _counted(count: int, one: str, other: str | None = None) -> str:
 __all__ = [
     "MAX_DEPTH",
     "Cut",
+    "copies_counted",
     "cut_under",
     "cut_warning",
     "notice_warnings",

@@ -5,7 +5,10 @@ one ``{"warning": {...}}`` line per load warning, the last, past the listed ones
 ``count`` of the rest (record types for the accounting: ``header``,
 each entry's ``kind``, ``warning``). The JSON layout holds the same three parts in
 one object. Entries carry their ``kind``; fields left at their default are omitted, so dumps stay
-small and a field added later reads back as its default.
+small and a field added later reads back as its default. A count may hold, as ``joined``, one
+warning of each sub-agent's list whose warnings its reader copied into the counted ones
+(:func:`turnfold.nesting.copies_counted`), so that they are counted once when read again; a
+dump without it (one written before) reads as a count that joined none.
 
 Reading checks each value against its field's type as :mod:`turnfold.model` declares it (one
 table per class, derived from the type hints): a value of another type (a number written as
@@ -17,10 +20,10 @@ from __future__ import annotations
 
 import reprlib
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import MISSING, Field, fields, is_dataclass
 from functools import cache
-from types import UnionType
+from types import MappingProxyType, UnionType
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from turnfold import codec
@@ -42,7 +45,7 @@ from turnfold.model import (
     Transcript,
     Wording,
 )
-from turnfold.nesting import MAX_DEPTH
+from turnfold.nesting import MAX_DEPTH, copies_counted
 
 FORMAT_NAME = "turnfold"
 VERSION = 1
@@ -56,24 +59,35 @@ def _is_default(f: Field[Any], value: Any) -> bool:
     return False
 
 
-def _encode(value: Any) -> Any:
+#: What a dump writes with each count of warnings, by the count's id: the warnings of
+#: sub-agents' lists it holds (:func:`turnfold.nesting.copies_counted`).
+Copies = Mapping[int, list[LoadWarning]]
+_NO_COPIES: Copies = MappingProxyType({})
+
+
+def _encode(value: Any, copies: Copies = _NO_COPIES) -> Any:
     if isinstance(value, Transcript):
-        return transcript_to_dict(value)
+        return transcript_to_dict(value, copies)
     if is_dataclass(value) and not isinstance(value, type):
         encoded = {
-            f.name: _encode(getattr(value, f.name))
+            f.name: _encode(getattr(value, f.name), copies)
             for f in fields(value)
             if not _is_default(f, getattr(value, f.name))
         }
+        if type(value) is UnlistedWarnings and id(value) in copies:
+            # Not a field: the model keeps the chain of objects, the file what the notice
+            # reads of it. Written without their own: each is a copy, not a count of the list.
+            encoded["joined"] = [_encode(w) for w in copies[id(value)]]
         return {"kind": value.kind, **encoded} if isinstance(value, Entry) else encoded
     if isinstance(value, list):
-        return [_encode(v) for v in value]
+        return [_encode(v, copies) for v in value]
     return value
 
 
-def entry_to_dict(entry: Entry) -> dict[str, Any]:
-    """One entry as a JSON-ready dict with its ``kind``."""
-    encoded: dict[str, Any] = _encode(entry)
+def entry_to_dict(entry: Entry, copies: Copies = _NO_COPIES) -> dict[str, Any]:
+    """One entry as a JSON-ready dict with its ``kind``; ``copies`` are what the counts of
+    warnings of its sub-agents write (those of the transcript dumped)."""
+    encoded: dict[str, Any] = _encode(entry, copies)
     return encoded
 
 
@@ -104,12 +118,16 @@ def sub_agent_depth(transcript: Transcript) -> int | None:
     return height[id(transcript)]
 
 
-def transcript_to_dict(transcript: Transcript) -> dict[str, Any]:
+def transcript_to_dict(transcript: Transcript, copies: Copies | None = None) -> dict[str, Any]:
+    """The JSON layout of ``transcript``; ``copies`` are those of the transcript dumped when it
+    is a sub-agent's, else found for it (:func:`turnfold.nesting.copies_counted`)."""
+    if copies is None:
+        copies = copies_counted(transcript)
     return {
         FORMAT_NAME: VERSION,
         "metadata": transcript.metadata,
-        "entries": [entry_to_dict(e) for e in transcript.entries],
-        "warnings": [_encode(w) for w in transcript.warnings],
+        "entries": [entry_to_dict(e, copies) for e in transcript.entries],
+        "warnings": [_encode(w, copies) for w in transcript.warnings],
     }
 
 
@@ -150,9 +168,10 @@ def dumps(transcript: Transcript, *, layout: Literal["jsonl", "json"] = "jsonl")
         return codec.dumps_exact(transcript_to_dict(transcript), indent=1) + "\n"
     if layout != "jsonl":
         raise ValueError(f"layout must be 'jsonl' or 'json', not {layout!r}")
+    copies = copies_counted(transcript)
     lines = [{FORMAT_NAME: VERSION, "metadata": transcript.metadata}]
-    lines += [entry_to_dict(e) for e in transcript.entries]
-    lines += [{"warning": _encode(w)} for w in transcript.warnings]
+    lines += [entry_to_dict(e, copies) for e in transcript.entries]
+    lines += [{"warning": _encode(w, copies)} for w in transcript.warnings]
     return "".join(codec.dumps_exact(line) + "\n" for line in lines)
 
 
@@ -563,9 +582,11 @@ def _transcript(
     return transcript
 
 
-def _load_warning(value: Any, problems: Problems, path: str) -> LoadWarning:
+def _load_warning(value: Any, problems: Problems, path: str, *, copy: bool = False) -> LoadWarning:
     """A dumped warning; one with a ``count`` is the :class:`UnlistedWarnings` that counted a
-    source's warnings past the listed ones (its ``reason`` is written from the count)."""
+    source's warnings past the listed ones (its ``reason`` is written from the count), and the
+    sub-agents' warnings it holds, ``joined``, are what it joined (:func:`_copies`). A
+    ``copy``, one of those, joined nothing of its own."""
     if type(value) is not dict:
         raise ValueError(f"{_DESCRIBE.repr(value)} is not a warning object")
     if "count" not in value:
@@ -574,8 +595,29 @@ def _load_warning(value: Any, problems: Problems, path: str) -> LoadWarning:
     count = value["count"]
     if type(count) is not int or count < 1:  # it stands for at least one warning
         raise ValueError(f"count: {_DESCRIBE.repr(count)} is not a positive whole number")
-    unlisted: UnlistedWarnings = _build(UnlistedWarnings, value, path, problems)
+    if copy or "joined" not in value:  # a copy's ``joined`` is an unknown field (no nesting)
+        unlisted: UnlistedWarnings = _build(UnlistedWarnings, value, path, problems)
+        return unlisted
+    unlisted = _build(
+        UnlistedWarnings, {k: v for k, v in value.items() if k != "joined"}, path, problems
+    )
+    unlisted.joined = _copies(value["joined"], problems, path + "joined")
     return unlisted
+
+
+def _copies(value: Any, problems: Problems, path: str) -> tuple[LoadWarning, ...]:
+    """The sub-agents' warnings a count holds (:func:`turnfold.nesting.copies_counted`), each
+    that cannot be read a problem, left out: its sub-agent's list is then counted again."""
+    if type(value) is not list:
+        problems.append(f"{path}: {_DESCRIBE.repr(value)} is not a list; left out")
+        return ()
+    copies = []
+    for index, item in enumerate(value):
+        try:
+            copies.append(_load_warning(item, problems, f"{path}[{index}].", copy=True))
+        except (ValueError, TypeError) as exc:
+            problems.append(f"{path}[{index}]: {exc}; left out")
+    return tuple(copies)
 
 
 def _keep_loaded(warnings: list[LoadWarning], warning: LoadWarning) -> None:
