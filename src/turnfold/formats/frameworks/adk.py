@@ -25,7 +25,10 @@ Mapping, per event:
   of ADK's pre-release, the oldest open call of its name): a response holding ``error``
   is ``error`` (ADK's own ``on_tool_error_callback`` convention), any other response
   ``success``: the ADK sends a response only for a tool that returned, so a response without
-  an error is the ADK's own success signal. ``{"result": x}`` shows ``x``;
+  an error is the ADK's own success signal. ``{"result": x}`` shows ``x`` (the ADK's wrapping
+  of a return that is no dict; ``None`` is a result with no text), any other dict itself, ``{}``
+  an empty object, as the trace reader shows it; media the tool returned (the response's own
+  ``parts``) are the result's images, a file a line naming it;
 - a call its event lists in ``long_running_tool_ids`` (a ``LongRunningFunctionTool``,
   ``meta["long_running"]``) runs on after the function returned: the response the agent
   sends back at once is an interim one ("pending", a ticket), shown as its result while the
@@ -127,6 +130,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.frameworks import generator_arguments, is_interrupt
+from turnfold.formats.gemini_api import attachment_line
 from turnfold.formats.openai_responses import record_named, unix_timestamp, warned_unix_timestamp
 from turnfold.formats.source import (
     Source,
@@ -641,8 +645,10 @@ class AdkBuilder(TranscriptBuilder):
             call, owner = found
             self.open.pop(call.call_id, None)
             raw = response.get("response")
-            text, failed = _response_text(raw)
-            result = text_result(text, images=images)
+            returned, files = _returned_media(field(response, "parts"))
+            text, failed = _response_text(raw, media=bool(returned or files))
+            text = "\n".join(t for t in (text, *files) if t is not None) if files else text
+            result = text_result(text, images=[*images, *returned])
             images = []  # a response event's inline data goes with its first response
             status: ToolStatus = "error" if failed else "success"
             changes: dict[str, Any] = {}
@@ -1001,9 +1007,21 @@ _RETURNED_DATA = {
 }
 
 
-def _response_text(response: Any) -> tuple[str | None, bool]:
+def _response_text(response: Any, *, media: bool = False) -> tuple[str | None, bool]:
     """A ``function_response.response`` as text, and whether it holds an error: ADK's tool
-    error convention (``on_tool_error_callback``, unknown tools) is ``{"error": ...}``."""
+    error convention (``on_tool_error_callback``, unknown tools) is ``{"error": ...}``.
+
+    The ADK answers every call with a dict (``flows/llm_flows/tools/_caller.py``,
+    ``_build_function_response_content``): a tool's dict as it returned it, any other value
+    wrapped as ``{"result": value}``. So ``{}`` is a tool that returned an empty object, shown
+    as such, as the trace reader shows it (:func:`.traces.messages.adk_response`); ``{"result":
+    None}`` one that returned ``None``: a result with no text. Only where the response carries
+    ``media`` (its ``parts``) is ``{}`` what is left of a return that was only media
+    (``_extract_multimodal_parts``: ``remaining or {}``), and then no text.
+
+    >>> _response_text({}), _response_text({"result": None}), _response_text({}, media=True)
+    (('{}', False), (None, False), (None, False))
+    """
     if isinstance(response, Mapping):
         error = response.get("error")
         if error not in (None, "", {}):
@@ -1011,8 +1029,23 @@ def _response_text(response: Any) -> tuple[str | None, bool]:
         if set(response) == {"result"}:
             value = response["result"]
             return (stringify(value) if value is not None else None), False
-        return (stringify(dict(response)) if response else None), False
+        return (None if media and not response else stringify(dict(response))), False
     return (stringify(response) if response is not None else None), False
+
+
+def _returned_media(parts: Any) -> tuple[list[ImageData], list[str]]:
+    """The media a tool returned, which the ADK moves out of its response into the function
+    response's own ``parts`` (``_extract_multimodal_parts``: a ``Part`` of inline bytes or of a
+    file's URI): the inline data as images of the result, each file as a line naming it (never
+    fetched)."""
+    listed = [p for p in parts if isinstance(p, Mapping)] if isinstance(parts, list) else []
+    files = []
+    for part in listed:
+        data = field(part, "file_data")
+        if isinstance(data, Mapping):
+            uri, mime = field(data, "file_uri"), field(data, "mime_type")
+            files.append(attachment_line({"fileData": {"fileUri": uri, "mimeType": mime}}))
+    return _images(listed), files
 
 
 def _usage(raw: Any) -> Usage | None:

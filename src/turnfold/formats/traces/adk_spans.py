@@ -30,6 +30,9 @@ Schema 1 writes ``"{}"`` for a tool span's arguments and result where content ca
 that returned ``{}`` writes with it on: the span alone cannot tell them apart, its trace can
 (:func:`drop_uncaptured_placeholders`), so that an empty object reads as the result it is and
 only a missing attribute as content not captured (schema 2 writes nothing where it is off).
+A tool that returned ``None`` writes ``{"result": null}``: its call returned, a result with no
+text (:func:`returned_none`), as the ADK reader shows it, whether or not a later request repeats
+it.
 
 Apart from :mod:`.messages` because it reads whole requests, as :mod:`.langfuse_io` does, and
 from the reader because it runs once per span as it is read (:func:`restore_adk_span`), or
@@ -100,6 +103,20 @@ def drop_uncaptured_placeholders(spans: Iterable[Span]) -> None:
         for key in (ADK_TOOL_ARGUMENTS, ADK_TOOL_RESPONSE):
             if a.get(key) == _UNCAPTURED:
                 del a[key]
+
+
+def returned_none(span: Span) -> bool:
+    """Whether ``span`` is an ADK tool span of a tool that returned ``None``: its response is
+    ``{"result": null}`` (the ADK wraps a return that is no dict as ``{"result": value}``,
+    google/adk/flows/llm_flows/tools/_caller.py 2.13.0, ``_build_function_response_content``),
+    written as ``gcp.vertex.agent.tool_response`` (schema 1) or ``gen_ai.tool.call.result``
+    (schema 2). The call returned, with nothing to show: a result with no text, as the ADK
+    reader reads that response, not one the trace did not record."""
+    a = span.attributes
+    if ADK_EVENT_ID not in a:
+        return False
+    raw = a.get("gen_ai.tool.call.result", a.get(ADK_TOOL_RESPONSE))
+    return isinstance(raw, str) and json_value(raw) == {"result": None}
 
 
 def _uncaptured_model_call(a: dict[str, Any]) -> bool:

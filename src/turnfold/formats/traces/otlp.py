@@ -49,8 +49,12 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   agent span recording nothing of its own around agent spans (OpenInference's OpenAI Agents
   instrumentor's span of the SDK's trace) is read through: those are the session's runs
   (:meth:`_Rebuild._wrapper`); an agent a tool span ran is that call's sub-agent even when
-  the session's agent span is missing (a run exported before it ended). The metadata's
-  ``agent`` and ``outcome`` are the session's runs', never a sub-agent's;
+  the session's agent span is missing (a run exported before it ended). Google ADK's agent
+  handed over to (``transfer_to_agent``), beside the run that handed over in its schema 1, is
+  that run going on: its ``transfer_to_agent`` call holds it, the last agent's answer the
+  turn's, as the ADK reader shows its session (:mod:`.adk_handovers`). The metadata's
+  ``agent`` and ``outcome`` are the session's runs' (a handover's failure the run's), never a
+  sub-agent's;
 - a model span (``chat``, ``LLM``) gives its input and output messages: ``gen_ai.input.messages``
   / ``gen_ai.output.messages`` (JSON strings or structured values, the ``parts`` form; also on
   the ``gen_ai.client.inference.operation.details`` event), OpenInference's flattened
@@ -216,7 +220,16 @@ from turnfold.formats.gemini_parts import corrected_status
 from turnfold.formats.openai_chat import OpenAIChatBuilder
 from turnfold.formats.openai_responses import describe_call, output_content
 from turnfold.formats.source import Source, keep_warning
-from turnfold.formats.traces.adk_spans import drop_uncaptured_placeholders, restore_adk_span
+from turnfold.formats.traces.adk_handovers import (
+    answer_at_top,
+    leave_out_relayed_steps,
+    nest_handovers,
+)
+from turnfold.formats.traces.adk_spans import (
+    drop_uncaptured_placeholders,
+    restore_adk_span,
+    returned_none,
+)
 from turnfold.formats.traces.chat_keys import _FAILED, _IMAGES, _PART, _UNSHOWN
 from turnfold.formats.traces.gemini_cli_spans import BRIEFING, cut_reasons, tool_call_outcome
 from turnfold.formats.traces.langchain_messages import run_output_model
@@ -769,6 +782,21 @@ class _Builder(OpenAIChatBuilder):
             self.feed(message, line)
         return added
 
+    def saw(self, messages: list[dict[str, Any]]) -> None:
+        """Count as fed, without showing them, the messages of a run that goes on with this
+        one's history: a Google ADK agent handed over to (:mod:`.adk_handovers`) and the run
+        that handed over, each of whose later requests repeat what the other fed. A message
+        this builder fed as often already adds nothing (the prompt both were given is one)."""
+        fed = self._fed_counts()
+        before = Counter(fed)
+        occurrences: Counter[str] = Counter()
+        for message in messages:
+            fingerprint = _fingerprint(message)
+            occurrences[fingerprint] += 1
+            if occurrences[fingerprint] > before[fingerprint]:
+                self.fed.append(message)
+                fed[fingerprint] += 1
+
     def _fed_counts(self) -> Counter[str]:
         """How many messages of each content were fed: made when first needed (a file whose
         history always grows as a prefix never needs it), then kept up to date."""
@@ -783,6 +811,8 @@ class _Rebuild:
     def __init__(self, spans: list[Span], name: str) -> None:
         self.name = name
         drop_uncaptured_placeholders(spans)  # Google ADK's "{}" for content not captured
+        self.handovers = nest_handovers(spans)  # Google ADK's schema 1: one run, handed over
+        leave_out_relayed_steps(spans)  # Google ADK's restatement of other agents' steps
         self.by_id = {(s.trace_id, s.span_id): s for s in spans}
         self.roots: list[Span] = []
         for span in sorted(spans, key=lambda s: s.start):
@@ -864,6 +894,10 @@ class _Rebuild:
         scope.sort(key=lambda s: s.start)
         self._scope(builder, scope, outermost=True)
         self._settle_usage(builder)
+        hosts = [
+            builder.by_span[s] for s in sorted(self.handovers.transfers) if s in builder.by_span
+        ]
+        transcript = answer_at_top(transcript, hosts)
         if self.silent and not self.spoken:
             reason = (
                 "the trace records no message content (its instrumentation's content capture "
@@ -875,7 +909,7 @@ class _Rebuild:
             name = agent_name(self.runs[0])
             if name:
                 transcript.metadata["agent"] = name
-            if any(a.failed for a in self.runs):
+            if any(a.failed for a in [*self.runs, *self.handovers.agents]):
                 transcript.metadata["outcome"] = "error"
         if self.models:
             transcript.metadata["model"] = self.models[0]
@@ -1321,7 +1355,9 @@ class _Rebuild:
         builder.transcript.update(
             call,
             status=status,
-            result=text_result(text, images=images) if text is not None or images else call.result,
+            result=text_result(text, images=images)
+            if text is not None or images or returned_none(span)
+            else call.result,
             started_at=span.started_at,
             ended_at=span.ended_at,
         )
@@ -1358,8 +1394,15 @@ class _Rebuild:
         else:
             child = Transcript(metadata={"source_format": NAME})
             sub = _Builder(child, self.name, builder.depth + 1, builder.session)
+            # A run handed over to (Google ADK) goes on with the session's history: what one
+            # of them fed, the other has seen.
+            handed = any(span is a for a in self.handovers.agents)
+            if handed:
+                sub.saw(builder.fed)
             self._run(sub, span)
             self._settle_usage(sub)
+            if handed:
+                builder.saw(sub.fed)
         entries = child.entries if child is not None else []
         task = next((e.text for e in entries if isinstance(e, UserMessage)), None)
         subagent = SubAgent(
