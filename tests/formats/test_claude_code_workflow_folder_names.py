@@ -153,7 +153,9 @@ def test_C1_the_corpus_row_counts_the_warning_of_a_copy_it_hides(tmp_path: Path)
 
 def test_L1_a_file_in_the_runs_folder_is_no_run_and_is_passed_over(tmp_path: Path) -> None:
     """Claude Code writes only folders there; a file (an agent file copied one level up, a
-    note) is no run: passed over, as before, and the run reads as it did."""
+    note) is no run and the run reads as it did. The agent file, which the corpus counts as
+    the session's, is said in a warning (tests/formats/test_claude_code_stray_workflow_agents.py);
+    the note is passed over."""
     before = as_before(tmp_path)
     copy = real_copy(tmp_path)
     runs = runs_folder(copy)
@@ -161,7 +163,7 @@ def test_L1_a_file_in_the_runs_folder_is_no_run_and_is_passed_over(tmp_path: Pat
     shutil.copy(agent, runs / agent.name)
     (runs / "wf_notes").write_text("not a run\n", encoding="utf-8")
     transcript = load(session_file(copy))
-    assert transcript.warnings == []
+    assert [w.reason.split(" in ")[0] for w in transcript.warnings] == [f"agent file {agent.name}"]
     assert shape(transcript) == shape(before)
 
 

@@ -974,7 +974,13 @@ def _is_resume_stub(path: str, transcript: Transcript) -> bool:
     short = glob.escape(session[:8])
     for suffix in (".jsonl", ".json"):
         # Regular files only: a named pipe so named would hold the scan for ever.
-        for sibling in sibling_files(here.parent, f"session-*-{short}{suffix}"):
+        try:
+            siblings = sibling_files(here.parent, f"session-*-{short}{suffix}")
+        except OSError:
+            # Its folder cannot be listed (only the file itself was found): no sibling is
+            # looked for, and the file stays a row of its own, nothing of it hidden.
+            return False
+        for sibling in siblings:
             if sibling != here and _header_session_id(sibling) == session:
                 return True
     return False

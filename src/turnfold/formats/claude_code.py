@@ -171,7 +171,10 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.protocol import feed_each, read_through
 from turnfold.formats.source import (
+    NotListed,
     Source,
+    folder_not_listed,
+    found_file,
     join_warnings,
     json_object_file,
     keep_warning,
@@ -614,16 +617,20 @@ class _Context:
     _meta_links: dict[str, Path] | None = None
     #: The session's Workflow runs (:mod:`.claude_code_workflows`), one object for them all.
     workflow_runs: workflows.WorkflowRuns = field(default_factory=workflows.WorkflowRuns)
+    #: The folders of the session said not to be listed (:meth:`_Reader.unlisted`): each once,
+    #: though several lookups list it.
+    unlisted_folders: set[Path] = field(default_factory=set)
 
-    def meta_links(self) -> dict[str, Path]:
-        """``toolUseId`` → agent file, from the ``agent-*.meta.json`` files (read once)."""
+    def meta_links(self, unlisted: NotListed) -> dict[str, Path]:
+        """``toolUseId`` → agent file, from the ``agent-*.meta.json`` files (read once); a
+        folder that cannot be listed is told to ``unlisted``."""
         if self._meta_links is None:
             self._meta_links = {}
             for directory in self.dirs:
-                for meta in sibling_files(directory, "agent-*.meta.json"):
+                for meta in sibling_files(directory, "agent-*.meta.json", unlisted):
                     tool_use_id = json_object_file(meta).get("toolUseId")
                     target = meta.with_name(meta.name.replace(".meta.json", ".jsonl"))
-                    if isinstance(tool_use_id, str) and target.is_file():
+                    if isinstance(tool_use_id, str) and found_file(target, unlisted):
                         self._meta_links.setdefault(tool_use_id, target)
         return self._meta_links
 
@@ -633,7 +640,7 @@ def _context_for(path: Path | None) -> _Context:
         return _Context()
     dirs = [path.parent / path.stem / "subagents", path.parent]
     return _Context(
-        dirs=tuple(d for d in dirs if d.is_dir()),
+        dirs=tuple(d for d in dirs if _may_hold(d)),
         loading=frozenset({path}),
         workflow_runs=workflows.WorkflowRuns(path.parent / path.stem),
     )
@@ -686,8 +693,9 @@ class _SeedMessages:
     the fork's file does not hold, so a seed is found by the message it holds; the folder is
     read once, and only for a file with a ``parentUuid`` that is none of its records."""
 
-    def __init__(self, session: Path | None) -> None:
+    def __init__(self, session: Path | None, unlisted: NotListed) -> None:
         self.session = session
+        self.unlisted = unlisted  # told of the folder of seeds when it cannot be listed
         self._found: dict[str, tuple[Path, str]] | None = None
 
     def holding(self, uuid: str) -> tuple[Path, str] | None:
@@ -703,7 +711,7 @@ class _SeedMessages:
         if session is None or session.parent.parent.name != "projects":
             return found
         folder = session.parent.parent.parent.joinpath(*FORK_SEED)
-        for path in sibling_files(folder, "*.json") if folder.is_dir() else []:
+        for path in sibling_files(folder, "*.json", self.unlisted):
             seed = json_object_file(path)
             if not is_fork_seed(seed):
                 continue  # no seed Claude Code would take up: no fork continues it
@@ -1557,7 +1565,7 @@ class _Reader:
                 if node.parent is None or node.parent in self.thread_of:
                     continue
                 if seeds is None:
-                    seeds = _SeedMessages(self.source.path)
+                    seeds = _SeedMessages(self.source.path, self.unlisted("fork seeds (*.json)"))
                 seed = seeds.holding(node.parent)
                 if seed is None:
                     self.source.warn(_dangling(node.parent), node.line)
@@ -1677,6 +1685,18 @@ class _Reader:
             instead = f"the {len(lines):,} step records of it{under} ({span}) are not read"
         self.warn_session(too_deep(what, self.depth + 1, instead), lines[0])
 
+    def unlisted(self, unread: str) -> NotListed:
+        """What :func:`~turnfold.formats.source.sibling_files` tells of a folder of the session
+        it could not list: said among the session's warnings, once a folder, naming it and
+        what in it (``unread``) is not read; the rest of the session loads whole."""
+
+        def said(folder: Path, error: OSError) -> None:
+            if folder not in self.context.unlisted_folders:
+                self.context.unlisted_folders.add(folder)
+                self.warn_session(folder_not_listed(folder, error, unread), None)
+
+        return said
+
     def warn_session(self, reason: str, line: int | None) -> None:
         """A warning about this reader's file (``line`` one of its lines) among the session's,
         where the view shows it."""
@@ -1710,16 +1730,18 @@ class _Reader:
         if spawn.agent_id and not _safe_name(spawn.agent_id):
             self.refuse_agent_id(spawn.agent_id, spawn.agent_id_line or spawn.line)
         elif spawn.agent_id:
+            unlisted = self.unlisted(_AGENT_FILES)
             path = next(
                 (
                     p
                     for d in self.context.dirs
-                    if (p := d / f"agent-{spawn.agent_id}.jsonl").is_file()
+                    if found_file(p := d / f"agent-{spawn.agent_id}.jsonl", unlisted)
                 ),
                 None,
             )
         if path is None and spawn.call.call_id and self.context.dirs:
-            path = self.context.meta_links().get(spawn.call.call_id)
+            links = self.context.meta_links(self.unlisted(_AGENT_FILES))
+            path = links.get(spawn.call.call_id)
         if path is None or path in self.context.loading:
             return None
         self.claimed_files.add(path)
@@ -1758,9 +1780,11 @@ class _Reader:
         if path is None or self.context.loading != frozenset({path}):
             return
         folder = path.parent / path.stem / "subagents"
-        files = sibling_files(folder, "agent-*.jsonl") if folder.is_dir() else []
+        unlisted = self.unlisted(_AGENT_FILES)
+        files = sibling_files(folder, "agent-*.jsonl", unlisted)
         sessions = {path.stem, self.metadata.get("session_id")}
-        files += _agent_files_of(path.parent, {s for s in sessions if isinstance(s, str)})
+        files += _agent_files_of(path.parent, {s for s in sessions if isinstance(s, str)},
+                                 unlisted)  # fmt: skip
         boundaries = [e for e in entries if isinstance(e, CompactionBoundary)]
         warmups: list[tuple[Path, Transcript]] = []
         for file in files:
@@ -2017,6 +2041,8 @@ _WRAPPER = re.compile(r"\s*<([a-z][a-z0-9]*(?:-[a-z0-9]+)+)>(.*?)</\1>\s*", re.D
 _SILENT_WRAPPERS = frozenset({"system-reminder", "local-command-caveat"})
 #: The file of the agent that writes a compaction's summary (its agent id ``acompact-<hex>``).
 _COMPACTION_AGENT = "agent-acompact-"
+#: What the sub-agent lookups of a folder look for, as a warning of it not listed names it.
+_AGENT_FILES = "sub-agents' files (agent-*.jsonl, agent-*.meta.json)"
 _NOTIFICATION_FIELDS = (
     "task-id", "agent-id", "tool-use-id", "status", "summary", "result", "usage",
 )  # fmt: skip
@@ -2689,12 +2715,22 @@ def _response_model(entry: Entry) -> str | None:
     return model if isinstance(model, str) and model else None
 
 
-def _agent_files_of(folder: Path, sessions: set[str]) -> list[Path]:
+def _may_hold(folder: Path) -> bool:
+    """Whether ``folder`` may hold a session's sub-agent files: it is a folder, or one that
+    cannot be looked at (a folder above it not searchable), kept so that the lookups in it say
+    so (:meth:`_Reader.unlisted`) rather than pass it over as absent."""
+    try:
+        return folder.is_dir()
+    except OSError:
+        return True
+
+
+def _agent_files_of(folder: Path, sessions: set[str], unlisted: NotListed) -> list[Path]:
     """The ``agent-*.jsonl`` files in ``folder`` (a project folder of Claude Code 2.0, which
     writes its sub-agents' files beside the sessions) whose first record names one of
-    ``sessions`` in ``sessionId``."""
+    ``sessions`` in ``sessionId``; ``folder`` not listed is told to ``unlisted``."""
     found = []
-    for file in sibling_files(folder, "agent-*.jsonl"):
+    for file in sibling_files(folder, "agent-*.jsonl", unlisted):
         head = _first_record(file)
         if head is not None and head.get("sessionId") in sessions:
             found.append(file)

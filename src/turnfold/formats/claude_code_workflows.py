@@ -35,7 +35,13 @@ that is not read as a run is said in a warning, never passed over in silence: on
 not a run id Claude Code writes (a user's copy ``wf_1.bak``; its name came from the disk, so it
 never becomes part of a path), and a link leading out of the runs folder (its files are not the
 session's: not followed). A file there is no run (Claude Code writes only folders) and is passed
-over.
+over, but for an agent's file (``agent-<agentId>.jsonl``): the corpus counts it as the session's
+(its name is a sub-agent's), and Claude Code writes a run's agents only in the run's folder
+(``runAgent``'s ``transcriptSubdir: runId ? `workflows/${runId}` : undefined``, in the bundle of
+``@anthropic-ai/claude-code`` 2.1.332: with no run id the agent's file goes to ``subagents/``
+itself), so one there is said in a warning and not read: no run names it. A folder of the
+session's that cannot be listed (permission denied, gone since it was found, an I/O error) is
+said in a warning naming it and what in it is not read, the rest of the session loaded whole.
 """
 
 from __future__ import annotations
@@ -48,7 +54,13 @@ from typing import IO, Any
 from turnfold import codec
 from turnfold.formats.common import NameSet, stringify
 from turnfold.formats.errors import MalformedLine
-from turnfold.formats.source import json_lines, sibling_files
+from turnfold.formats.source import (
+    NotListed,
+    folder_not_listed,
+    found_file,
+    json_lines,
+    sibling_files,
+)
 from turnfold.model import (
     LoadWarning,
     SubAgent,
@@ -126,19 +138,45 @@ class WorkflowRuns:
             return None
         return self.session_dir / "workflows" / f"{run_id}.json"
 
-    def agent_file(self, run_id: str, agent_id: str) -> Path | None:
-        """``agent-<agentId>.jsonl`` of this run, when it is there."""
+    def agent_file(self, run_id: str, agent_id: str, not_listed: NotListed) -> Path | None:
+        """``agent-<agentId>.jsonl`` of this run, when it is there; a run folder that cannot
+        be searched is told to ``not_listed``."""
         own = self.run_dir(run_id)
         path = own / f"agent-{agent_id}.jsonl" if own is not None and _plain(agent_id) else None
-        return path if path is not None and path.is_file() else None
+        return path if path is not None and found_file(path, not_listed) else None
 
-    def all_folders(self) -> list[Path]:
+    def all_folders(self, warn: Callable[[LoadWarning], None], source_name: str) -> list[Path]:
         """Every folder of the runs folder (a link to one too), in name order: each is read as
-        a run or said not to be (:func:`unclaimed`). A file there is no run: passed over."""
+        a run or said not to be (:func:`unclaimed`). A file there is no run: an agent's file
+        is said in a warning (:func:`_stray_agent`), any other passed over. A runs folder that
+        cannot be listed is said in a warning, and holds no run to read."""
         runs = self.runs_dir
-        if runs is None or not runs.is_dir():
+        if runs is None:
             return []
-        return sorted(p for p in runs.iterdir() if p.is_dir())
+        try:
+            if not runs.is_dir():
+                return []
+            entries = sorted(runs.iterdir())
+        except OSError as error:
+            reason = folder_not_listed(
+                runs, error, "workflow runs (folders of agent-*.jsonl files)"
+            )
+            warn(LoadWarning(reason=reason, source=source_name))
+            return []
+        folders = []
+        for path in entries:
+            try:
+                folder = path.is_dir()
+                stray = not folder and _is_agent_file(path.name) and path.is_file()
+            except OSError as error:  # a link whose target cannot be looked at
+                warn(LoadWarning(reason=f"{path}: not read ({error.strerror or error})",
+                                 source=source_name))  # fmt: skip
+                continue
+            if folder:
+                folders.append(path)
+            elif stray:
+                warn(LoadWarning(reason=_stray_agent(path), source=source_name))
+        return folders
 
     def leads_out(self, folder: Path) -> bool:
         """Whether ``folder`` of the runs folder is a link (or junction) leading out of it:
@@ -207,7 +245,7 @@ def attach(
         return
     runs.claimed.add(run_id)
     folder = runs.run_dir(run_id)
-    if folder is not None and folder.is_dir() and runs.leads_out(folder):
+    if folder is not None and _is_folder(folder) and runs.leads_out(folder):
         agent.steps_missing = call.status not in ("error", "cancelled")
         reason = _link_out_reason(run_id, runs)
         warn(LoadWarning(reason=reason, line=launch.line, source=source_name))
@@ -224,7 +262,7 @@ def unclaimed(
     """A Workflow call for each run directory of the session that no call named; a warning
     for each folder there not read as a run."""
     calls: list[ToolCall] = []
-    for folder in runs.all_folders():
+    for folder in runs.all_folders(warn, source_name):
         run_id = folder.name
         if run_id in runs.claimed:
             continue
@@ -241,8 +279,11 @@ def unclaimed(
             runs.claimed.add(run_id)
             warn(LoadWarning(reason=_link_out_reason(run_id, runs), source=source_name))
             continue
-        if not any(folder.glob("agent-*.jsonl")):
+        unread: list[tuple[Path, OSError]] = []
+        if not sibling_files(folder, "agent-*.jsonl", _kept_in(unread)) and not unread:
             continue  # no agent ran in it: nothing to show
+        # A folder that could not be listed may hold agents: shown with what its snapshot
+        # names, and its reading (:func:`_agents`) says what was not listed.
         runs.claimed.add(run_id)
         warn(
             LoadWarning(
@@ -284,7 +325,16 @@ def _fill(
     journal = _read_journal(runs.run_dir(run_id), warn)
     child = Transcript(metadata={"source_format": "claude-code", "workflow_run": run_id})
     refused: set[str] = set()
-    for item in _agents(run_id, runs, snapshot, journal):
+
+    said: set[Path] = set()  # each folder once, though each agent's lookup meets it
+
+    def unlisted(where: Path, error: OSError) -> None:
+        if where not in said:
+            said.add(where)
+            reason = f"workflow run {run_id!r}: {folder_not_listed(where, error, _AGENT_FILES)}"
+            warn(LoadWarning(reason=reason, line=line, source=source_name))
+
+    for item in _agents(run_id, runs, snapshot, journal, unlisted):
         if item.agent_id and not _plain(item.agent_id) and item.agent_id not in refused:
             # The snapshot's ``agentId`` could name a file outside the run's folder (``..``,
             # an absolute path): the agent keeps its call, its steps said missing.
@@ -296,7 +346,7 @@ def _fill(
                     source=str(snapshot_path),
                 )
             )
-        path = runs.agent_file(run_id, item.agent_id) if item.agent_id else item.path
+        path = runs.agent_file(run_id, item.agent_id, unlisted) if item.agent_id else item.path
         if item.progress.get("cached") is True:
             path = None  # replayed, not run again: its steps are under the run it ran in
         transcript = read_child(path, line) if path is not None else None
@@ -366,10 +416,16 @@ class _Journal:
 
 
 def _agents(
-    run_id: str, runs: WorkflowRuns, snapshot: dict[str, Any], journal: _Journal
+    run_id: str,
+    runs: WorkflowRuns,
+    snapshot: dict[str, Any],
+    journal: _Journal,
+    unlisted: Callable[[Path, OSError], None],
 ) -> list[_AgentItem]:
     """The run's agents, in the order they were started: the snapshot's items by ``index``,
-    then files the snapshot does not list, by the journal's start order, then by name."""
+    then files the snapshot does not list, by the journal's start order, then by name. A run
+    folder that cannot be listed is told to ``unlisted``: the snapshot's agents are still
+    looked for by their ids."""
     items: dict[int, _AgentItem] = {}
     progress = snapshot.get("workflowProgress")
     for entry in progress if isinstance(progress, list) else []:
@@ -383,7 +439,7 @@ def _agents(
     ordered = [items[i] for i in sorted(items)]
     listed = {item.agent_id for item in ordered if item.agent_id}
     folder = runs.run_dir(run_id)
-    files = sibling_files(folder, "agent-*.jsonl") if folder and folder.is_dir() else []
+    files = sibling_files(folder, "agent-*.jsonl", unlisted) if folder else []
     started = {agent_id: n for n, agent_id in enumerate(journal.order)}
     extra: list[tuple[float, str, Path]] = []
     for path in files:
@@ -449,9 +505,11 @@ def _agent_call(
 
 
 def _read_json(path: Path | None, warn: Callable[[LoadWarning], None]) -> dict[str, Any]:
-    if path is None or not path.is_file():
+    if path is None:
         return {}
     try:
+        if not path.is_file():  # its folder not searchable: raised, as by the read
+            return {}
         value = codec.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         warn(LoadWarning(reason=f"workflow snapshot unreadable: {exc}", source=str(path)))
@@ -468,9 +526,11 @@ def _read_journal(folder: Path | None, warn: Callable[[LoadWarning], None]) -> _
     a line of any length, holds one chunk of it and one line at a time (spec X-1)."""
     journal = _Journal()
     path = folder / "journal.jsonl" if folder is not None else None
-    if path is None or not path.is_file():
+    if path is None:
         return journal
     try:
+        if not path.is_file():  # its folder not searchable: raised, as by the read
+            return journal
         with path.open("rb") as stream:
             _read_journal_lines(stream, path, journal, warn)
     except OSError as exc:
@@ -510,6 +570,38 @@ def _read_journal_lines(
 
 
 # --- small helpers ------------------------------------------------------------------------------
+
+
+#: What a run folder's listing looks for, as a warning names it.
+_AGENT_FILES = "agents' files (agent-*.jsonl)"
+
+
+def _is_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder one can look into; one that cannot be looked at (a folder
+    above it not searchable) is not taken for a link leading out: the run is read, and its
+    lookups in it say what they could not find."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def _kept_in(errors: list[tuple[Path, OSError]]) -> Callable[[Path, OSError], None]:
+    """An ``unlisted`` for :func:`~turnfold.formats.source.sibling_files` that keeps each
+    folder not listed, for the caller to tell a folder it could not list from an empty one."""
+    return lambda where, error: errors.append((where, error))
+
+
+def _is_agent_file(name: str) -> bool:
+    return name.startswith("agent-") and name.endswith(".jsonl")
+
+
+def _stray_agent(path: Path) -> str:
+    """What an agent's file directly in the runs folder, in no run's folder, is said as."""
+    return (
+        f"agent file {path.name} in {path.parent} is not inside a workflow run's folder, where "
+        "Claude Code writes a run's agents: no run names it, not read"
+    )
 
 
 def _link_out_reason(run_id: str, runs: WorkflowRuns) -> str:

@@ -215,6 +215,7 @@ from turnfold.formats.openai_responses import (
 from turnfold.formats.protocol import read_through
 from turnfold.formats.source import (
     Source,
+    folder_not_listed,
     join_warnings,
     open_source,
     sibling_files,
@@ -1092,13 +1093,21 @@ class _ChildThreads:
     """Finds a spawned thread's rollout by the ids in the records, whatever the file names
     (issue 21.1): ``*<thread id>.jsonl`` beside the parent or anywhere in the
     ``sessions/YYYY/MM/DD`` tree it lies in, else a file beside it whose ``session_meta``
-    has that id, or names this session as its parent (matched by nickname, then in order)."""
+    has that id, or names this session as its parent (matched by nickname, then in order).
+    A folder looked in that cannot be listed is said through ``warn``, once."""
 
-    def __init__(self, path: Path, session_id: Any) -> None:
+    def __init__(self, path: Path, session_id: Any, warn: Callable[[str], None]) -> None:
         self.path = path
         self.session_id = session_id if isinstance(session_id, str) else None
         self._headers: dict[Path, ThreadHeader] | None = None
         self._used: set[Path] = set()
+        self._warn = warn
+        self._not_listed: set[Path] = set()
+
+    def _unlisted(self, folder: Path, error: OSError) -> None:
+        if folder not in self._not_listed:
+            self._not_listed.add(folder)
+            self._warn(folder_not_listed(folder, error, "child threads' rollouts (*.jsonl)"))
 
     def find(self, thread_id: str | None, nickname: str | None) -> Path | None:
         found = self._by_name(thread_id) if thread_id else None
@@ -1112,17 +1121,19 @@ class _ChildThreads:
         if not _SAFE_ID.match(thread_id):
             return None
         folder = self.path.parent
-        names = [p for p in sibling_files(folder, f"*{thread_id}.jsonl") if p != self.path]
+        names = sibling_files(folder, f"*{thread_id}.jsonl", self._unlisted)
+        names = [p for p in names if p != self.path]
         day = folder.parts[-3:]
         if not names and len(folder.parts) > 4 and all(part.isdigit() for part in day):
             root = folder.parents[2]  # .../sessions/YYYY/MM/DD → .../sessions
-            names = sibling_files(root, f"*/*/*/*{thread_id}.jsonl")
+            names = sibling_files(root, f"*/*/*/*{thread_id}.jsonl", self._unlisted)
         names = [p for p in names if p not in self._used]
         return names[0] if names else None
 
     def _by_header(self, thread_id: str | None, nickname: str | None) -> Path | None:
         if self._headers is None:
-            files = [p for p in sibling_files(self.path.parent, "*.jsonl") if p != self.path]
+            files = sibling_files(self.path.parent, "*.jsonl", self._unlisted)
+            files = [p for p in files if p != self.path]
             self._headers = {}
             for file in files[:_MAX_SCANNED_FILES]:
                 header = thread_header(file)
@@ -2420,7 +2431,7 @@ class CodexBuilder(ResponsesBuilder):
             self.warn(reason, self._first_bad_time)
         if path is not None and self._spawns:
             seen = seen if seen is not None else {path.resolve()}
-            threads = _ChildThreads(path, meta.get("session_id"))
+            threads = _ChildThreads(path, meta.get("session_id"), lambda r: self.warn(r, None))
             here = above | {path.resolve()}
             for call, line in self._spawns:
                 self._link_subagent(call, line, threads, depth, source, seen, here)

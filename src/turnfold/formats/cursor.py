@@ -397,7 +397,7 @@ def _attach_subagents(source: Source, transcript: Transcript, folder: Path) -> N
     if not folder.is_dir():
         return
     open_calls = [c for c in transcript.tool_calls() if _task_of(c) is not None]
-    for path in sibling_files(folder, "*.jsonl"):
+    for path in sibling_files(folder, "*.jsonl", source.warn_not_listed("sub-agent transcripts")):
         try:
             child_source, stream = open_source(path)
         except OSError as exc:

@@ -124,7 +124,7 @@ from turnfold.formats.gemini_parts import (
 )
 from turnfold.formats.plain_names import is_plain_name
 from turnfold.formats.protocol import read_through
-from turnfold.formats.source import Source, join_warnings, open_source
+from turnfold.formats.source import Source, join_warnings, open_source, sibling_files
 from turnfold.formats.wording import notice as worded_notice
 from turnfold.model import (
     AbortMarker,
@@ -1028,13 +1028,9 @@ def _link_subagents(
         return
     seen = seen | {source.path.resolve()}  # the top-level session too: a child naming it
     folder = source.path.parent / session_id
-    if not folder.is_dir():
-        return
-    files = {
-        p.stem: p
-        for p in sorted(folder.iterdir())
-        if p.suffix in (".json", ".jsonl") and p.is_file()
-    }
+    unlisted = source.warn_not_listed("sub-agents' sessions (*.json, *.jsonl)")
+    files = {p.stem: p for p in sibling_files(folder, "*.json*", unlisted)
+             if p.suffix in (".json", ".jsonl")}  # fmt: skip
     linked: set[str] = set()
     for call in calls:
         agent = call.subagent

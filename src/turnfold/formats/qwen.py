@@ -281,9 +281,8 @@ def _read_subagent_files(source: Source, reader: _Reader) -> None:
         )
         return
     folder = source.path.parent.parent / "subagents" / session_id
-    if not folder.is_dir():
-        return
-    for index, path in enumerate(sibling_files(folder, "agent-*.jsonl"), start=1):
+    unlisted = source.warn_not_listed("background sub-agents' files (agent-*.jsonl)")
+    for index, path in enumerate(sibling_files(folder, "agent-*.jsonl", unlisted), start=1):
         meta = json_object_file(path.with_name(path.stem + ".meta.json"))
         group = _text(meta.get("agentId")) or path.stem.removeprefix("agent-")
         if isinstance(meta.get("toolUseId"), str):

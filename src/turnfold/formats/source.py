@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import copy
 import dataclasses
+import fnmatch
 import io
 import itertools
 import json
@@ -331,6 +332,15 @@ class Source:
             per_type = counts[record_type] = {}
         per_type[disposition] = per_type.get(disposition, 0) + 1
         self._noted = True
+
+    def warn_not_listed(self, unread: str, line: int | None = None) -> NotListed:
+        """A ``not_listed`` for :func:`sibling_files` that warns of each folder of this source's
+        it could not list, naming the folder and what in it (``unread``) is not read."""
+
+        def said(folder: Path, error: OSError) -> None:
+            self.warn(folder_not_listed(folder, error, unread), line)
+
+        return said
 
     def mapped(self, record_type: str) -> None:
         """The record became entries, metadata or an update of earlier entries."""
@@ -1446,11 +1456,83 @@ def expanded(path: str) -> str:
     return os.path.expanduser(path) if path.startswith("~") and not os.path.exists(path) else path
 
 
-def sibling_files(folder: Path, pattern: str) -> list[Path]:
+#: What a loader is told of a folder it could not list: the folder, and why.
+NotListed = Callable[[Path, OSError], None]
+
+
+def sibling_files(folder: Path, pattern: str, not_listed: NotListed | None = None) -> list[Path]:
     """The regular files in ``folder`` that match ``pattern``, in name order: a session's
     sibling files (its sub-agents' sessions and their metadata), which a loader opens unasked,
-    so a named pipe or a device among them is passed over, never waited on forever."""
-    return sorted(path for path in folder.glob(pattern) if path.is_file())
+    so a named pipe or a device among them is passed over, never waited on forever.
+
+    ``pattern`` is matched a name a level, as :meth:`Path.glob` matches it (``*/*.json``: the
+    files of each folder in ``folder``; no ``**``). A ``folder`` that is not there holds
+    nothing. A folder that is there but cannot be listed (permission denied, gone since it was
+    found, an I/O error) holds files the corpus counts as the session's, so it is never passed
+    over in silence, as ``glob`` passes it (:func:`folder_not_listed`): it is handed to
+    ``not_listed`` with its error, the other folders still listed; without it, the error is
+    raised.
+    """
+    try:
+        if not folder.is_dir():
+            return []
+    except OSError as error:  # a folder above it cannot be searched
+        _not_listed(folder, error, not_listed)
+        return []
+    level = [folder]
+    parts = pattern.split("/")
+    for depth, part in enumerate(parts):
+        last = depth == len(parts) - 1
+        found: list[Path] = []
+        for parent in level:
+            try:
+                with os.scandir(parent) as listing:
+                    entries = [entry for entry in listing if fnmatch.fnmatch(entry.name, part)]
+            except OSError as error:
+                _not_listed(parent, error, not_listed)
+                continue
+            for entry in entries:
+                try:  # told by the folder's listing, but a link's target is looked at
+                    kept = entry.is_file() if last else entry.is_dir()
+                except OSError as error:
+                    _not_listed(parent, error, not_listed)
+                    continue
+                if kept:
+                    found.append(parent / entry.name)
+        level = found
+    return sorted(level)
+
+
+def found_file(path: Path, not_listed: NotListed) -> bool:
+    """Whether ``path``, a session's file looked up by its name, is a regular file. A folder
+    above it that cannot be searched (permission denied: the look raises, where
+    :meth:`Path.is_file` says False only of a file not there) holds none, and is told to
+    ``not_listed``, as a folder that cannot be listed is."""
+    try:
+        return path.is_file()
+    except OSError as error:
+        not_listed(path.parent, error)
+        return False
+
+
+def _not_listed(folder: Path, error: OSError, told: NotListed | None) -> None:
+    if told is None:
+        raise error
+    told(folder, error)
+
+
+def folder_not_listed(folder: Path | str, error: OSError, unread: str) -> str:
+    """What a warning says of a folder of a session that could not be listed: the folder, why,
+    and what of the session is not read for it (``unread``, which names the files looked for).
+
+    >>> denied = PermissionError(13, "Permission denied", "s/subagents")
+    >>> folder_not_listed(Path("s/subagents"), denied, "sub-agent files")
+    's/subagents could not be listed (Permission denied): its sub-agent files are not read'
+    """
+    why = error.strerror or str(error)
+    if error.filename is not None and str(error.filename) != str(folder):
+        why = f"{why}: {error.filename}"  # an entry of it (a link's target), not the folder
+    return f"{folder} could not be listed ({why}): its {unread} are not read"
 
 
 class TooLarge(Exception):
@@ -1488,9 +1570,9 @@ def json_object_file(path: Path) -> dict[str, Any]:
     none: no such regular file, unreadable, or not an object (it only adds a link or a name).
     It is read no further than :func:`record_limit`, as a document is: one larger (a hostile
     or broken file) is not read, and a warning names it, as what it would add is missing."""
-    if not path.is_file():
-        return {}
     try:
+        if not path.is_file():  # its folder not searchable: raised, as by the read below
+            return {}
         data = read_bounded(path)
     except OSError:
         return {}

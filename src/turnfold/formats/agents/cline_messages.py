@@ -886,7 +886,8 @@ def _children(source: Source, path: Path) -> list[_Child]:
     """The sub-agents' and teammates' files beside the session ``path``, opened, in the order
     their runs ended (so that runs given the same task take their calls in turn)."""
     children: list[_Child] = []
-    for sibling in sibling_files(path.parent, "*" + MESSAGES_SUFFIX):
+    unlisted = source.warn_not_listed(f"sub-agents' and teammates' sessions (*{MESSAGES_SUFFIX})")
+    for sibling in sibling_files(path.parent, "*" + MESSAGES_SUFFIX, unlisted):
         if sibling == path:
             continue
         try:

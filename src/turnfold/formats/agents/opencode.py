@@ -120,8 +120,11 @@ from turnfold.formats.credentials import Credentials
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError, unselected
 from turnfold.formats.source import (
+    NotListed,
     Source,
     TooLarge,
+    folder_not_listed,
+    found_file,
     read_bounded,
     read_file,
     record_limit,
@@ -800,9 +803,18 @@ class _Storage:
         self.over: dict[Path, int] = {}
         #: The files too large to read that a warning of their own named already.
         self.said_over: set[Path] = set()
+        #: The folders said not to be listed: each once, though several lookups list it.
+        self.said_not_listed: set[Path] = set()
 
     def warn(self, reason: str, record_type: str | None) -> None:
         self.source.warn(reason, record_type=record_type)
+
+    def not_listed(self, folder: Path, error: OSError) -> None:
+        """A folder of ``storage/`` that could not be listed: the files it holds may be this
+        session's, so it is said (once), never passed over as an empty one."""
+        if folder not in self.said_not_listed:
+            self.said_not_listed.add(folder)
+            self.warn(folder_not_listed(folder, error, "files (*.json)"), None)
 
     def document(self, path: Path, record_type: str) -> dict[str, Any] | None:
         """The JSON object of one file, read no further than the record limit
@@ -827,9 +839,17 @@ class _Storage:
         if _NAME.match(session_id) is None or session_id in (".", ".."):
             return None
         folder = self.root / "session"
-        projects = sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+        try:  # a look for one file in each project's folder: not a listing of each
+            projects = sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+        except OSError as error:
+            self.not_listed(folder, error)
+            # The file this load was given is still found: the one place known without a look.
+            given = self.source.path
+            if given is None or given.name != f"{session_id}.json":
+                return None
+            return given if given.parent.parent == folder else None
         for project in projects:
-            if (project / f"{session_id}.json").is_file():
+            if found_file(project / f"{session_id}.json", self.not_listed):
                 return project / f"{session_id}.json"
         return None
 
@@ -843,15 +863,21 @@ class _Storage:
             return found
         filed = opencode_filing.holders(self.root)
         held = filed.found.get(session_id)
-        if held is None:  # a file too large to open may hold it
+        if held is None:  # a file too large to open, or in a folder not listed, may hold it
             self.over.update(filed.over)
+            self._tell_not_listed(filed)
         return held
 
     def _filed(self, filed: opencode_filing.Filed[T]) -> T:
         """What a filing found, the files it did not open for their size noted (they may hold
-        what it looked for: :meth:`tell_over`)."""
+        what it looked for: :meth:`tell_over`), and the folders it could not list said."""
         self.over.update(filed.over)
+        self._tell_not_listed(filed)
         return filed.found
+
+    def _tell_not_listed(self, filed: opencode_filing.Filed[Any]) -> None:
+        for folder, error in filed.not_listed:
+            self.not_listed(folder, error)
 
     def tell_over(self) -> None:
         """Says the files the filings asked did not open for their size, once a load: a
@@ -928,7 +954,7 @@ class _Storage:
         """The sessions that are rows of their own (:meth:`top`), oldest first."""
         found = []
         # Every file of session/<projectID>/, as OpenCode reads them: keyed by its name.
-        for path in sibling_files(self.root / "session", "*/*.json"):
+        for path in sibling_files(self.root / "session", "*/*.json", self.not_listed):
             info = self.document(path, "session")
             if info is not None and self.top(path, info) == path:
                 created = as_int(_mapping(info.get("time")).get("created")) or 0
@@ -951,7 +977,7 @@ class _Storage:
         IDs from directory/file paths, not JSON content"), with a warning; what was filed
         under the id it holds instead is read with it too, never left out unsaid (C-7)."""
         record_type = "session" if kind == "message" else "message"
-        files = sibling_files(self.root / kind / key, "*.json")
+        files = sibling_files(self.root / kind / key, "*.json", self.not_listed)
         held = document.get("id")
         if not isinstance(held, str) or held == key:
             return files
@@ -959,7 +985,7 @@ class _Storage:
                   "keys a file by its name)", record_type)  # fmt: skip
         if _NAME.match(held) is None or held in (".", ".."):
             return files
-        more = sibling_files(self.root / kind / held, "*.json")
+        more = sibling_files(self.root / kind / held, "*.json", self.not_listed)
         if more:
             self.warn(f"{self.root / kind / held}: {len(more)} file(s) filed under the id "
                       f"{held!r} that {path.name} holds, not under its name: read with it",
@@ -1135,25 +1161,33 @@ def _chosen(store: _Database | _Storage, where: Path, sample: Any) -> Session:
     return session
 
 
-def _read_storage(root: Path, source: Source, sample: Any, session_id: str | None) -> Transcript:
+def _read_storage(
+    root: Path,
+    source: Source,
+    sample: Any,
+    session_id: str | None,
+    store: _Storage | None = None,
+) -> Transcript:
     """A session of a ``storage/`` folder: ``session_id`` (a file of it was named), or the one
-    ``sample`` names."""
+    ``sample`` names; ``store``, the folder's as the lookup of the file's session read it (what
+    it said is not said again)."""
     if session_id is not None:
         if sample is not None and sample != session_id:
             raise ValueError(f"{source.name} is a file of OpenCode session {session_id}, "
                              f"not {sample}")  # fmt: skip
         sample = session_id
-    store = _Storage(root, source)
+    store = store if store is not None else _Storage(root, source)
     reader = SessionReader(source, store.child, unclaimed=store.unclaimed)
     transcript = reader.read(_chosen(store, root, sample))
     store.tell_over()
     return transcript
 
 
-def _owner(path: Path, kind: str, document: Mapping[str, Any]) -> str | None:
+def _owner(path: Path, kind: str, document: Mapping[str, Any], not_listed: NotListed) -> str | None:
     """The session a file of ``storage/`` is part of, by its place as OpenCode keys it: a
     session's file's name, a message's folder's, a part's message's folder's (the part's own
-    ``sessionID`` when its message's file is not there); None when none tells."""
+    ``sessionID`` when its message's file is not there); None when none tells. A folder of
+    messages looked in that cannot be listed is told to ``not_listed``."""
     if kind == "session":
         return path.stem
     if kind == "message":
@@ -1164,10 +1198,10 @@ def _owner(path: Path, kind: str, document: Mapping[str, Any]) -> str | None:
         isinstance(held, str)
         and _NAME.match(held)
         and held not in (".", "..")
-        and (messages / held / f"{path.parent.name}.json").is_file()
+        and found_file(messages / held / f"{path.parent.name}.json", not_listed)
     ):
         return held  # as OpenCode writes it: one look, never a walk of every session's folder
-    for file in sibling_files(messages, f"*/{escape(path.parent.name)}.json"):
+    for file in sibling_files(messages, f"*/{escape(path.parent.name)}.json", not_listed):
         return file.parent.name
     return held if isinstance(held, str) else None
 
@@ -1233,7 +1267,7 @@ def legacy_session_file(path: Path) -> Path | None:
     found: Path | None = path
     if kind != "session":
         document = opencode_filing.document(path) if kind == "part" else {}
-        owner = _owner(path, kind, document)
+        owner = _owner(path, kind, document, store.not_listed)
         found = store.referenced(owner) if owner is not None else None
     if found is None:
         return None
@@ -1297,11 +1331,12 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
             # Keyed by its file's name and place, as OpenCode keys it: the ids inside may
             # differ (said when it is read).
             root = source.path.parents[2]
-            owner = _owner(source.path, placed, record)
-            found = _Storage(root, source).referenced(owner) if owner is not None else None
+            store = _Storage(root, source)
+            owner = _owner(source.path, placed, record, store.not_listed)
+            found = store.referenced(owner) if owner is not None else None
             if found is None:
                 raise TranscriptFormatError(source.name, [NAME], line, _unread(placed, owner))
-            return _read_storage(root, source, sample, found.stem)
+            return _read_storage(root, source, sample, found.stem, store)
         kind = legacy_document(record)
         if kind is not None:
             raise TranscriptFormatError(source.name, [NAME], line, f"an OpenCode {kind} file "

@@ -28,7 +28,8 @@ the files and folders it was learned from are unchanged (their modification time
 No file is read past :func:`~turnfold.formats.source.record_limit`
 (:func:`~turnfold.formats.source.read_bounded`): a larger one, which no version of OpenCode
 writes, is not opened to learn where it belongs, and
-each filing names those it passed over (:attr:`Filed.over`), for the reader to say.
+each filing names those it passed over (:attr:`Filed.over`), for the reader to say; so it does
+the folders it could not list (:attr:`Filed.not_listed`), whose files may be what it looked for.
 """
 
 from __future__ import annotations
@@ -60,15 +61,20 @@ class Filed(Generic[T]):
 
     found: T
     over: tuple[tuple[Path, int], ...]
+    #: The folders that could not be listed, each with its error (no traceback kept).
+    not_listed: tuple[tuple[Path, OSError], ...] = ()
 
 
 def holders(root: Path) -> Filed[Mapping[str, Path]]:
     """The session files of ``root`` (a ``storage/`` folder) that hold an id other than their
     name, by that id: where several hold one, the first by path. A file that cannot be read is
     in none (loading it says why); one too large to read is in :attr:`Filed.over`."""
-    files = _files(root / "session", nested=True)
+    unlisted: list[tuple[Path, OSError]] = []
+    files = _files(root / "session", nested=True, unlisted=unlisted)
     stamps = tuple((str(path), _stamp(path)) for path in files)
-    found: Filed[Mapping[str, Path]] = _learned("holders", root, stamps, lambda: _held(files))
+    found: Filed[Mapping[str, Path]] = _learned(
+        "holders", root, stamps, lambda: _held(files, unlisted)
+    )
     return found
 
 
@@ -84,8 +90,12 @@ def sub_agents(root: Path) -> Filed[Mapping[str, tuple[Path, ...]]]:
     file found still names the lead."""
     folder = root / "session"
     stamps = (_stamp(folder), tuple((path.name, _stamp(path)) for path in _folders(folder)))
+    unlisted: list[tuple[Path, OSError]] = []
     found: Filed[Mapping[str, tuple[Path, ...]]] = _learned(
-        "sub_agents", root, stamps, lambda: _parents(_files(folder, nested=True))
+        "sub_agents",
+        root,
+        stamps,
+        lambda: _parents(_files(folder, nested=True, unlisted=unlisted), unlisted),
     )
     return found
 
@@ -122,6 +132,9 @@ def _learned(
     if kept is not None and kept[0] == stamps and still(kept[1]):
         return kept[1]
     value = learn()
+    filed = value[1] if isinstance(value, tuple) else value
+    if filed.not_listed:
+        return value  # a folder not listed now may be listed next time: learned again then
     with _lock:
         _kept.pop(key, None)
         _kept[key] = (stamps, value)
@@ -135,41 +148,46 @@ def _unchanged(parts: Path) -> Callable[[Any], bool]:
     return lambda value: all(_stamp(parts / name) == stamp for name, stamp in value[0])
 
 
-def _held(files: list[Path]) -> Filed[Mapping[str, Path]]:
+def _held(files: list[Path], unlisted: list[tuple[Path, OSError]]) -> Filed[Mapping[str, Path]]:
     found: dict[str, Path] = {}
     over: list[tuple[Path, int]] = []
     for path in files:
         held = _opened(path, over).get("id")
         if isinstance(held, str) and held != path.stem:
             found.setdefault(held, path)
-    return Filed(found, tuple(over))
+    return Filed(found, tuple(over), tuple(unlisted))
 
 
-def _parents(files: list[Path]) -> Filed[Mapping[str, tuple[Path, ...]]]:
+def _parents(
+    files: list[Path], unlisted: list[tuple[Path, OSError]]
+) -> Filed[Mapping[str, tuple[Path, ...]]]:
     found: dict[str, list[Path]] = {}
     over: list[tuple[Path, int]] = []
     for path in files:
         parent = _opened(path, over).get("parentID")
         if isinstance(parent, str) and parent:
             found.setdefault(parent, []).append(path)
-    return Filed({parent: tuple(paths) for parent, paths in found.items()}, tuple(over))
+    found_by = {parent: tuple(paths) for parent, paths in found.items()}
+    return Filed(found_by, tuple(over), tuple(unlisted))
 
 
 def _loose(
     messages: Path, parts: Path
 ) -> tuple[tuple[tuple[str, Any], ...], Filed[Mapping[str, tuple[Path, ...]]]]:
-    named = {path.stem for folder in _folders(messages) for path in _files(folder, nested=False)}
-    folders = [folder for folder in _folders(parts) if folder.name not in named]
+    unlisted: list[tuple[Path, OSError]] = []
+    named = {path.stem for folder in _folders(messages, unlisted)
+             for path in _files(folder, nested=False, unlisted=unlisted)}  # fmt: skip
+    folders = [folder for folder in _folders(parts, unlisted) if folder.name not in named]
     by_session: dict[str, list[Path]] = {}
     over: list[tuple[Path, int]] = []
     for folder in folders:
-        for path in _files(folder, nested=False):
+        for path in _files(folder, nested=False, unlisted=unlisted):
             session = _opened(path, over).get("sessionID")
             if isinstance(session, str) and session:
                 by_session.setdefault(session, []).append(path)
     stamps = tuple((folder.name, _stamp(folder)) for folder in folders)
     found = {session: tuple(paths) for session, paths in sorted(by_session.items())}
-    return stamps, Filed(found, tuple(over))
+    return stamps, Filed(found, tuple(over), tuple(unlisted))
 
 
 def _opened(path: Path, over: list[tuple[Path, int]]) -> Mapping[str, Any]:
@@ -208,23 +226,36 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return info.st_mtime_ns, info.st_size
 
 
-def _folders(folder: Path) -> list[Path]:
-    """The folders in ``folder``, by name (none when it cannot be listed)."""
+def _folders(folder: Path, unlisted: list[tuple[Path, OSError]] | None = None) -> list[Path]:
+    """The folders in ``folder``, by name; none when it cannot be listed (put in ``unlisted``,
+    for the reader to say; a folder not there is an empty ``storage/``'s, not put)."""
     try:
         with os.scandir(folder) as entries:
             return sorted(Path(e.path) for e in entries if e.is_dir())
-    except OSError:
+    except OSError as error:
+        _put(folder, error, unlisted)
         return []
 
 
-def _files(folder: Path, *, nested: bool) -> list[Path]:
+def _files(
+    folder: Path, *, nested: bool, unlisted: list[tuple[Path, OSError]] | None = None
+) -> list[Path]:
     """The regular ``.json`` files in ``folder`` (``nested``: in its folders), by path: a named
-    pipe among them is passed over, never waited on."""
+    pipe among them is passed over, never waited on. A folder that cannot be listed is put in
+    ``unlisted``."""
     found: list[Path] = []
-    for inner in _folders(folder) if nested else [folder]:
+    for inner in _folders(folder, unlisted) if nested else [folder]:
         try:
             with os.scandir(inner) as entries:
                 found += (Path(e.path) for e in entries if e.name.endswith(".json") and e.is_file())
-        except OSError:
+        except OSError as error:
+            _put(inner, error, unlisted)
             continue
     return sorted(found)
+
+
+def _put(folder: Path, error: OSError, unlisted: list[tuple[Path, OSError]] | None) -> None:
+    """``folder`` and why it was not listed into ``unlisted``: a copy of the error without its
+    traceback, as a filing is kept (its frames are not); one not there held nothing."""
+    if unlisted is not None and not isinstance(error, FileNotFoundError):
+        unlisted.append((folder, OSError(error.errno, error.strerror, error.filename)))

@@ -56,7 +56,7 @@ from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError, unselected
 from turnfold.formats.frameworks import strands
 from turnfold.formats.harnesses.openhands_sdk import event_file_value
-from turnfold.formats.source import Source, join_warnings
+from turnfold.formats.source import Source, folder_not_listed, join_warnings
 from turnfold.model import AssistantText, SubAgent, Transcript, UserMessage
 
 NAME = "strands-session"
@@ -169,12 +169,17 @@ def _json_file(path: Path, source: Source, record_type: str) -> dict[str, Any]:
 
 
 def _agents(session: Path) -> list[tuple[str, Path]]:
-    """The session's agents (id, folder), the oldest ``agent.json`` first."""
+    """The session's agents (id, folder), the oldest ``agent.json`` first. An ``agents/`` that
+    cannot be listed leaves nothing to read: an error naming it, not a session "without
+    agents"."""
     found = []
     try:
         folders = sorted(p for p in (session / AGENTS).iterdir() if p.is_dir())
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         return []
+    except OSError as error:
+        reason = folder_not_listed(session / AGENTS, error, "agents' conversations")
+        raise TranscriptFormatError(str(session), [NAME], None, reason) from None
     for folder in folders:
         if not folder.name.startswith(AGENT_PREFIX):
             continue
@@ -194,8 +199,11 @@ def _messages(folder: Path, source: Source) -> list[tuple[int, Any]]:
     found: dict[int, Path] = {}
     try:
         listed = sorted(os.scandir(folder / MESSAGES), key=lambda e: e.name)
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         source.warn(f"{folder / MESSAGES}: no messages folder")
+        return []
+    except OSError as error:
+        source.warn(folder_not_listed(folder / MESSAGES, error, "message files"))
         return []
     for entry in listed:
         match = MESSAGE_FILE.match(entry.name)
@@ -325,8 +333,11 @@ def _session(session: Path, source: Source, sample: Any) -> Transcript:
         transcript.metadata["started_at"] = meta["created_at"]
     try:
         multi = [p for p in (session / MULTI_AGENTS).iterdir() if p.is_dir()]
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         multi = []
+    except OSError as error:  # its multi-agent states, not read either way, are said
+        multi = []
+        source.warn(folder_not_listed(session / MULTI_AGENTS, error, "multi-agent states"))
     for _ in multi:
         source.ignored("multi_agent")
     return transcript

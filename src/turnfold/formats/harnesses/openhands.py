@@ -120,6 +120,7 @@ from turnfold.formats.harnesses.openhands_sdk import event_file_value
 from turnfold.formats.openai_chat import litellm_prompt_tokens, litellm_usage
 from turnfold.formats.source import (
     Source,
+    folder_not_listed,
     join_warnings,
     read_file,
     warning_count,
@@ -1243,7 +1244,11 @@ def _session(folder: SessionPath, into: Source) -> Transcript:
     (the events record no title, and their costs are per response)."""
     events = folder / SESSION_EVENTS
     found: dict[int, SessionPath] = {}
-    entries: list[SessionPath] = list(events.iterdir())
+    try:
+        entries: list[SessionPath] = list(events.iterdir())
+    except OSError as error:  # listed as the session was found, but not now: said, not raised
+        entries = []
+        into.warn(folder_not_listed(str(events), error, "event files (<n>.json)"))
     for path in sorted(entries, key=lambda entry: entry.name):
         match = _SESSION_EVENT.match(path.name)
         if match is not None and path.is_file():

@@ -131,7 +131,13 @@ from turnfold.formats.errors import MalformedLine
 from turnfold.formats.harnesses.archive import SessionPath
 from turnfold.formats.openai_chat import litellm_prompt_tokens
 from turnfold.formats.protocol import not_read
-from turnfold.formats.source import Source, read_file, record_limit
+from turnfold.formats.source import (
+    Source,
+    folder_not_listed,
+    join_warnings,
+    read_file,
+    record_limit,
+)
 from turnfold.formats.wording import failure, notice, result, stop
 from turnfold.model import (
     AssistantError,
@@ -340,10 +346,19 @@ def holds_conversation(folder: SessionPath) -> bool:
     )
 
 
-def _listed(folder: SessionPath) -> list[SessionPath]:
+def _listed(
+    folder: SessionPath, said: list[str] | None = None, unread: str = "files"
+) -> list[SessionPath]:
+    """The entries of ``folder`` by name; none when it is not there, or cannot be listed: that
+    is said in ``said`` (when given), naming the folder and what in it (``unread``) is not
+    read, for the conversation's own folders hold its events and sub-agents."""
     try:
         entries: list[SessionPath] = list(folder.iterdir())
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as error:
+        if said is not None:
+            said.append(folder_not_listed(str(folder), error, unread))
         return []
     return sorted(entries, key=lambda entry: entry.name)
 
@@ -355,7 +370,7 @@ def _event_records(
     + 1, its value or a :class:`MalformedLine`); what the folder holds besides (but the file
     named ``beside``) is said in ``warn``."""
     found: dict[int, SessionPath] = {}
-    for path in _listed(events):
+    for path in _listed(events, warn, "event files"):
         match = named.match(path.name)
         if match is not None and path.is_file():  # no pipe is waited on (sibling_files)
             index = int(match.group(1))
@@ -1401,11 +1416,14 @@ class _Reader:
         children: list[_Child] = []
         folder = self.folder / SUBAGENTS if self.folder is not None else None
         if folder is not None and folder.is_dir():
-            for path in _listed(folder):
+            said: list[str] = []
+            for path in _listed(folder, said, "sub-agents' conversations"):
                 if path.is_dir() and (path / EVENTS).is_dir():
                     child = self._child(path)
                     if child is not None:
                         children.append(child)
+            for reason in said:  # its calls' steps then said missing, as a file gone is
+                self.source.warn(reason)
         # Folders are named by a random id: two calls with one prompt find their own
         # conversations only in the order they were started (the SDK's ISO timestamps sort).
         children.sort(key=lambda c: _started(c.transcript))
@@ -1471,6 +1489,10 @@ class _Reader:
         else:
             conversation = _conversation(path, None, None, self.depth + 1, self.within)
             _report(str(path), conversation)
+            if not conversation.entries:
+                # Nested under no call (it answers none): what its load says (its events not
+                # listed, say) is said among the lead's warnings, or nowhere.
+                join_warnings(self.source.warnings, conversation.warnings)
             return _Child(conversation)
         prompt = _first_prompt(path / EVENTS)
         if prompt is not None:
