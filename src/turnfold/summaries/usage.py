@@ -155,7 +155,10 @@ class UsageTracker:
 
 _GLOBAL = UsageTracker()
 _BY_TRANSCRIPT: dict[int, UsageTracker] = {}
-_REGISTRY_LOCK = threading.Lock()
+#: Re-entrant: the garbage collector may run a dead transcript's finalizer (:func:`_forget`) on
+#: the very thread that holds the lock, at any allocation inside :func:`usage_for`. With a plain
+#: lock that thread waited on itself forever (seen: a test run hung in ``UsageTracker()``).
+_REGISTRY_LOCK = threading.RLock()
 
 
 def usage() -> UsageTracker:
