@@ -190,11 +190,21 @@ def otlp(path: Path) -> int:
             and kinds.get(span_id) in _AGENTS and set(attributes[span_id]) <= _KIND_KEYS
         )  # fmt: skip
 
+    # Google ADK 1.x runs an agent handed the conversation to (``transfer_to_agent``) inside
+    # the model span that asked for it, beside that call's tool span (flows/llm_flows/
+    # base_llm_flow.py 1.15.0, ``_postprocess_handle_function_calls_async``): that call's run.
+    handed = set()
+    for span in spans:
+        a = attributes[span["spanId"]]
+        if kinds[span["spanId"]] in _TOOLS and a.get("gen_ai.tool.name") == "transfer_to_agent":
+            args = json.loads(a.get("gcp.vertex.agent.tool_call_args") or "{}")
+            handed.add((span.get("parentSpanId"), args.get("agent_name")))
     direct = sum(
         1 for span in spans
         if kinds[span["spanId"]] in _AGENTS and runner(span["spanId"]) in _AGENTS
         and agent_name(span) not in calls and step(span["spanId"]) not in code_steps
         and not again(span) and not wrapper(above(span["spanId"]))
+        and (span.get("parentSpanId"), agent_name(span)) not in handed
     )  # fmt: skip
     # Agents a code step ran beyond the one its call holds are calls of their own.
     run_by_code = [step(s["spanId"]) for s in spans if kinds[s["spanId"]] in _AGENTS]

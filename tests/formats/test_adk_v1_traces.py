@@ -9,7 +9,9 @@ environment of its own): the root agent ``calc`` thinks, calls ``ls`` (a list) a
 (no arguments, it returns ``{}``) in one response, then the agent ``researcher`` as a tool
 (``AgentTool``), then hands over to its sub-agent ``helper`` (``transfer_to_agent``), which
 answers. The same recipe runs again with the installed ADK (2.x), whose spans the reader
-already read as agents: the 1.x trace reads as that one does.
+already read as agents: the 1.x trace reads as that one does. The handover reads as the ADK
+reader reads the session (tests/formats/test_adk_handover_schemas.py): the ``helper``'s run
+under the ``transfer_to_agent`` call, its answer the turn's.
 """
 
 from __future__ import annotations
@@ -30,10 +32,11 @@ from turnfold.usage import transcript_tokens
 
 RECIPE = recipe(FIXTURES / "google-adk_delegation_recipe.py")
 PROMPT = RECIPE.PROMPT
-#: The helper's run as a sub-agent: the session's prompt, ADK's "For context" notes of what
-#: ``calc`` did (their wording is ADK's, changed in 2.x), its answer.
-HANDED_OVER = ("call", "invoke_agent", {"agent": "helper", "prompt": PROMPT}, "success",
-               "TF-HELPED")  # fmt: skip
+#: The run as the ADK reader reads its session: the helper's run held by the
+#: ``transfer_to_agent`` call that named it, empty here (the session's prompt it was given is
+#: not repeated, ADK's "For context" notes of what ``calc`` did are not the user speaking) but
+#: for its answer, the turn's, at the top level. The researcher's run (an ``AgentTool``'s, an
+#: invocation of its own) is under its call, as the trace records it.
 EXPECTED = [
     ("user", PROMPT),
     ("thinking", "list and check"),
@@ -41,7 +44,8 @@ EXPECTED = [
     ("call", "status", {}, "success", "{}", None),
     ("call", "researcher", {"request": "meaning"}, "success", "TF-42",
      [("user", "meaning"), ("text", "TF-42")]),
-    ("call", "transfer_to_agent", {"agent_name": "helper"}, "success", None, None),
+    ("call", "transfer_to_agent", {"agent_name": "helper"}, "success", None, []),
+    ("text", "TF-HELPED"),
 ]  # fmt: skip
 
 
@@ -59,18 +63,20 @@ def _attributes(span: dict[str, Any]) -> dict[str, Any]:
     return {a["key"]: next(iter(a["value"].values())) for a in span.get("attributes", [])}
 
 
-def _handed_over(transcript: Transcript) -> list[tuple[Any, ...]]:
-    """The helper's run: its call's row without the transcript, and its first and last rows."""
-    rows = outline(transcript)
-    call = next(row for row in rows if row[:2] == ("call", "invoke_agent"))
-    return [call[:5], call[5][0], call[5][-1]]
+def _handed_over(transcript: Transcript) -> tuple[Any, ...]:
+    """The run the ``transfer_to_agent`` call holds: its agent and its outline."""
+    [call] = [c for c in transcript.tool_calls() if c.name == "transfer_to_agent"]
+    assert call.subagent is not None
+    assert call.subagent.transcript is not None
+    return call.subagent.name, outline(call.subagent.transcript)
 
 
 def test_H4_adk_1x_agent_runs_are_agents_sub_agents_nested() -> None:
     """ADK 1.x names each agent's run ``agent_run [<name>]`` and writes nothing else on it: the
     root's run is the session's (its agent ``calc``), the ``researcher`` an ``AgentTool`` ran
     is that call's sub-agent, the ``helper`` the root handed over to (its run inside the root's
-    model span) a sub-agent of its own, as the reader reads ADK 2.x's ``invoke_agent`` spans.
+    model span, after the ``transfer_to_agent`` tool span) the run of that call, as the reader
+    reads ADK 2.x's ``invoke_agent`` spans.
     Its tool spans always hold their content (1.15 has no switch to leave it out): the
     ``{}`` that ``status`` returned is the empty object it is."""
     path = RECIPE.FIXTURE
@@ -80,25 +86,25 @@ def test_H4_adk_1x_agent_runs_are_agents_sub_agents_nested() -> None:
     ]  # fmt: skip
     assert not any(_attributes(s) for s in runs)  # the premise: the name is all it says
     transcript = turnfold.load(path)
-    assert outline(transcript)[: len(EXPECTED)] == EXPECTED
-    assert _handed_over(transcript) == [HANDED_OVER, ("user", PROMPT), ("text", "TF-HELPED")]
-    assert len(outline(transcript)) == len(EXPECTED) + 1
+    assert outline(transcript) == EXPECTED
+    assert _handed_over(transcript) == ("helper", [])
     assert transcript.metadata["agent"] == "calc"
     assert transcript.metadata["model"] == "scripted-1"
     assert transcript.warnings == []
     assert transcript.accounting is not None
     assert transcript.accounting.unaccounted == []
-    # Each response's usage once (20 + turn in, turn out; the researcher's and the helper's
-    # responses their sub-agents').
-    assert transcript_tokens(transcript).own == {"input_tokens": 66, "output_tokens": 6}
+    # Each response's usage once (20 + turn in, turn out; the researcher's response its
+    # sub-agent's, the helper's with its answer at the top level, as the ADK reader counts it).
+    assert transcript_tokens(transcript).own == {"input_tokens": 87, "output_tokens": 7}
+    assert transcript_tokens(transcript).combined == {"input_tokens": 108, "output_tokens": 8}
 
 
 def test_H4_adk_1x_trace_reads_as_the_installed_adk_traces_the_same_run(tmp_path: Path) -> None:
     """Compatibility: the same run traced now by the installed ADK (2.x; its default schema 2,
     content on the spans) reads as the 1.x trace does, but for the thought, which schema 2
     writes as text (google/adk/telemetry/_experimental_semconv.py, ``_to_part``: a
-    ``Text`` part, ``thought`` not kept), and for ADK's own wording of the "For context"
-    notes the helper is given."""
+    ``Text`` part, ``thought`` not kept). ADK's "For context" notes the helper is given,
+    worded otherwise in 2.x, are read as neither: the trace holds ``calc``'s steps."""
     pytest.importorskip("google.adk")
     settings = {"ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN": "2",
                 "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"}  # fmt: skip

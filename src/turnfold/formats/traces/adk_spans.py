@@ -18,7 +18,9 @@ read as the GenAI conventions' messages, in each of its telemetry schemas
   its part>``: a call's and its response's differ (their parts' places in two contents), so
   neither names the other. Those ids are taken out, a response keeping its tool's name,
   and its ``{"result": x}`` / ``{"error": e}`` read as the ADK reader reads them
-  (:func:`.messages.adk_response`).
+  (:func:`.messages.adk_response`). A response part names no tool, so its own id of that
+  shape (a model's ``b_1``) is told from a made-up one by the call before it in the history
+  that has that id and kept.
 
 Either way the calls then have no id but the one ADK gives each after the response is
 traced (``adk-…``), which only its tool span names: the reader gives it to them
@@ -152,23 +154,30 @@ def _without_made_up_ids(messages: Any) -> Any:
     if not isinstance(messages, list):
         return messages
     out = []
+    kept: set[str] = set()  # the calls' own ids so far: a response answering one has it too
     for message in messages:
         parts = message.get("parts") if isinstance(message, MAPPINGS) else None
         if not isinstance(parts, list):
             out.append(message)
             continue
-        out.append({**message, "parts": [_part(p) for p in as_list(parts)]})
+        out.append({**message, "parts": [_part(p, kept) for p in as_list(parts)]})
     return out
 
 
-def _part(part: Any) -> Any:
+def _part(part: Any, kept: set[str]) -> Any:
+    """A part without the id schema 2 made up for it; a call's own id is added to ``kept``."""
     if not isinstance(part, MAPPINGS) or not isinstance(part.get("id"), str):
         return part
     made = _FALLBACK_ID.match(part["id"])
     kind = part.get("type")
     if kind == "tool_call" and made and made[1] == part.get("name"):
         return {k: v for k, v in part.items() if k != "id"}
-    if kind == "tool_call_response" and made:
+    if kind == "tool_call":
+        kept.add(part["id"])
+    # A response's id is the call's (``_to_part``: ``response.id``, which the ADK copies from
+    # its call), made up only where the call had none: an id a call kept is the model's own,
+    # whatever its shape (``b_1`` is no call of a tool ``b``).
+    if kind == "tool_call_response" and made and part["id"] not in kept:
         value, failed = adk_response(part.get("response"))
         said = {k: v for k, v in part.items() if k != "id"}
         said.update(name=made[1], response=value)

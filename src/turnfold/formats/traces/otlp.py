@@ -50,9 +50,10 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   instrumentor's span of the SDK's trace) is read through: those are the session's runs
   (:meth:`_Rebuild._wrapper`); an agent a tool span ran is that call's sub-agent even when
   the session's agent span is missing (a run exported before it ended). Google ADK's agent
-  handed over to (``transfer_to_agent``), beside the run that handed over in its schema 1, is
-  that run going on: its ``transfer_to_agent`` call holds it, the last agent's answer the
-  turn's, as the ADK reader shows its session (:mod:`.adk_handovers`). The metadata's
+  handed over to (``transfer_to_agent``), beside the run that handed over (2.x) or inside its
+  model span (1.x), is that run going on: its ``transfer_to_agent`` call holds it, the last
+  agent's answer (or the error the run ended on) the turn's, as the ADK reader shows its
+  session (:mod:`.adk_handovers`). The metadata's
   ``agent`` and ``outcome`` are the session's runs' (a handover's failure the run's), never a
   sub-agent's;
 - a model span (``chat``, ``LLM``) gives its input and output messages: ``gen_ai.input.messages``
@@ -811,7 +812,7 @@ class _Rebuild:
     def __init__(self, spans: list[Span], name: str) -> None:
         self.name = name
         drop_uncaptured_placeholders(spans)  # Google ADK's "{}" for content not captured
-        self.handovers = nest_handovers(spans)  # Google ADK's schema 1: one run, handed over
+        self.handovers = nest_handovers(spans)  # Google ADK: one run, handed over
         leave_out_relayed_steps(spans)  # Google ADK's restatement of other agents' steps
         self.by_id = {(s.trace_id, s.span_id): s for s in spans}
         self.roots: list[Span] = []
