@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from stat import S_ISREG
+from stat import S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
 
 from turnfold.caches import INDEX_NAME
@@ -1000,7 +1000,7 @@ def _glob(pattern: str, links: _Links, found: Found) -> list[str]:
     does not follow them either). A link is matched itself, and followed by the walk of its
     match if it stays inside; one leading out is skipped and said, as a walk's is."""
     if "**" not in pattern:
-        return sorted(globbing.glob(pattern, recursive=True))
+        return sorted(_matched(pattern, False, lambda error: links.not_listed(error, found)))
     base = links.root
     wanted = _parts(pattern)[len(_parts(base)) :]
     hidden = any(part.startswith(".") for part in wanted)
@@ -1018,6 +1018,77 @@ def _glob(pattern: str, links: _Links, found: Found) -> list[str]:
                     for name in (dirs if folders_only else (*dirs, *files))
                     if _glob_matches(wanted, [*inner, name])]  # fmt: skip
     return sorted(matches)
+
+
+def _matched(pattern: str, folders_only: bool, not_listed: Callable[[OSError], None]) -> list[str]:
+    """The paths a pattern without ``**`` matches (``folders_only``: its folders), as
+    :func:`glob.glob` matches them, step for step (``_iglob`` of CPython 3.11's
+    ``Lib/glob.py``), but for a folder it cannot list or look into: glob takes one for a folder
+    that holds nothing, so the runs in it were left out unsaid; here it is told to
+    ``not_listed`` (the walk's, so the scan counts it skipped and says it, as a walk's)."""
+    folder, name = os.path.split(pattern)
+    if not globbing.has_magic(pattern):  # one ending with a separator names a folder
+        there = _looked_up(pattern if name else folder, not name, not_listed)
+        return [pattern] if there else []
+    if not folder:
+        return _names_in("", name, folders_only, not_listed)
+    # ``os.path.split`` gives back a drive as its own folder: glob stops there too.
+    if folder != pattern and globbing.has_magic(folder):
+        folders = _matched(folder, True, not_listed)
+    else:
+        folders = [folder]
+    found: list[str] = []
+    for inside in folders:
+        if globbing.has_magic(name):
+            names = _names_in(inside, name, folders_only, not_listed)
+        else:
+            path = os.path.join(inside, name) if name else inside
+            names = [name] if _looked_up(path, not name, not_listed) else []
+        found += [os.path.join(inside, each) for each in names]
+    return found
+
+
+def _names_in(
+    folder: str, pattern: str, folders_only: bool, not_listed: Callable[[OSError], None]
+) -> list[str]:
+    """The names in ``folder`` (the working folder when empty) that ``pattern`` matches, as
+    glob matches them: a wildcard never a hidden name's leading dot; ``folders_only``, of
+    folders and links to them. A folder not there, or a file, holds none; one that cannot be
+    listed is told (the names listed before an error in the middle of the listing kept, as
+    glob keeps them), as is a link into a folder that may not be searched."""
+    names: list[str] = []
+    try:
+        with os.scandir(folder or os.curdir) as entries:
+            for entry in entries:
+                try:
+                    if not folders_only or entry.is_dir():
+                        names.append(entry.name)
+                except PermissionError as error:  # a link into a folder one may not search
+                    not_listed(error)
+                except OSError:  # a link that loops: no folder, as glob and a walk have it
+                    pass
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as error:
+        not_listed(error)
+    if not pattern.startswith("."):
+        names = [each for each in names if not each.startswith(".")]
+    return fnmatch.filter(names, pattern)
+
+
+def _looked_up(path: str, folder: bool, not_listed: Callable[[OSError], None]) -> bool:
+    """Whether ``path``, a name a pattern holds as it is, is there (``folder``: a folder), as
+    glob looks (``os.path.lexists``, ``os.path.isdir``). A folder it is in that may not be
+    searched is told, naming that folder, not taken for one without it; any other error is
+    the name's own (a link that loops), not there, as glob has it."""
+    try:
+        info = os.stat(path) if folder else os.lstat(path)
+    except PermissionError as error:
+        not_listed(PermissionError(error.errno, error.strerror, os.path.dirname(path) or os.curdir))
+        return False
+    except (OSError, ValueError):  # ValueError: a NUL in the name
+        return False
+    return not folder or S_ISDIR(info.st_mode)
 
 
 def _parts(path: str) -> list[str]:

@@ -504,10 +504,22 @@ def path_format(path: Path) -> str | None:
     return _choose(str(path), claims, None)
 
 
-def folder_format(folder: Path) -> str | None:
-    """The format of :data:`FOLDER_FORMATS` that claims ``folder``, None when none does."""
-    claims = [(name, e) for name in FOLDER_FORMATS
-              if (e := _module(name).detect_path(folder)) is not None]  # fmt: skip
+def folder_format(folder: Path, not_told: list[OSError] | None = None) -> str | None:
+    """The format of :data:`FOLDER_FORMATS` that claims ``folder``, None when none does. A
+    format that could not tell, a folder it tells its kind by not listed (its probe raises
+    that: :meth:`~turnfold.formats.source.Unlisted.not_mine`), claims nothing, the others
+    still asked; its error is put in ``not_told``, for ``load()`` to raise when none claims
+    the folder."""
+    claims = []
+    for name in FOLDER_FORMATS:
+        try:
+            evidence = _module(name).detect_path(folder)
+        except OSError as error:
+            if not_told is not None:
+                not_told.append(error)
+            continue
+        if evidence is not None:
+            claims.append((name, evidence))
     return _choose(str(folder), claims, None)
 
 
@@ -525,7 +537,10 @@ def _read_path(
         if not folder and hasattr(module, "detect") and _records_not_claimed(module, path):
             return None  # a file of its records (a crew's saved JSON), which its read() reads
     else:
-        name = folder_format(path) if folder else path_format(path)
+        not_told: list[OSError] = []
+        name = folder_format(path, not_told) if folder else path_format(path)
+        if name is None and not_told:  # not "a folder": which kind it is could not be told
+            raise not_told[0]
         if name is None:
             return None
         module = _module(name)
@@ -593,7 +608,9 @@ def load(
 
     ``source`` is a path (``str`` or ``os.PathLike``; ``~`` is the home folder) to a file, or
     to a folder that is one run (an OpenHands V1 conversation; any other folder is refused
-    with an ``IsADirectoryError``: scan it), JSON/JSONL text, bytes, an open file, or Python
+    with an ``IsADirectoryError``: scan it; one whose kind cannot be told, a folder in it not
+    listed, with an ``OSError`` naming both, as a file that cannot be read is), JSON/JSONL
+    text, bytes, an open file, or Python
     objects (a dict, a list of messages or records, SDK objects, a row of a dataset read with
     pandas or pyarrow). ``format`` forces one of
     :data:`FORMATS`; by default the format that reads the most of the first records wins

@@ -70,7 +70,9 @@ class PathFormat(Protocol):
     """A format that reads its files itself, asked before a file is opened as JSON."""
 
     def detect_path(self, path: Path) -> Evidence | None:
-        """Evidence that ``path`` is this format's file; None: not mine, read it as JSON."""
+        """Evidence that ``path`` is this format's file; None: not mine, read it as JSON. Of
+        a folder whose kind cannot be told, a folder it is told by not listed: the ``OSError``
+        of :meth:`~turnfold.formats.source.Unlisted.not_mine`, raised, not None."""
         ...
 
     @property

@@ -1529,10 +1529,59 @@ def folder_not_listed(folder: Path | str, error: OSError, unread: str) -> str:
     >>> folder_not_listed(Path("s/subagents"), denied, "sub-agent files")
     's/subagents could not be listed (Permission denied): its sub-agent files are not read'
     """
+    return f"{_could_not_list(folder, error)}: its {unread} are not read"
+
+
+def _could_not_list(folder: Path | str, error: OSError) -> str:
     why = error.strerror or str(error)
     if error.filename is not None and str(error.filename) != str(folder):
         why = f"{why}: {error.filename}"  # an entry of it (a link's target), not the folder
-    return f"{folder} could not be listed ({why}): its {unread} are not read"
+    return f"{folder} could not be listed ({why})"
+
+
+#: What a load of a folder cannot do when a folder that tells its kind cannot be listed.
+KIND_NOT_TOLD = "which kind of run it is cannot be told"
+
+
+def not_listed_error(
+    path: Path | str, folder: Path | str, error: OSError, then: str = KIND_NOT_TOLD
+) -> OSError:
+    """The error of a load of ``path`` that cannot go on, ``folder`` (``path`` itself, or a
+    folder in it) not listed: ``then`` says what it cannot do without it. Of the listing's
+    error's class and number, and naming ``path`` as the error of a file that cannot be read
+    names the file: ``load()`` raises it where it raises that one (spec L-4).
+
+    >>> denied = PermissionError(13, "Permission denied", "run/events")
+    >>> error = not_listed_error(Path("run"), Path("run/events"), denied)
+    >>> type(error).__name__, error.errno, error.filename
+    ('PermissionError', 13, 'run')
+    >>> error.strerror.removesuffix(KIND_NOT_TOLD)
+    'run/events could not be listed (Permission denied): '
+    """
+    reason = f"{_could_not_list(folder, error)}: {then}"
+    if error.errno is None:  # no number to keep: no ``[Errno None]`` either
+        return OSError(f"{path}: {reason}")
+    return OSError(error.errno, reason, str(path))  # PermissionError for EACCES: OSError's own
+
+
+class Unlisted:
+    """The folders a probe of a path's kind could not list, each with its error: a
+    :data:`NotListed` that keeps them, for :meth:`not_mine`."""
+
+    def __init__(self) -> None:
+        self.folders: list[tuple[Path, OSError]] = []
+
+    def __call__(self, folder: Path, error: OSError) -> None:
+        if all(folder != kept for kept, _ in self.folders):  # met by several looks: once
+            self.folders.append((folder, error))
+
+    def not_mine(self, path: Path) -> None:
+        """What a format that reads folders says of ``path`` when its probe did not find it of
+        its kind: None; but raised, a :func:`not_listed_error` naming the first folder it
+        could not list, when there is one, for that is no sign ``path`` is not of its kind:
+        ``load()`` then says the path could not be read, not that it is of no kind it knows."""
+        if self.folders:
+            raise not_listed_error(path, *self.folders[0])
 
 
 class TooLarge(Exception):

@@ -69,7 +69,12 @@ from turnfold.formats.errors import (
     SampleSelectionError,
     TranscriptFormatError,
 )
-from turnfold.formats.source import join_warnings, json_object_file, record_limit
+from turnfold.formats.source import (
+    join_warnings,
+    json_object_file,
+    not_listed_error,
+    record_limit,
+)
 from turnfold.formats.wrappers import (
     ANSWERS,
     CHOSEN,
@@ -1549,6 +1554,8 @@ def is_table(path: Path) -> bool:
         try:
             return saved_dataset(path, os.listdir(path)) is not None
         except OSError:
+            # None here: ``load()`` asks the formats that read folders next, whose probes list
+            # it too, and says it could not be read when none can tell (folder_format).
             return False
     if path.name.endswith(TABLE_SUFFIXES):
         return path.is_file()
@@ -1582,7 +1589,7 @@ def run_of(
     needs no ``sample``, as one in memory does not; one of several names no run, nor does a
     ``DatasetDict``'s folder."""
     name = str(path)
-    saved = saved_dataset(path, os.listdir(path)) if path.is_dir() else None
+    saved = _saved_in(path) if path.is_dir() else None
     if saved is not None and saved.splits:
         raise TranscriptFormatError(
             name, [], None,
@@ -1621,6 +1628,19 @@ def run_of(
         name, place, format, lambda: cell(file, column, row), lambda: cell(files[0], column, 0),
         lambda: other_cells(file, column, row), agent,
     )  # fmt: skip
+
+
+def _saved_in(folder: Path) -> Saved | None:
+    """:func:`saved_dataset` of a folder ``load()`` found a dataset in, listed again: one that
+    cannot be listed now (its permissions changed since) is an error naming it, as a file that
+    cannot be read is, never a bare one from the listing."""
+    try:
+        names = os.listdir(folder)
+    except OSError as error:
+        raise not_listed_error(
+            folder, folder, error, "the dataset saved in it cannot be read"
+        ) from None
+    return saved_dataset(folder, names)
 
 
 def read_row(

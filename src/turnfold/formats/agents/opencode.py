@@ -91,7 +91,6 @@ part's ids and fields), read where it lies (:func:`legacy_kind`), the folder by 
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
@@ -123,6 +122,7 @@ from turnfold.formats.source import (
     NotListed,
     Source,
     TooLarge,
+    Unlisted,
     folder_not_listed,
     found_file,
     read_bounded,
@@ -209,18 +209,21 @@ def is_kilo_database_name(name: str) -> bool:
     return name == KILO_DATABASE or (channel is not None and channel.group(1) == "kilo")
 
 
-def databases_in(folder: Path) -> list[Path]:
+def databases_in(folder: Path, not_listed: NotListed | None = None) -> list[Path]:
     """The databases of sessions in ``folder`` by their names (:func:`is_database_name`):
-    ``opencode.db`` and ``kilo.db`` first, then the channel builds', by name; none when it
-    cannot be listed."""
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    found = [folder / name for name in DATABASES if name in names]
-    found += [folder / name for name in sorted(names)
-              if name not in DATABASES and is_database_name(name)]  # fmt: skip
-    return [path for path in found if path.is_file()]
+    ``opencode.db`` and ``kilo.db`` first, then the channel builds', by name. A folder that
+    cannot be listed is told to ``not_listed`` (without one, it holds none: the command
+    line's guess at a first key, after a load that said why); ``opencode.db`` and ``kilo.db``
+    are still found in it by their names, as a folder one may search but not list holds them."""
+    told = not_listed if not_listed is not None else _said_by_the_load
+    found = [folder / name for name in DATABASES if found_file(folder / name, told)]
+    found += [path for path in sibling_files(folder, "*.db", told)
+              if path.name not in DATABASES and is_database_name(path.name)]  # fmt: skip
+    return found
+
+
+def _said_by_the_load(folder: Path, error: OSError) -> None:
+    """Nothing: a folder :func:`databases_in` could not list for a caller whose load said so."""
 
 
 #: The data folders' names (``Global.Path.data``: ``$XDG_DATA_HOME/opencode``; Kilo Code's
@@ -314,6 +317,15 @@ def storage_of(folder: Path) -> Path | None:
     return None
 
 
+def _storage_told(folder: Path, not_listed: NotListed) -> Path | None:
+    """:func:`storage_of`, a folder it could not look into told to ``not_listed``."""
+    try:
+        return storage_of(folder)
+    except OSError as error:  # the folder its ``session/`` is looked for in cannot be searched
+        not_listed(Path(error.filename).parent if error.filename else folder, error)
+        return None
+
+
 def walked_folders(folder: Path, files: list[str], dirs: list[str]) -> list[str] | None:
     """The subfolders a scan walks of OpenCode's data folder (``~/.local/share/opencode``) or of
     its ``storage/``; None when ``folder`` is neither. Of ``storage/``, the folders of sessions,
@@ -359,12 +371,18 @@ def detect_path(path: Path) -> Evidence | None:
     :func:`read_path` reads of it. A file of ``storage/`` is told by its document
     (:func:`detect`), as a scan tells a sub-agent's by it."""
     try:
-        if path.is_dir():
-            held = databases_in(path)
-            if held:
-                return detect_path(held[0])
-            return Evidence(share=1.0, marks=1) if storage_of(path) is not None else None
-    except OSError:
+        folder = path.is_dir()
+    except OSError:  # a path that cannot be looked at: opening it says why
+        return None
+    if folder:
+        # A folder that cannot be listed, or looked into, is no sign it is not OpenCode's.
+        unlisted = Unlisted()
+        held = databases_in(path, unlisted)
+        if held:
+            return detect_path(held[0])
+        if _storage_told(path, unlisted) is not None:
+            return Evidence(share=1.0, marks=1)
+        unlisted.not_mine(path)
         return None
     found = databases.tables(path)
     return Evidence(share=1.0, marks=1) if found is not None and found >= _TABLES else None
@@ -1282,13 +1300,17 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
     if epoch is not None:
         raise ValueError(f"{path} is OpenCode's: its sessions have no epochs")
     if path.is_dir():
-        held = databases_in(path)
+        unlisted = Unlisted()
+        held = databases_in(path, unlisted)
         if held:  # 1.2 and later: the files were copied into it
             return read_path(held[0], sample=sample)
-        storage = storage_of(path)
+        storage = _storage_told(path, unlisted)
         if storage is None:
+            unlisted.not_mine(path)
             raise ValueError(f"{path} is no OpenCode storage folder (session/, message/, part/)")
         source = Source(str(path), iter(()), path=path)
+        for folder, error in unlisted.folders:  # a channel build's database may be there
+            source.warn(folder_not_listed(folder, error, "databases of sessions (*.db)"))
         return source.hand_over(_read_storage(storage, source, sample, None))
     if not databases.is_database(path):  # an export or a file of storage/, as load(path) names it
         return read_file(path, lambda source: read(source, sample=sample, epoch=epoch))

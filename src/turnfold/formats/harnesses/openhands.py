@@ -119,7 +119,9 @@ from turnfold.formats.harnesses.archive import (
 from turnfold.formats.harnesses.openhands_sdk import event_file_value
 from turnfold.formats.openai_chat import litellm_prompt_tokens, litellm_usage
 from turnfold.formats.source import (
+    NotListed,
     Source,
+    Unlisted,
     folder_not_listed,
     join_warnings,
     read_file,
@@ -1186,9 +1188,11 @@ SESSION_EVENTS = "events"
 _SESSION_EVENT = re.compile(r"^(\d{1,12})\.json$")
 
 
-def session_of(path: Path) -> Path | None:
+def session_of(path: Path, not_listed: NotListed | None = None) -> Path | None:
     """The V0 session folder whose ``metadata.json`` or event file ``path`` is; None for
-    anything else.
+    anything else. Told by a listing of its ``events/``; one that cannot be listed is told to
+    ``not_listed``, and the folder is a session by its place when its ``metadata.json`` is
+    there (read with what that says, its events said not read: :func:`_session`).
 
     >>> session_of(Path("/nowhere/events/3.json")) is None  # no such folder
     True
@@ -1199,19 +1203,29 @@ def session_of(path: Path) -> Path | None:
         folder = path.parent.parent
     else:
         return None
+    events = folder / SESSION_EVENTS
     try:
-        entries = os.scandir(folder / SESSION_EVENTS)
-    except OSError:
+        with os.scandir(events) as entries:
+            return folder if any(_SESSION_EVENT.match(entry.name) for entry in entries) else None
+    except (FileNotFoundError, NotADirectoryError):  # no events/: no session
         return None
-    with entries:
-        return folder if any(_SESSION_EVENT.match(entry.name) for entry in entries) else None
+    except OSError as error:
+        if not_listed is not None:
+            not_listed(events, error)
+    # Its events/ not listed may hold its events all the same: never taken for no session.
+    try:
+        return folder if (folder / SESSION_METADATA).is_file() else None
+    except OSError:  # the folder may not be searched either: nothing tells it
+        return None
 
 
-def _session_folder(path: Path) -> Path | None:
-    """The V0 session folder ``path`` is, or whose ``events/`` it is; None for anything else."""
-    folder = session_of(path / SESSION_METADATA)
+def _session_folder(path: Path, not_listed: NotListed | None = None) -> Path | None:
+    """The V0 session folder ``path`` is, or whose ``events/`` it is; None for anything else
+    (an ``events/`` that cannot be listed told to ``not_listed``, as :func:`session_of` tells
+    it)."""
+    folder = session_of(path / SESSION_METADATA, not_listed)
     if folder is None and path.name == SESSION_EVENTS:
-        folder = session_of(path.parent / SESSION_METADATA)
+        folder = session_of(path.parent / SESSION_METADATA, not_listed)
     return folder
 
 
@@ -1221,7 +1235,12 @@ def detect_path(path: Path) -> Evidence | None:
     if path.is_file():
         peek = holds_sessions(path)
         return Evidence(share=1.0, marks=1) if peek is not None and peek.found else None
-    return Evidence(share=1.0, marks=1) if _session_folder(path) is not None else None
+    # An events/ that cannot be listed is no sign the folder is not a session.
+    unlisted = Unlisted()
+    if _session_folder(path, unlisted) is not None:
+        return Evidence(share=1.0, marks=1)
+    unlisted.not_mine(path)
+    return None
 
 
 def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:
@@ -1230,8 +1249,10 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
     (``load(path, format="openhands")``)."""
     if path.is_file() and is_archive(path):
         return _archived(path, sample)
-    folder = _session_folder(path) if path.is_dir() else None
+    unlisted = Unlisted()
+    folder = _session_folder(path, unlisted) if path.is_dir() else None
     if folder is None:
+        unlisted.not_mine(path)  # a folder, never opened as a file, whose events were not listed
         return read_file(path, partial(read, sample=sample, epoch=epoch))
     if sample is not None:
         raise ValueError(f"{path}: a session is one run, with no sample={sample!r}")

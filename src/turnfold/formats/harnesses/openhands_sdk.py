@@ -132,8 +132,11 @@ from turnfold.formats.harnesses.archive import SessionPath
 from turnfold.formats.openai_chat import litellm_prompt_tokens
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import (
+    NotListed,
     Source,
+    Unlisted,
     folder_not_listed,
+    found_file,
     join_warnings,
     read_file,
     record_limit,
@@ -269,9 +272,11 @@ _DATA_URL = re.compile(r"data:(image/[\w.+-]+);base64,(.+)", re.DOTALL)
 # --- where a conversation lies ----------------------------------------------------------------
 
 
-def conversation_of(path: Path) -> Path | None:
+def conversation_of(path: Path, not_listed: NotListed | None = None) -> Path | None:
     """The conversation folder ``path`` is, or is part of (its ``events/``, ``base_state.json``
-    or an event file); None for anything else.
+    or an event file); None for anything else. A folder that cannot be listed or looked into
+    is told to ``not_listed`` (without one, it is taken for one that holds nothing:
+    :func:`read` asks of the file it reads, which lists no folder).
 
     >>> conversation_of(Path("/nowhere/base_state.json"))
     PosixPath('/nowhere')
@@ -283,28 +288,40 @@ def conversation_of(path: Path) -> Path | None:
     try:
         if not path.is_dir():
             return None
-        if (path / BASE_STATE).is_file() or _holds_event_files(path / EVENTS):
-            return path
-        if path.name == EVENTS and any(EVENT_FILE.match(p.name) for p in _listed(path)):
-            return path.parent
-    except OSError:
+    except OSError:  # a path that cannot be looked at: opening it says why
         return None
+    told = not_listed if not_listed is not None else _taken_for_empty
+    if found_file(path / BASE_STATE, told) or _holds_event_files(path / EVENTS, told):
+        return path
+    if path.name == EVENTS and _holds_event_files(path, told):
+        return path.parent
     return None
 
 
-def _holds_event_files(events: Path) -> bool:
+def _holds_event_files(events: Path, not_listed: NotListed) -> bool:
     """Whether ``events`` is a folder of the SDK's event files: an OpenHands V0 session keeps
-    its events in ``events/`` too, named by their number alone (:mod:`.openhands`)."""
+    its events in ``events/`` too, named by their number alone (:mod:`.openhands`). One that
+    cannot be listed is told to ``not_listed``."""
     try:
-        return any(EVENT_FILE.match(entry.name) for entry in os.scandir(events))
-    except OSError:
+        with os.scandir(events) as entries:
+            return any(EVENT_FILE.match(entry.name) for entry in entries)
+    except (FileNotFoundError, NotADirectoryError):  # no events/: none
+        return False
+    except OSError as error:
+        not_listed(events, error)
         return False
 
 
-def export_of(path: Path) -> Path | None:
+def _taken_for_empty(folder: Path, error: OSError) -> None:
+    """Nothing: a folder :func:`conversation_of` could not list for a caller that told it
+    none to tell (one asking of a file: no folder is listed then)."""
+
+
+def export_of(path: Path, not_listed: NotListed | None = None) -> Path | None:
     """The app server's export unzipped into a folder (:func:`read_export`) that ``path`` is, or
     whose ``meta.json`` or event file it is; None for anything else. Told by the names of the
     folder's files: a folder holding an event file named as :data:`EXPORT_EVENT_FILE` is one.
+    A folder that cannot be listed is told to ``not_listed`` (without one, it is none).
 
     >>> export_of(Path("/nowhere/meta.json")) is None
     True
@@ -313,7 +330,11 @@ def export_of(path: Path) -> Path | None:
     try:
         with os.scandir(folder) as entries:
             found = exported_files(entry.name for entry in entries)
-    except OSError:  # no folder (a file's name alone), or one that cannot be listed
+    except (FileNotFoundError, NotADirectoryError):  # no folder: a file's name alone
+        return None
+    except OSError as error:
+        if not_listed is not None:
+            not_listed(folder, error)
         return None
     return folder if found else None
 
@@ -476,8 +497,12 @@ def detect_path(path: Path) -> Evidence | None:
     event file of it (:func:`export_of`); None for other files, which are read as JSON."""
     if path.is_file():
         return Evidence(share=1.0, marks=1) if export_of(path) is not None else None
-    found = conversation_of(path) or export_of(path)
-    return Evidence(share=1.0, marks=1) if found is not None else None
+    # A folder (or its events/) that cannot be listed is no sign it is not a conversation.
+    unlisted = Unlisted()
+    if (conversation_of(path, unlisted) or export_of(path, unlisted)) is not None:
+        return Evidence(share=1.0, marks=1)
+    unlisted.not_mine(path)
+    return None
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -526,13 +551,16 @@ def read_path(path: Path) -> Transcript:
     """A conversation from its folder, its ``events/``, its ``base_state.json`` or an event
     file; an unzipped export from its folder, its ``meta.json`` or an event file; a file of
     events from its path (``load(path, format="openhands-sdk")``)."""
-    folder = conversation_of(path)
+    unlisted = Unlisted()
+    folder = conversation_of(path, unlisted)
     if folder is not None:
         return _conversation(folder, None, None, 0)
-    exported = export_of(path)
+    exported = export_of(path, unlisted)
     if exported is not None:
         source = Source(str(path), iter(()), path=path)
         return source.hand_over(read_export(exported, source))
+    if path.is_dir():  # not opened as a file: which conversation it is could not be told
+        unlisted.not_mine(path)
     return read_file(path, read)
 
 
