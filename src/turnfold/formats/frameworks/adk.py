@@ -77,7 +77,8 @@ A session of the ADK's pre-release (December 2024) keeps each model call apart, 
 The session's ``id``, ``app_name``, ``user_id`` → ``metadata`` (``session_id``, ``app_name``,
 ``user_id``), ``last_update_time`` → ``metadata["updated_at"]``, the scalars of ``state`` →
 ``metadata["state"]``; the root agent (the first author) → ``metadata["agent"]``, the last
-``model_version`` → ``metadata["model"]``.
+``model_version`` → ``metadata["model"]``; a run a tool's exception ended (raised out of
+``Runner.run_async``) → ``metadata["outcome"] = "error"``, as its trace's failed agent spans say.
 
 What the session does not record stays absent (L-3): an agent used through ``AgentTool``
 runs in a session of its own that the ADK discards, so the parent's session holds only its
@@ -778,6 +779,9 @@ class AdkBuilder(TranscriptBuilder):
             return
         _, raised, ended = self.raised
         self.raised = None
+        # The exception left ``Runner.run_async``: the run errored, the session's outcome
+        # (spec H-6) as its trace's, whose agent spans record that exception.
+        self.root.transcript.metadata["outcome"] = "error"
         entries = self.root.transcript.entries
         last = entries[-1] if entries else None
         if (

@@ -34,7 +34,8 @@ that returned ``{}`` writes with it on: the span alone cannot tell them apart, i
 only a missing attribute as content not captured (schema 2 writes nothing where it is off).
 A tool that returned ``None`` writes ``{"result": null}``: its call returned, a result with no
 text (:func:`returned_none`), as the ADK reader shows it, whether or not a later request repeats
-it.
+it. A tool that raised writes ``"<not specified>"`` as its call id, naming no call
+(:func:`call_id_not_recorded`): the reader finds its call as it does for a span without an id.
 
 Apart from :mod:`.messages` because it reads whole requests, as :mod:`.langfuse_io` does, and
 from the reader because it runs once per span as it is read (:func:`restore_adk_span`), or
@@ -72,6 +73,10 @@ _FALLBACK_ID = re.compile(r"^(.+)_\d+$")
 #: request, the response, a tool's arguments and result); ADK's 1.x releases before the switch
 #: (1.15.0) always write the content, and ``"{}"`` only as a tool span's request and response.
 _UNCAPTURED = "{}"
+#: What its tool span says of the call id where it has no function response to take it from
+#: (google/adk/telemetry/tracing.py 2.13.0, ``trace_tool_call``, in both schemas; its early
+#: releases' too): :func:`call_id_not_recorded`.
+_UNSPECIFIED = "<not specified>"
 
 
 def restore_adk_span(a: dict[str, Any]) -> None:
@@ -119,6 +124,20 @@ def returned_none(span: Span) -> bool:
         return False
     raw = a.get("gen_ai.tool.call.result", a.get(ADK_TOOL_RESPONSE))
     return isinstance(raw, str) and json_value(raw) == {"result": None}
+
+
+def call_id_not_recorded(span: Span) -> bool:
+    """Whether ``span`` is an ADK tool span that does not record its call's id: it writes
+    ``"<not specified>"`` as ``gen_ai.tool.call.id`` where it has no function response to take
+    the id from, as for a tool that raised and that no ``on_tool_error_callback`` answered
+    (google/adk/flows/llm_flows/tools/_caller.py 2.13.0, ``_run_with_trace``: ``raise
+    tool_error`` inside ``record_tool_execution``, which then traces the call with no response
+    event), the exception then raised out of ``Runner.run_async``. The call the model asked for
+    has an id of its own (the model's, or the ``adk-…`` the ADK gave it) that the span does not
+    name: read as an id, the span was a second call beside the model's, of unknown outcome.
+    The span is that call's run all the same, to be found as a span without an id is (by its
+    tool's name and arguments)."""
+    return span.op == "execute_tool" and span.attributes.get("gen_ai.tool.call.id") == _UNSPECIFIED
 
 
 def _uncaptured_model_call(a: dict[str, Any]) -> bool:

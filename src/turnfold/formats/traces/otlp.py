@@ -227,6 +227,7 @@ from turnfold.formats.traces.adk_handovers import (
     nest_handovers,
 )
 from turnfold.formats.traces.adk_spans import (
+    call_id_not_recorded,
     drop_uncaptured_placeholders,
     restore_adk_span,
     returned_none,
@@ -1197,7 +1198,10 @@ class _Rebuild:
             ):
                 tools = self._following_tools(span)
             for tool in tools:
-                own = _str(tool.attributes, "gen_ai.tool.call.id", "tool.id")
+                # A Google ADK tool span that does not record the call's id (a tool that
+                # raised) gives one of its own: not ADK's placeholder, which others share.
+                own = (f"span-{tool.span_id}" if call_id_not_recorded(tool)
+                       else _str(tool.attributes, "gen_ai.tool.call.id", "tool.id"))  # fmt: skip
                 name = _str(tool.attributes, "gen_ai.tool.name", "tool.name")
                 if tool.op in _TOOL_OPS and own and name and own not in builder.calls():
                     runs.setdefault(name, []).append(own)
@@ -1275,8 +1279,10 @@ class _Rebuild:
     def _tool(self, builder: _Builder, span: Span) -> None:
         a = span.attributes
         message = langchain_tool_message(span)
-        call_id = _str(a, "gen_ai.tool.call.id", "gen_ai.tool.call_id", "tool_call.id", "tool.id",
-                       "ai.toolCall.id")  # fmt: skip
+        # Google ADK's "<not specified>" (a tool that raised) names no call: found by name.
+        call_id = None if call_id_not_recorded(span) else _str(
+            a, "gen_ai.tool.call.id", "gen_ai.tool.call_id", "tool_call.id", "tool.id",
+            "ai.toolCall.id")  # fmt: skip
         if call_id is None and message is not None:
             call_id = _str(message, "tool_call_id")
         call = builder.calls().get(call_id) if call_id else None
