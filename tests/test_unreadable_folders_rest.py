@@ -295,3 +295,18 @@ def test_L4_opencode_storage_beside_a_channel_database_not_listed_is_read_and_sa
         "are not read"
     ]
     assert [e.kind for e in transcript.entries] == [e.kind for e in before.entries]
+
+
+def test_L4_the_command_line_says_a_folder_of_no_kind_not_listed_as_not_told(
+    tmp_path: Path, deny: Deny, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from turnfold.cli import main
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    deny(folder)
+    assert main(["show", str(folder)]) != 0
+    said = capsys.readouterr().err
+    start = f"turnfold: {re.escape(str(folder))}: cannot read: "
+    assert re.search(f"{start}{not_listed(folder)}: {KIND}", said)
+    assert "is a folder, not a transcript file" not in said

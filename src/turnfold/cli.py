@@ -411,7 +411,11 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
     elif not path.exists():
         print(_shown(f"turnfold: {_no_such(path, 'file')}"), file=stderr)
         return None
-    elif path.is_dir() and folder_format(path) is None:
+    elif path.is_dir() and folder_format(path, not_told := list[OSError]()) is None:
+        if not_told:  # which kind of run it is could not be told: not "a folder" (L-4)
+            why = not_told[0].strerror or not_told[0]
+            print(_shown(f"turnfold: {path}: cannot read: {why}"), file=stderr)
+            return None
         print(
             _shown(
                 f"turnfold: {path}: is a folder, not a transcript file; to write a page for each "
