@@ -310,3 +310,22 @@ def test_L4_the_command_line_says_a_folder_of_no_kind_not_listed_as_not_told(
     start = f"turnfold: {re.escape(str(folder))}: cannot read: "
     assert re.search(f"{start}{not_listed(folder)}: {KIND}", said)
     assert "is a folder, not a transcript file" not in said
+
+
+def test_X1_a_keeper_s_file_in_a_folder_that_cannot_be_listed_is_taken_for_its_secrets(
+    tmp_path: Path, deny: Deny
+) -> None:
+    """OpenCode's ``auth.json`` is its keys where its channel build's database (``kilo-*.db``)
+    marks the folder: found by a listing. One that can be searched but not listed (mode 711)
+    may hold the mark unseen: the file is never opened (fails closed), where it was read."""
+    from turnfold.formats.credentials import keeper_of
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "auth.json").write_text('{"anthropic": {"type": "api", "key": "sk-1"}}')
+    assert keeper_of(data / "auth.json") is None  # listed, no mark: a file like any other
+    (data / "kilo-dev.db").write_bytes(b"")
+    assert keeper_of(data / "auth.json") == "opencode"
+    (data / "kilo-dev.db").unlink()
+    deny(data)
+    assert keeper_of(data / "auth.json") == "opencode"

@@ -410,8 +410,12 @@ def _marked(folder: PurePath, marks: frozenset[str]) -> bool:
         return False
     try:
         names = os.listdir(folder)
-    except OSError:  # a folder that cannot be listed marks nothing
+    except FileNotFoundError:  # no folder: nothing in it marks it
         return False
+    except OSError:
+        # A folder that can be searched but not listed (mode 711) may hold the mark unseen:
+        # its file of a keeper's name is taken for the keeper's, never opened (fails closed).
+        return True
     return any(fnmatchcase(name, mark) for name in names for mark in wild)
 
 
