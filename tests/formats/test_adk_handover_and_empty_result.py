@@ -134,23 +134,27 @@ def _exporter() -> Any:
 
 
 def traced(
-    run: Callable[[], Any], path: Path, monkeypatch: pytest.MonkeyPatch, *, schema: str = "1",
+    run: Callable[[], Any], path: Path, monkeypatch: pytest.MonkeyPatch, schema: str = "1", *,
     content: bool = True,
 ) -> tuple[Any, Transcript, list[Any]]:  # fmt: skip
-    """``run()`` traced by ADK's own tracer in telemetry ``schema`` (content captured or not),
-    written to ``path``: the run's session, the trace loaded, the spans."""
+    """``run()`` traced by ADK's own tracer in telemetry ``schema``, its message content
+    captured on the spans or not (schema 1's switch is ADK's own, schema 2's the GenAI
+    conventions'), written to ``path``: what ``run()`` returned, the trace loaded, the spans."""
     monkeypatch.setenv("ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN", schema)
-    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_ONLY")
     monkeypatch.setenv("ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS", "true" if content else "false")
+    monkeypatch.setenv(
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
+        "SPAN_ONLY" if content else "NO_CONTENT",
+    )
     exporter = _exporter()
     exporter.clear()
     try:
-        session = run()
+        returned = run()
         spans = list(exporter.get_finished_spans())
         path.write_text(_request_line(exporter), encoding="utf-8")
     finally:
         exporter.clear()
-    return session, turnfold.load(path), spans
+    return returned, turnfold.load(path), spans
 
 
 def _responses(session: Any) -> dict[str, Any]:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +36,12 @@ import turnfold
 from tests.formats import adk_runs
 from tests.formats.loops import run_async
 from tests.formats.recipes import recipe
-from tests.formats.test_adk_handover_and_empty_result import _exporter, _user_texts, handover_agent
-from tests.formats.test_otlp import FIXTURES, _request_line, outline
+from tests.formats.test_adk_handover_and_empty_result import (
+    _user_texts,
+    handover_agent,
+    traced,
+)
+from tests.formats.test_otlp import FIXTURES, outline
 from turnfold.model import AssistantError, ToolCall, Transcript
 from turnfold.usage import transcript_tokens
 
@@ -78,30 +81,6 @@ def _turns(agent: Any, prompts: tuple[str, ...]) -> tuple[Any, BaseException | N
         return stored, raised
 
     return run_async(main())
-
-
-def traced(
-    run: Callable[[], Any], path: Path, monkeypatch: pytest.MonkeyPatch, schema: str, *,
-    content: bool = True,
-) -> tuple[Any, Transcript, list[Any]]:  # fmt: skip
-    """``run()`` traced by ADK's own tracer in telemetry ``schema``, its message content
-    captured on the spans or not (schema 1's switch is ADK's own, schema 2's the GenAI
-    conventions'), written to ``path``: what ``run()`` returned, the trace loaded, the spans."""
-    monkeypatch.setenv("ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN", schema)
-    monkeypatch.setenv("ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS", "true" if content else "false")
-    monkeypatch.setenv(
-        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
-        "SPAN_ONLY" if content else "NO_CONTENT",
-    )
-    exporter = _exporter()
-    exporter.clear()
-    try:
-        returned = run()
-        spans = list(exporter.get_finished_spans())
-        path.write_text(_request_line(exporter), encoding="utf-8")
-    finally:
-        exporter.clear()
-    return returned, turnfold.load(path), spans
 
 
 def _made_up_calls(transcript: Transcript) -> list[ToolCall]:

@@ -15,21 +15,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from tests.formats.test_claude_code_workflow_folder_names import (
+    RUN,
+    SESSION,
+    real_copy,
+    runs_folder,
+)
 from turnfold import ToolCall, Transcript, load, scan
-
-REAL = Path(__file__).parent.parent / "fixtures" / "claude-code" / "v2.1.332_workflow"
-SESSION = "11111111-2222-3333-4444-666666666666"
-RUN = "wf_306ba340-b64"
-
-
-def real_copy(tmp_path: Path) -> Path:
-    copy = tmp_path / "project"
-    shutil.copytree(REAL, copy)
-    return copy
-
-
-def runs_folder(copy: Path) -> Path:
-    return copy / SESSION / "subagents" / "workflows"
 
 
 def agent_files(copy: Path) -> list[Path]:
