@@ -39,8 +39,10 @@ Mapping, per event:
   ``adk_request_credential``, ``adk_request_input``) left open are ``confirming``, each with
   a :class:`PendingAction` (the tool to approve, the input's message) at the end;
 - an event with ``error_code`` while calls of its agent are open is the tool failure ADK
-  records before raising the exception: those calls become ``error`` with the code and message
-  as their result. Unless more events of its invocation follow (the node retried), the
+  records before raising the exception: those calls become ``error``, one alone with the code
+  and message as its result. Of several (calls run side by side), the ADK records only the
+  first exception and not which call raised it: none is given it as its result, and a warning
+  says so. Unless more events of its invocation follow (the node retried), the
   exception ended the run: an :class:`AssistantError` at the top level names the tool and the
   error, so the turn reads failed (a followed run's own exception becomes that error). Without
   open calls (a model error: safety, token limits) the event is an :class:`AssistantError`;
@@ -412,7 +414,7 @@ class AdkBuilder(TranscriptBuilder):
             self._model(scope, parts, event, agent, timestamp, model, streamed, line)
         error = field(event, "error_code")
         if error not in (None, "") or field(event, "error_message"):
-            self._error(scope, event, agent, timestamp)
+            self._error(scope, event, agent, timestamp, line)
             kind = "error" if kind == "actions" else kind
         if kind == "actions":
             kind = self._actions_only(scope, event, actions, agent, timestamp)
@@ -705,10 +707,16 @@ class AdkBuilder(TranscriptBuilder):
         )
 
     def _error(
-        self, scope: _Scope, event: Mapping[str, Any], agent: str | None, ts: str | None
+        self,
+        scope: _Scope,
+        event: Mapping[str, Any],
+        agent: str | None,
+        ts: str | None,
+        line: int,
     ) -> None:
         """A tool's exception (ADK records it, then raises it) fails the agent's open calls;
-        with none open, the model's own error."""
+        with none open, the model's own error. The exception is the result of the call that
+        raised it only when one call is open: of several, which raised it is not recorded."""
         code = field(event, "error_code")
         message = field(event, "error_message")
         text = ": ".join(str(v) for v in (code, message) if v not in (None, ""))
@@ -718,10 +726,33 @@ class AdkBuilder(TranscriptBuilder):
             if self.calls.get(call.call_id, (None, None))[1] is scope
             and (agent is None or call.meta.get("agent") == agent)
         ]
+        # ADK runs one response's calls side by side (``_gather_or_cancel`` in
+        # flows/llm_flows/tools/_batch_executor.py, 2.13.0): the first exception ends the batch,
+        # the calls still running are cancelled, the exceptions of the others are dropped, and
+        # the results of those that returned are kept (their response event comes first). So
+        # one call left open raised the exception recorded; of several, one raised it and
+        # the others raised their own, unrecorded, or were cancelled: each failed (the batch
+        # did, and none of them gave the run a result), none is given another's exception.
+        own = text_result(text) if len(failed) == 1 else None
         for call in failed:
             self.open.pop(call.call_id, None)
-            scope.transcript.update(call, status="error", result=text_result(text), ended_at=ts)
+            scope.transcript.update(call, status="error", result=own, ended_at=ts)
             self._refresh(call)
+        if len(failed) > 1:
+            named = ", ".join(f"{call.name or 'a tool'} ({call.call_id})" for call in failed[:10])
+            own_id = event.get("id")
+            which = (
+                f"the error event {own_id[:80]}"
+                if isinstance(own_id, str) and own_id
+                else "an error event"
+            )
+            self.warn(
+                f"{which} records one exception "
+                f"({text}) for the calls {named}, run side by side: which of them raised it is "
+                "not recorded (the ADK records the first exception of a batch; the other calls "
+                "raised their own or were cancelled), so each is failed without a result",
+                line,
+            )
         meta = {"agent": agent} if agent else {}
         if not failed:
             error = AssistantError(message=text, timestamp=ts, meta=meta)
