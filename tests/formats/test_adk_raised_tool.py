@@ -18,7 +18,6 @@ captured with opentelemetry-sdk's in-memory exporter (``traced``).
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +27,12 @@ import turnfold
 from tests.formats import adk_runs
 from tests.formats.test_adk_handover_and_empty_result import _agent, five
 from tests.formats.test_adk_handover_schemas import SCHEMAS, _turns, traced
+from tests.formats.test_adk_run_end import RAISES, asked_again, raised_events
 from tests.formats.test_otlp import outline
 from turnfold.model import AssistantError, Transcript
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "frameworks" / "adk"
 #: A real run whose tool raised (``adk_runs.raising_run``), its events.
-RAISES = FIXTURES / "adk_v2.13.0_events_tool-raises.json"
 #: A real run whose ``explode`` failed through ``on_tool_error_callback`` and went on.
 WENT_ON = FIXTURES / "adk_v2.13.0_session_subagents.json"
 #: What ADK's tool span writes as the call id without a function response.
@@ -133,11 +132,6 @@ def test_H4_adk_calls_that_raised_side_by_side_are_each_their_own_call(
 # --- the session reader's outcome --------------------------------------------------------------
 
 
-def _events() -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = json.loads(RAISES.read_text(encoding="utf-8"))
-    return events
-
-
 def test_H6_adk_a_session_whose_run_raised_has_the_outcome_error() -> None:
     """The committed run whose tool raised: the exception left ``run_async`` (the session
     ends on its error event, nothing of the invocation after it), so the run errored."""
@@ -150,14 +144,7 @@ def test_H6_adk_a_run_that_raised_then_a_next_run_keeps_the_outcome_error() -> N
     """The user asks again (a new invocation) and the next run answers: the session still
     holds a run that errored, as its trace's failed agent span says (the trace reader's
     outcome is ``"error"`` where any of its runs failed)."""
-    events = _events()
-    ask = copy.deepcopy(events[0])
-    ask.update(invocation_id="e-next", id="ask", timestamp=ask["timestamp"] + 10)
-    ask["content"]["parts"] = [{"text": "Try again."}]
-    reply = copy.deepcopy(events[3])
-    reply.update(invocation_id="e-next", id="reply", timestamp=ask["timestamp"] + 1)
-    reply["content"]["parts"] = [{"text": "Done."}]
-    transcript = turnfold.load([*events, ask, reply])
+    transcript = turnfold.load(asked_again(raised_events()))
     assert transcript.metadata["outcome"] == "error"
 
 
@@ -174,7 +161,7 @@ def _went_on(events: list[dict[str, Any]]) -> Transcript:
 def test_H6_adk_a_run_that_went_on_after_a_tool_s_error_has_no_outcome(source: str) -> None:
     """A failed call alone is no failed run: retried after the error, or answered by
     ``on_tool_error_callback`` (the committed run), the run went on and raised nothing."""
-    transcript = _went_on(_events()) if source == "retried" else turnfold.load(WENT_ON)
+    transcript = _went_on(raised_events()) if source == "retried" else turnfold.load(WENT_ON)
     assert any(c.status == "error" for c in transcript.tool_calls())
     assert "outcome" not in transcript.metadata
 

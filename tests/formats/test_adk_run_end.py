@@ -36,9 +36,21 @@ def _errors(transcript: Transcript) -> list[tuple[str, str | None, dict[str, Any
     return [(e.message, e.timestamp, e.meta) for e in errors]
 
 
-def _raised_events() -> list[dict[str, Any]]:
+def raised_events() -> list[dict[str, Any]]:
+    """The events of the committed run whose tool raised."""
     events: list[dict[str, Any]] = json.loads(RAISES.read_text(encoding="utf-8"))
     return events
+
+
+def asked_again(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``events`` and a next run: the user asks again (a new invocation) and it answers."""
+    ask = copy.deepcopy(events[0])
+    ask.update(invocation_id="e-next", id="ask", timestamp=ask["timestamp"] + 10)
+    ask["content"]["parts"] = [{"text": "Try again."}]
+    reply = copy.deepcopy(events[3])
+    reply.update(invocation_id="e-next", id="reply", timestamp=ask["timestamp"] + 1)
+    reply["content"]["parts"] = [{"text": "Done."}]
+    return [*events, ask, reply]
 
 
 def test_P7_a_run_a_tool_s_exception_ended_is_failed_naming_the_tool_and_its_error() -> None:
@@ -61,7 +73,7 @@ def test_P7_a_run_that_went_on_after_the_tool_s_error_is_not_failed() -> None:
     """Events of the same invocation after the error event (the node retried and the model
     answered: ``_node_runner`` retries under a ``retry_config``): the call failed, the run did
     not. The answer event is the fixture's own model event with text for its call."""
-    events = _raised_events()
+    events = raised_events()
     answer = copy.deepcopy(events[3])
     answer["content"]["parts"] = [{"text": "explode failed; 1+2=3."}]
     answer["id"] = "answer"
@@ -77,14 +89,7 @@ def test_P7_a_run_that_went_on_after_the_tool_s_error_is_not_failed() -> None:
 def test_P7_a_failed_run_s_error_stays_in_its_own_turn_when_the_user_asks_again() -> None:
     """The session goes on with a new message (a new invocation): the run before it ended on
     the error, which closes that turn, not the next."""
-    events = _raised_events()
-    ask = copy.deepcopy(events[0])
-    ask.update(invocation_id="e-next", id="ask", timestamp=ask["timestamp"] + 10)
-    ask["content"]["parts"] = [{"text": "Try again."}]
-    reply = copy.deepcopy(events[3])
-    reply.update(invocation_id="e-next", id="reply", timestamp=ask["timestamp"] + 1)
-    reply["content"]["parts"] = [{"text": "Done."}]
-    transcript = turnfold.load([*events, ask, reply])
+    transcript = turnfold.load(asked_again(raised_events()))
     assert transcript.warnings == []
     kinds = [type(e).__name__ for e in transcript.entries]
     assert kinds == [
