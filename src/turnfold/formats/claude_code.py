@@ -178,6 +178,7 @@ from turnfold.formats.source import (
     join_warnings,
     json_object_file,
     keep_warning,
+    once_a_folder,
     open_source,
     sibling_files,
 )
@@ -1690,12 +1691,10 @@ class _Reader:
         it could not list: said among the session's warnings, once a folder, naming it and
         what in it (``unread``) is not read; the rest of the session loads whole."""
 
-        def said(folder: Path, error: OSError) -> None:
-            if folder not in self.context.unlisted_folders:
-                self.context.unlisted_folders.add(folder)
-                self.warn_session(folder_not_listed(folder, error, unread), None)
+        def say(folder: Path, error: OSError) -> None:
+            self.warn_session(folder_not_listed(folder, error, unread), None)
 
-        return said
+        return once_a_folder(say, self.context.unlisted_folders)
 
     def warn_session(self, reason: str, line: int | None) -> None:
         """A warning about this reader's file (``line`` one of its lines) among the session's,

@@ -56,9 +56,11 @@ from turnfold.formats.common import NameSet, stringify
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.source import (
     NotListed,
+    Unlisted,
     folder_not_listed,
     found_file,
     json_lines,
+    once_a_folder,
     sibling_files,
 )
 from turnfold.model import (
@@ -279,8 +281,8 @@ def unclaimed(
             runs.claimed.add(run_id)
             warn(LoadWarning(reason=_link_out_reason(run_id, runs), source=source_name))
             continue
-        unread: list[tuple[Path, OSError]] = []
-        if not sibling_files(folder, "agent-*.jsonl", _kept_in(unread)) and not unread:
+        unread = Unlisted()
+        if not sibling_files(folder, "agent-*.jsonl", unread) and not unread.folders:
             continue  # no agent ran in it: nothing to show
         # A folder that could not be listed may hold agents: shown with what its snapshot
         # names, and its reading (:func:`_agents`) says what was not listed.
@@ -326,13 +328,11 @@ def _fill(
     child = Transcript(metadata={"source_format": "claude-code", "workflow_run": run_id})
     refused: set[str] = set()
 
-    said: set[Path] = set()  # each folder once, though each agent's lookup meets it
+    def say(where: Path, error: OSError) -> None:
+        reason = f"workflow run {run_id!r}: {folder_not_listed(where, error, _AGENT_FILES)}"
+        warn(LoadWarning(reason=reason, line=line, source=source_name))
 
-    def unlisted(where: Path, error: OSError) -> None:
-        if where not in said:
-            said.add(where)
-            reason = f"workflow run {run_id!r}: {folder_not_listed(where, error, _AGENT_FILES)}"
-            warn(LoadWarning(reason=reason, line=line, source=source_name))
+    unlisted = once_a_folder(say)  # each folder once, though each agent's lookup meets it
 
     for item in _agents(run_id, runs, snapshot, journal, unlisted):
         if item.agent_id and not _plain(item.agent_id) and item.agent_id not in refused:
@@ -584,12 +584,6 @@ def _is_folder(path: Path) -> bool:
         return path.is_dir()
     except OSError:
         return False
-
-
-def _kept_in(errors: list[tuple[Path, OSError]]) -> Callable[[Path, OSError], None]:
-    """An ``unlisted`` for :func:`~turnfold.formats.source.sibling_files` that keeps each
-    folder not listed, for the caller to tell a folder it could not list from an empty one."""
-    return lambda where, error: errors.append((where, error))
 
 
 def _is_agent_file(name: str) -> bool:

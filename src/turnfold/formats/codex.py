@@ -217,6 +217,7 @@ from turnfold.formats.source import (
     Source,
     folder_not_listed,
     join_warnings,
+    once_a_folder,
     open_source,
     sibling_files,
     type_of_record,
@@ -1101,13 +1102,11 @@ class _ChildThreads:
         self.session_id = session_id if isinstance(session_id, str) else None
         self._headers: dict[Path, ThreadHeader] | None = None
         self._used: set[Path] = set()
-        self._warn = warn
-        self._not_listed: set[Path] = set()
-
-    def _unlisted(self, folder: Path, error: OSError) -> None:
-        if folder not in self._not_listed:
-            self._not_listed.add(folder)
-            self._warn(folder_not_listed(folder, error, "child threads' rollouts (*.jsonl)"))
+        self._unlisted = once_a_folder(
+            lambda folder, error: warn(
+                folder_not_listed(folder, error, "child threads' rollouts (*.jsonl)")
+            )
+        )
 
     def find(self, thread_id: str | None, nickname: str | None) -> Path | None:
         found = self._by_name(thread_id) if thread_id else None

@@ -1564,6 +1564,27 @@ def not_listed_error(
     return OSError(error.errno, reason, str(path))  # PermissionError for EACCES: OSError's own
 
 
+def once_a_folder(say: NotListed, said: set[Path] | None = None) -> NotListed:
+    """``say`` for each folder the first time it is told (``said``: the folders told already,
+    shared by the lookups of one session): a folder several lookups list is said once.
+
+    >>> told = []
+    >>> tell = once_a_folder(lambda folder, error: told.append(folder))
+    >>> for _ in range(2):
+    ...     tell(Path("s/subagents"), PermissionError(13, "Permission denied"))
+    >>> told
+    [PosixPath('s/subagents')]
+    """
+    said = set() if said is None else said
+
+    def once(folder: Path, error: OSError) -> None:
+        if folder not in said:
+            said.add(folder)
+            say(folder, error)
+
+    return once
+
+
 class Unlisted:
     """The folders a probe of a path's kind could not list, each with its error: a
     :data:`NotListed` that keeps them, for :meth:`not_mine`."""

@@ -125,6 +125,7 @@ from turnfold.formats.source import (
     Unlisted,
     folder_not_listed,
     found_file,
+    once_a_folder,
     read_bounded,
     read_file,
     record_limit,
@@ -822,7 +823,7 @@ class _Storage:
         #: The files too large to read that a warning of their own named already.
         self.said_over: set[Path] = set()
         #: The folders said not to be listed: each once, though several lookups list it.
-        self.said_not_listed: set[Path] = set()
+        self._said_once = once_a_folder(self._say_not_listed)
 
     def warn(self, reason: str, record_type: str | None) -> None:
         self.source.warn(reason, record_type=record_type)
@@ -830,9 +831,10 @@ class _Storage:
     def not_listed(self, folder: Path, error: OSError) -> None:
         """A folder of ``storage/`` that could not be listed: the files it holds may be this
         session's, so it is said (once), never passed over as an empty one."""
-        if folder not in self.said_not_listed:
-            self.said_not_listed.add(folder)
-            self.warn(folder_not_listed(folder, error, "files (*.json)"), None)
+        self._said_once(folder, error)
+
+    def _say_not_listed(self, folder: Path, error: OSError) -> None:
+        self.warn(folder_not_listed(folder, error, "files (*.json)"), None)
 
     def document(self, path: Path, record_type: str) -> dict[str, Any] | None:
         """The JSON object of one file, read no further than the record limit
